@@ -1,0 +1,36 @@
+"""Named optimization levels. A pipeline is a list of pass names (see ``passes.PASSES``).
+
+``compile_pipeline(level)`` is what ``@reactant.compile`` runs: optimize, then expand the
+automatic-differentiation ops, then optimize again (differentiating optimized IR is what
+makes some gradients asymptotically cheaper).
+"""
+
+from __future__ import annotations
+
+from . import builtin_passes  # noqa: F401  (registers passes)
+from .passes import PASSES
+
+LEVELS: dict[str, list[str]] = {
+    "O0": [],
+    "O1": ["inline", "canonicalize", "cse"],
+    "O2": ["inline", "canonicalize", "cse"],
+    "O3": ["inline", "canonicalize", "cse"],
+}
+
+
+def pipeline(level: str | list[str]) -> list[str]:
+    """The pass list of an optimization level (``"O0"``..``"O3"``) or an explicit list."""
+    if isinstance(level, (list, tuple)):
+        return list(level)
+    if level not in LEVELS:
+        raise KeyError(f"unknown optimization level {level!r}; known: {sorted(LEVELS)}")
+    return list(LEVELS[level])
+
+
+def compile_pipeline(level: str | list[str]) -> list[str]:
+    """optimize -> expand AD -> optimize, for ``level``. Always inlines, and always expands
+    AD ops (XLA cannot run them), even at O0."""
+    opt = pipeline(level)
+    ad = ["autodiff"] if "autodiff" in PASSES else []
+    pre = opt if opt else ["inline"]
+    return pre + ad + (opt if ad else [])

@@ -1,0 +1,38 @@
+"""reactant: trace unmodified NumPy code into StableHLO, optimize it, and run it with XLA.
+
+    import numpy as np, reactant
+    x = reactant.to_rarray(np.random.rand(256, 64).astype(np.float32))
+
+    @reactant.compile
+    def f(x):
+        return np.tanh(x).sum(axis=1)
+
+    f(x)                        # ConcreteRArray; np.asarray(...) gives the values
+    reactant.code_hlo(f, x)     # the StableHLO that runs
+"""
+
+from __future__ import annotations
+
+from . import tracing  # noqa: F401  (reactant.tracing)
+from .arrays import ConcreteRArray, ConcreteRNumber, to_rarray
+from .compiler import CompiledFunction, code_hlo, code_xla, compile
+from .runtime import devices
+from .tracing import TracedRArray, TracedRNumber
+from .tracing.errors import (
+    ArgumentError,
+    ConcretizationError,
+    DTypeError,
+    ReactantError,
+    ShapeError,
+    UnsupportedError,
+)
+from .tracing.errors import IndexError_ as IndexError  # noqa: A004
+from .tracing.pytree import register_pytree_node
+
+__all__ = [
+    "ArgumentError", "CompiledFunction", "ConcreteRArray", "ConcreteRNumber", "ConcretizationError",
+    "DTypeError", "IndexError", "ReactantError", "ShapeError", "TracedRArray", "TracedRNumber",
+    "UnsupportedError", "code_hlo", "code_xla", "compile", "devices", "register_pytree_node",
+    "to_rarray",
+]
+__version__ = "0.1.0"

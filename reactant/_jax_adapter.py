@@ -1,0 +1,64 @@
+"""The one place that touches jax/jaxlib runtime internals (PJRT client, executables, result
+handlers, 64-bit scoping). A jax upgrade should only need changes here."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import jax
+import jax.extend
+import jaxlib.xla_client as xc
+import numpy as np
+from jax.core import ShapedArray
+from jax.sharding import SingleDeviceSharding
+
+Array = jax.Array
+DeviceList = xc.DeviceList
+CompileOptions = xc.CompileOptions
+
+
+def backend(platform: str | None = None):
+    """The PJRT client (the embedded CPU client by default)."""
+    return jax.extend.backend.get_backend(platform)
+
+
+def x64_scope():
+    """A scope where jax keeps 64-bit dtypes (device_put would otherwise narrow them)."""
+    return jax.enable_x64(True)
+
+
+def device_put(value: np.ndarray, device) -> Array:
+    """A committed single-device buffer holding ``value`` exactly (64-bit dtypes kept)."""
+    with x64_scope():
+        return jax.device_put(value, device)
+
+
+def copy_buffer(buf: Array) -> Array:
+    """A fresh buffer with the same contents (so donating it cannot invalidate the original)."""
+    with x64_scope():
+        return jax.device_put(buf, buf.sharding, donate=False, may_alias=False)
+
+
+def result_handler(shape: tuple[int, ...], dtype: np.dtype, device):
+    """A prebuilt handler turning an executable's output into a jax.Array without checks."""
+    return xc.array_result_handler(
+        ShapedArray(shape, dtype), SingleDeviceSharding(device), committed=True, _skip_checks=True
+    )
+
+
+def compile_and_load(client, code: str | bytes, devices: Sequence[Any], options: CompileOptions):
+    return client.compile_and_load(code, DeviceList(tuple(devices)), options)
+
+
+def optimized_hlo_text(executable) -> str:
+    """XLA's optimized HLO of a compiled executable."""
+    return "\n".join(m.to_string() for m in executable.hlo_modules())
+
+
+def default_compile_options() -> CompileOptions:
+    return xc.CompileOptions()
+
+
+def block_until_ready(buf: Array) -> None:
+    buf.block_until_ready()
+

@@ -1,0 +1,243 @@
+"""Device arrays: ``ConcreteRArray`` / ``ConcreteRNumber`` and ``to_rarray``.
+
+A ConcreteRArray is a mutable handle on a device buffer (a ``jax.Array``): a compiled function
+that updates its argument in place swaps the buffer under the handle. Outside a trace, NumPy
+operations on it run eagerly (each operation compiled once per signature and cached);
+inside a trace, a captured ConcreteRArray is a constant.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .tracing import active as _trace_active
+from .tracing.array_methods import NumpyArrayMethods
+from .tracing.dtypes import canonical
+from .tracing.errors import ArgumentError
+from .tracing.pytree import tree_map
+from . import _jax_adapter as jx
+from . import runtime
+
+
+class ConcreteRArray(NumpyArrayMethods):
+    """An array on a device. ``np.asarray(x)`` / ``x.to_numpy()`` copy it back to the host."""
+
+    __slots__ = ("_buf", "_sig", "__weakref__")
+
+    def __init__(self, data: Any, *, device=None):
+        buf = _to_buffer(data, device)
+        self._buf = buf
+        self._sig = _signature(buf, weak=False)
+
+    @classmethod
+    def _wrap(cls, buf, sig) -> "ConcreteRArray":
+        """Fast constructor for executable outputs (signature already known)."""
+        self = object.__new__(cls)
+        self._buf = buf
+        self._sig = sig
+        return self
+
+    # -- attributes -------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._sig[0]
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._sig[1]
+
+    @property
+    def device(self):
+        return self._buf.sharding._device if hasattr(self._buf.sharding, "_device") else list(self._buf.devices())[0]
+
+    @property
+    def sharding(self):
+        return self._buf.sharding
+
+    @property
+    def buffer(self) -> jx.Array:
+        """The underlying ``jax.Array`` (shares memory; do not donate it elsewhere)."""
+        return self._buf
+
+    # -- host conversion --------------------------------------------------------------------
+    def to_numpy(self) -> np.ndarray:
+        """A writable host copy."""
+        return np.array(self._buf, copy=True)
+
+    def __array__(self, dtype=None, copy=None):
+        arr = np.asarray(self._buf)
+        if dtype is not None and np.dtype(dtype) != arr.dtype:
+            return arr.astype(dtype)
+        if copy or not arr.flags.writeable:
+            return arr.copy()
+        return arr
+
+    def __reactant_concrete__(self) -> np.ndarray:
+        """Its value as a NumPy array (a constant when captured by a traced function)."""
+        return np.asarray(self._buf)
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._buf.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._buf.__dlpack_device__()
+
+    def block_until_ready(self) -> "ConcreteRArray":
+        self._buf.block_until_ready()
+        return self
+
+    def item(self, *args):
+        return np.asarray(self._buf).item(*args)
+
+    def tolist(self):
+        return np.asarray(self._buf).tolist()
+
+    def __float__(self):
+        return float(np.asarray(self._buf))
+
+    def __int__(self):
+        return int(np.asarray(self._buf))
+
+    def __complex__(self):
+        return complex(np.asarray(self._buf))
+
+    def __bool__(self):
+        return bool(np.asarray(self._buf))
+
+    def __index__(self):
+        if self.dtype.kind not in "iu":
+            raise TypeError("only integer arrays can be used as an index")
+        return int(np.asarray(self._buf))
+
+    def __repr__(self) -> str:
+        body = np.array2string(np.asarray(self._buf), separator=", ", prefix=f"{type(self).__name__}(")
+        return f"{type(self).__name__}({body}, dtype={self.dtype})"
+
+    def __str__(self) -> str:
+        return str(np.asarray(self._buf))
+
+    __hash__ = None
+
+    # -- NumPy protocols: eager execution (or constants inside a trace) ---------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from .eager import eager_ufunc
+
+        if _trace_active() is not None:
+            inputs = tuple(_as_constant(x) for x in inputs)
+            return getattr(ufunc, method)(*inputs, **kwargs)
+        return eager_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from .eager import eager_function
+
+        if _trace_active() is not None:
+            args = tree_map(_as_constant, args, is_leaf=_is_concrete)
+            kwargs = tree_map(_as_constant, kwargs, is_leaf=_is_concrete)
+            return func(*args, **kwargs)
+        return eager_function(func, args, kwargs)
+
+    def __getitem__(self, index):
+        from .eager import eager_getitem
+
+        if _trace_active() is not None:
+            return np.asarray(self._buf)[index] if not _has_tracer(index) else _traced_getitem(self, index)
+        return eager_getitem(self, index)
+
+    def __setitem__(self, index, value):
+        from .eager import eager_setitem
+
+        if _trace_active() is not None:
+            raise ArgumentError(
+                "a device array captured by a traced function cannot be updated in place",
+                hint="pass it as an argument of the compiled function instead",
+            )
+        eager_setitem(self, index, value)
+
+    def _inplace(self, ufunc, other):
+        from .eager import eager_inplace
+
+        if _trace_active() is not None:
+            raise ArgumentError("a device array captured by a traced function cannot be updated in place",
+                                hint="pass it as an argument of the compiled function instead")
+        eager_inplace(ufunc, self, other)
+        return self
+
+    def _fill(self, value):
+        self[...] = value
+
+
+class ConcreteRNumber(ConcreteRArray):
+    """A 0-d device array (a scalar), e.g. a Python number moved with ``track_numbers=True``."""
+
+    __slots__ = ()
+
+
+def _is_concrete(x) -> bool:
+    return isinstance(x, ConcreteRArray)
+
+
+def _as_constant(x):
+    return np.asarray(x._buf) if isinstance(x, ConcreteRArray) else x
+
+
+def _has_tracer(index) -> bool:
+    from .tracing import TracedRArray
+
+    items = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(i, TracedRArray) for i in items)
+
+
+def _traced_getitem(x: ConcreteRArray, index):
+    from .tracing.numpy_api import as_traced
+
+    return as_traced(np.asarray(x._buf))[index]
+
+
+def _signature(buf, weak: bool) -> tuple:
+    """(shape, dtype, placement, weak): what a compiled function's cache key needs to know.
+    ``weak`` marks a tracked Python scalar, which promotes like a Python number (NEP 50)."""
+    return (tuple(buf.shape), np.dtype(buf.dtype), runtime.sharding_key(buf.sharding), weak)
+
+
+def _to_buffer(data: Any, device):
+    if isinstance(data, ConcreteRArray):
+        data = data._buf
+    if isinstance(data, jx.Array):
+        # our own copy: donating it later must not invalidate the caller's jax array
+        buf = jx.copy_buffer(data) if device is None else jx.device_put(np.asarray(data), device)
+        return buf
+    arr = np.asarray(data)
+    if arr.dtype == object:
+        raise ArgumentError(f"cannot move {type(data).__name__} to a device: it is not an array of numbers")
+    canonical(arr.dtype)
+    return jx.device_put(arr, device if device is not None else runtime.default_device())
+
+
+def to_rarray(obj: Any, *, device=None, track_numbers: bool = False) -> Any:
+    """Move ``obj`` to a device: every NumPy array (and, with ``track_numbers=True``, every
+    Python/NumPy scalar) in the pytree ``obj`` becomes a ``ConcreteRArray`` /
+    ``ConcreteRNumber``; the structure is kept. NumPy scalars always become ConcreteRNumbers.
+
+    ``device`` defaults to the first device of the default (CPU) client.
+    """
+
+    def move(leaf):
+        if isinstance(leaf, ConcreteRArray):
+            return leaf if device is None else type(leaf)(leaf, device=device)
+        if isinstance(leaf, (np.ndarray, jx.Array)) or (
+            hasattr(leaf, "__array__") and not isinstance(leaf, (str, bytes)) and not np.isscalar(leaf)
+        ):
+            arr = ConcreteRArray(leaf, device=device)
+            return ConcreteRNumber._wrap(arr._buf, arr._sig) if arr.shape == () else arr
+        if isinstance(leaf, np.generic) or (
+            track_numbers and isinstance(leaf, (bool, int, float, complex)) and not isinstance(leaf, np.generic)
+        ):
+            weak = not isinstance(leaf, np.generic)
+            buf = _to_buffer(np.asarray(leaf), device)  # Python scalars: NumPy's default dtypes
+            return ConcreteRNumber._wrap(buf, _signature(buf, weak))
+        return leaf
+
+    return tree_map(move, obj, is_leaf=lambda x: isinstance(x, (ConcreteRArray, np.ndarray)))
+

@@ -1,0 +1,322 @@
+"""``@reactant.compile``: trace, optimize, compile with XLA, cache per call signature, run.
+
+The cache key of a call is its pytree structure plus, per leaf, either the device array's
+(shape, dtype, placement, weak) or the value of a static leaf (so a changed Python scalar
+recompiles instead of reusing a stale constant). A cached call does no tracing and no MLIR
+work: it builds the key, looks it up, and runs the executable on the argument buffers.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import math
+import threading
+import types
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from . import _jax_adapter as jx
+from . import runtime
+from .arrays import ConcreteRArray, ConcreteRNumber, _signature
+from .optimize import compile_pipeline, run_pipeline
+from .tracing import active as _trace_active
+from .tracing.errors import ArgumentError
+from .tracing.pytree import TreeDef, flatten, unflatten
+from .tracing.trace import TracedProgram, trace
+
+_CONCRETE = (ConcreteRArray, ConcreteRNumber)
+_PY_NUMBERS = (bool, int, float, complex)
+
+
+@dataclass(frozen=True)
+class Options:
+    """How a function is compiled. ``optimize``: an optimization level ``"O0"``..``"O3"`` or a
+    list of pass names; ``track_numbers``: Python scalars among the arguments become runtime
+    inputs instead of constants (no recompilation when they change); ``donate``: reuse the
+    buffers of arguments updated in place for their new values."""
+
+    optimize: str | tuple[str, ...] = "O2"
+    track_numbers: bool = False
+    donate: bool = True
+
+
+class CompiledFunction:
+    """A function traced and compiled per call signature. Call it like the original."""
+
+    def __init__(self, fn: Callable, options: Options):
+        self.fn = fn
+        self.options = options
+        self._cache: dict[Any, _Entry] = {}
+        self._lock = threading.Lock()
+        self.compile_count = 0
+        functools.update_wrapper(self, fn)
+
+    def __repr__(self) -> str:
+        return f"<reactant.compile {getattr(self.fn, '__qualname__', self.fn)!r}>"
+
+    def __get__(self, obj, objtype=None):  # methods: bind like a function
+        return self if obj is None else functools.partial(self, obj)
+
+    # -- calling ----------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if _trace_active() is not None:
+            return self.fn(*args, **kwargs)  # inside another trace: just trace the body
+        if not kwargs:
+            # fast path: positional device arrays only
+            try:
+                key = tuple([a._sig for a in args])
+            except AttributeError:
+                pass
+            else:
+                entry = self._cache.get(key)
+                if entry is not None:
+                    return entry.run([a._buf for a in args], args)
+                leaves, tree = flatten((args, {}), is_leaf=_is_concrete)
+                return self._compile_and_run(key, leaves, tree)
+        leaves, tree = flatten((args, kwargs), is_leaf=_is_concrete)
+        key, bufs, concretes = self._key(leaves, tree)
+        entry = self._cache.get(key)
+        if entry is not None:
+            return entry.run(bufs, concretes)
+        return self._compile_and_run(key, leaves, tree)
+
+    def _key(self, leaves, tree: TreeDef):
+        parts = []
+        bufs, concretes = [], []
+        track = self.options.track_numbers
+        for leaf in leaves:
+            if isinstance(leaf, ConcreteRArray):
+                parts.append(leaf._sig)
+                bufs.append(leaf._buf)
+                concretes.append(leaf)
+            elif track and type(leaf) in _PY_NUMBERS:
+                c = _track(leaf)
+                parts.append(c._sig)
+                bufs.append(c._buf)
+                concretes.append(c)
+            else:
+                parts.append(_static_key(leaf))
+        return (tree, tuple(parts)), bufs, concretes
+
+    def _compile_and_run(self, key, leaves, tree):
+        track = self.options.track_numbers
+        if track:  # runtime inputs for Python numbers, converted once here
+            leaves = [_track(x) if type(x) in _PY_NUMBERS else x for x in leaves]
+        entry = self._compile(leaves, tree)
+        with self._lock:
+            self._cache[key] = entry
+            self.compile_count += 1
+        concretes = [x for x in leaves if isinstance(x, ConcreteRArray)]
+        return entry.run([c._buf for c in concretes], concretes)
+
+    # -- compiling --------------------------------------------------------------------------
+    def lower(self, *args, optimize: bool | str | list = True, **kwargs) -> TracedProgram:
+        """Trace for these arguments and run the pipeline (``optimize=False``: none, a level or
+        pass list: that one); returns the traced program (``.module``, ``.text()``)."""
+        leaves, tree = flatten((args, kwargs), is_leaf=_is_concrete)
+        if self.options.track_numbers:
+            leaves = [_track(x) if type(x) in _PY_NUMBERS else x for x in leaves]
+        level = self.options.optimize if optimize is True else optimize
+        return self._lower(leaves, tree, level)
+
+    def _lower(self, leaves, tree, level) -> TracedProgram:
+        inputs = {}
+        for i, leaf in enumerate(leaves):
+            if isinstance(leaf, ConcreteRArray):
+                shape, dtype, _, weak = leaf._sig
+                inputs[i] = (shape, dtype, weak)
+            else:
+                _static_key(leaf)  # rejects what cannot be a constant, naming it
+        prog = trace(self.fn, leaves, tree, inputs)
+        if self.options.donate and prog.aliases:
+            _set_aliasing(prog)
+        if level is not False:
+            passes = compile_pipeline(list(level) if isinstance(level, (list, tuple)) else level)
+            with prog.tc.ctx:
+                run_pipeline(prog.module, passes)
+        return prog
+
+    def _compile(self, leaves, tree) -> "_Entry":
+        concretes = [x for x in leaves if isinstance(x, ConcreteRArray)]
+        device = _common_device(concretes)
+        prog = self._lower(leaves, tree, self.options.optimize)
+        _check_no_autodiff_left(prog.module)
+        code = _bytecode(prog.module)
+        exe = runtime.compile_module(code, [device])
+        return _Entry(exe, prog, device, self.options.donate)
+
+
+class _Entry:
+    """One compiled executable and how to map Python values in and out of it."""
+
+    __slots__ = ("exe", "execute", "handlers", "out_sigs", "out_classes", "out_tree", "out_leaves",
+                 "aliases", "device", "single", "hlo_text")
+
+    def __init__(self, exe, prog: TracedProgram, device, donate: bool):
+        self.exe = exe
+        self.execute = exe.execute_sharded
+        self.device = device
+        self.handlers = [jx.result_handler(s, d, device) for s, d in prog.output_specs]
+        dev_key = runtime.sharding_key(jx.SingleDeviceSharding(device))
+        self.out_sigs = [(s, d, dev_key, False) for s, d in prog.output_specs]
+        self.out_classes = [ConcreteRNumber if s == () else ConcreteRArray for s, _ in prog.output_specs]
+        self.out_tree = prog.out_tree
+        self.out_leaves = prog.out_leaves
+        self.aliases = prog.aliases if donate else []
+        # the common case: the function returns one array and updates nothing
+        self.single = (
+            not self.aliases and len(self.out_leaves) == 1 and self.out_leaves[0] == 0
+            and prog.out_tree.kind is None
+        )
+
+    def run(self, bufs: list, concretes) -> Any:
+        if self.aliases:
+            bufs = _undonate_duplicates(bufs, self.aliases)
+        outs = self.execute(bufs).consume_with_handlers(self.handlers)
+        if self.single:
+            return self.out_classes[0]._wrap(outs[0], self.out_sigs[0])
+        for i, j in self.aliases:  # write back in-place updates
+            concretes[i]._buf = outs[j]
+        res = []
+        for d in self.out_leaves:
+            if type(d) is int:
+                res.append(self.out_classes[d]._wrap(outs[d], self.out_sigs[d]))
+            elif d[0] == "input":
+                res.append(concretes[d[1]])
+            else:
+                res.append(d[1])
+        return unflatten(self.out_tree, res)
+
+
+def _undonate_duplicates(bufs: list, aliases) -> list:
+    """A buffer passed twice cannot be donated: give the donated position its own copy."""
+    donated = {i for i, _ in aliases}
+    seen: dict[int, int] = {}
+    out = list(bufs)
+    for i, b in enumerate(bufs):
+        if id(b) in seen and (i in donated or seen[id(b)] in donated):
+            out[i] = jx.copy_buffer(b)
+        seen.setdefault(id(b), i)
+    return out
+
+
+# -- helpers ----------------------------------------------------------------------------------
+def _is_concrete(x) -> bool:
+    return isinstance(x, ConcreteRArray)
+
+
+def _track(v) -> ConcreteRNumber:
+    """A Python number as a runtime input (a weak 0-d device array)."""
+    buf = jx.device_put(np.asarray(v), runtime.default_device())
+    return ConcreteRNumber._wrap(buf, _signature(buf, True))
+
+
+def _static_key(v) -> Any:
+    """A hashable, type-exact key of a static (non-array) argument value."""
+    t = type(v)
+    if t is bool or t is int or t is str or t is bytes or v is None or v is Ellipsis:
+        return (t, v)
+    if t is float:
+        if math.isnan(v) or v == 0.0:
+            return (t, repr(v))  # NaN != NaN; 0.0 == -0.0 but they differ as constants
+        return (t, v)
+    if t is complex:
+        return (t, repr(v))
+    if t is slice:
+        return (t, _static_key(v.start), _static_key(v.stop), _static_key(v.step))
+    if t is np.ndarray:
+        if v.dtype == object:
+            return (t, tuple(_static_key(x) for x in v.reshape(-1)), v.shape)
+        return (t, v.shape, v.dtype.str, hashlib.blake2b(np.ascontiguousarray(v).tobytes(), digest_size=16).digest())
+    if isinstance(v, np.generic):
+        return (t, v.tobytes())
+    if isinstance(v, (np.dtype, type, types.FunctionType, types.BuiltinFunctionType, np.ufunc,
+                      functools.partial, types.MethodType)):
+        return (t, v)
+    try:
+        hash(v)
+    except TypeError:
+        raise ArgumentError(
+            f"argument of type {t.__name__} cannot be passed to a compiled function: it is neither "
+            "a device array nor a hashable constant",
+            hint="move arrays with reactant.to_rarray, or make the object a pytree "
+            "(tuple/list/dict/dataclass/namedtuple, or reactant.register_pytree_node)",
+        ) from None
+    return (t, v)
+
+
+def _common_device(concretes):
+    if not concretes:
+        return runtime.default_device()
+    devs = {c._sig[2] for c in concretes}
+    if len(devs) > 1:
+        raise ArgumentError(
+            f"arguments live on different devices ({sorted(map(str, devs))})",
+            hint="move them to one device with reactant.to_rarray(x, device=...)",
+        )
+    return concretes[0].device
+
+
+def _set_aliasing(prog: TracedProgram) -> None:
+    """``tf.aliasing_output`` on the main function's updated arguments (buffer donation)."""
+    fn = prog.tc.functions["main"]
+    with prog.tc.ctx:
+        n = len(prog.input_specs)
+        i32 = ir.IntegerType.get_signless(32)
+        attrs = [dict() for _ in range(n)]
+        for i, j in prog.aliases:
+            attrs[i]["tf.aliasing_output"] = ir.IntegerAttr.get(i32, j)
+        fn.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in attrs])
+
+
+def _check_no_autodiff_left(module: ir.Module) -> None:
+    text_has = []
+
+    def visit(op):
+        if op.name.startswith("enzyme."):
+            text_has.append(op.name)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    if text_has:
+        raise RuntimeError(f"internal error: {text_has[0]} left after the AD pass")
+
+
+def _bytecode(module: ir.Module) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    module.operation.write_bytecode(buf)
+    return buf.getvalue()
+
+
+def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_numbers: bool = False,
+            donate: bool = True):
+    """Compile ``fn`` with XLA on first call for each call signature.
+
+    Use bare (``@reactant.compile``) or with options (``@reactant.compile(optimize="O1")``).
+    Arguments may be any pytree of ConcreteRArrays and static values; see ``Options``.
+    """
+    opts = Options(tuple(optimize) if isinstance(optimize, list) else optimize, track_numbers, donate)
+    if fn is None:
+        return lambda f: CompiledFunction(f, opts)
+    return CompiledFunction(fn, opts)
+
+
+def code_hlo(f: Callable, *args, optimize: bool | str | list = True, **kwargs) -> str:
+    """The StableHLO that ``f(*args, **kwargs)`` runs (after the pass pipeline unless
+    ``optimize=False``; a level or pass list picks another pipeline)."""
+    cf = f if isinstance(f, CompiledFunction) else CompiledFunction(f, Options())
+    return cf.lower(*args, optimize=optimize, **kwargs).text()
+
+
+def code_xla(f: Callable, *args, **kwargs) -> str:
+    """XLA's optimized HLO for ``f(*args, **kwargs)``."""
+    cf = f if isinstance(f, CompiledFunction) else CompiledFunction(f, Options())
+    leaves, tree = flatten((args, kwargs), is_leaf=_is_concrete)
+    entry = cf._compile(leaves, tree)
+    return jx.optimized_hlo_text(entry.exe)

@@ -1,0 +1,137 @@
+"""The trace context: the MLIR context and module being built, and where ops go.
+
+One ``TraceContext`` per trace (per compile). It is pushed on a thread-local stack while the
+user's function runs, so op builders find it with ``current()``; nested traces (an autodiff
+primal, a branch) push insertion points on the same context.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+from jaxlib.mlir.dialects import chlo, func, sdy
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from . import dtypes as _dtypes
+from .errors import user_location
+
+_tls = threading.local()
+
+
+def make_context() -> ir.Context:
+    """A fresh MLIR context with func, stablehlo, chlo and sdy, unregistered dialects allowed."""
+    ctx = ir.Context()
+    reg = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(reg)
+    ctx.append_dialect_registry(reg)
+    ctx.load_all_available_dialects()
+    hlo.register_dialect(ctx)
+    chlo.register_dialect(ctx)
+    sdy.register_dialect(ctx)
+    ctx.allow_unregistered_dialects = True  # enzyme.autodiff / enzyme.fwddiff markers
+    return ctx
+
+
+class TraceContext:
+    """State of one trace: context, module, insertion point stack, caches of types and locations."""
+
+    def __init__(self, ctx: ir.Context | None = None):
+        self.ctx = ctx or make_context()
+        self.unknown_loc = ir.Location.unknown(self.ctx)
+        self.module = ir.Module.create(self.unknown_loc)
+        self._ips: list[ir.InsertionPoint] = []
+        self._types: dict = {}
+        self._elem_types: dict = {}
+        self._locs: dict = {}
+        self.functions: dict[str, func.FuncOp] = {}
+
+    # -- types ------------------------------------------------------------------------------
+    def elem_type(self, dtype: np.dtype) -> ir.Type:
+        t = self._elem_types.get(dtype)
+        if t is None:
+            t = self._elem_types[dtype] = _dtypes.element_type(dtype)
+        return t
+
+    def tensor_type(self, shape: tuple[int, ...], dtype: np.dtype) -> ir.RankedTensorType:
+        key = (shape, dtype)
+        t = self._types.get(key)
+        if t is None:
+            t = self._types[key] = ir.RankedTensorType.get(list(shape), self.elem_type(dtype))
+        return t
+
+    # -- locations --------------------------------------------------------------------------
+    def location(self) -> ir.Location:
+        """Location of the user's current source line (cached per line)."""
+        where = user_location()
+        if where is None:
+            return self.unknown_loc
+        loc = self._locs.get(where)
+        if loc is None:
+            loc = self._locs[where] = ir.Location.file(where[0], where[1], 0, self.ctx)
+        return loc
+
+    # -- insertion points -------------------------------------------------------------------
+    @property
+    def ip(self) -> ir.InsertionPoint:
+        return self._ips[-1]
+
+    @contextmanager
+    def insert_into(self, block: ir.Block) -> Iterator[None]:
+        self._ips.append(ir.InsertionPoint(block))
+        try:
+            yield
+        finally:
+            self._ips.pop()
+
+    def new_function(self, name: str, arg_types: list[ir.Type], *, public: bool = False) -> func.FuncOp:
+        """A func.func with an entry block (results are set by ``finish_function``)."""
+        with ir.InsertionPoint(self.module.body), self.unknown_loc:
+            fn = func.FuncOp(name, ir.FunctionType.get(arg_types, []))
+            fn.attributes["sym_visibility"] = ir.StringAttr.get("public" if public else "private")
+            fn.add_entry_block()
+        self.functions[name] = fn
+        return fn
+
+    def finish_function(self, fn: func.FuncOp, results: list[ir.Value]) -> None:
+        with ir.InsertionPoint(fn.entry_block), self.unknown_loc:
+            func.ReturnOp(results)
+        fn.attributes["function_type"] = ir.TypeAttr.get(
+            ir.FunctionType.get(list(fn.type.inputs), [r.type for r in results])
+        )
+
+    def unique_name(self, base: str) -> str:
+        name, i = base, 0
+        while name in self.functions:
+            i += 1
+            name = f"{base}_{i}"
+        return name
+
+
+def current() -> TraceContext:
+    stack = getattr(_tls, "stack", None)
+    if not stack:
+        raise RuntimeError("no active trace: traced values exist only inside @reactant.compile")
+    return stack[-1]
+
+
+def active() -> TraceContext | None:
+    stack = getattr(_tls, "stack", None)
+    return stack[-1] if stack else None
+
+
+@contextmanager
+def tracing(tc: TraceContext) -> Iterator[TraceContext]:
+    stack = getattr(_tls, "stack", None)
+    if stack is None:
+        stack = _tls.stack = []
+    stack.append(tc)
+    try:
+        with tc.ctx, tc.unknown_loc:
+            yield tc
+    finally:
+        stack.pop()

@@ -1,0 +1,138 @@
+"""NumPy dtypes <-> MLIR element types, and NumPy 2 type promotion for traced values.
+
+Promotion follows NumPy exactly by asking NumPy: ``ufunc.resolve_dtypes`` gives the loop
+dtypes a ufunc would use, with Python scalars passed as their *type* (NEP 50 weak scalars).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+from jaxlib.mlir import ir
+
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+
+# Every dtype a traced value may have. float64/int64/complex128 are native in XLA on CPU.
+SUPPORTED = tuple(
+    np.dtype(d)
+    for d in (
+        np.bool_, np.int8, np.int16, np.int32, np.int64,
+        np.uint8, np.uint16, np.uint32, np.uint64,
+        np.float16, ml_dtypes.bfloat16, np.float32, np.float64,
+        np.complex64, np.complex128,
+    )
+)
+_SUPPORTED_SET = frozenset(SUPPORTED)
+
+
+def is_supported(dtype: Any) -> bool:
+    try:
+        return np.dtype(dtype) in _SUPPORTED_SET
+    except TypeError:
+        return False
+
+
+def canonical(dtype: Any) -> np.dtype:
+    """``np.dtype(dtype)``; raises TypeError for dtypes XLA cannot hold (object, str, datetime...)."""
+    from .errors import DTypeError
+
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as e:
+        raise DTypeError(f"{dtype!r} is not a dtype", hint=_dtype_hint()) from e
+    if dt not in _SUPPORTED_SET:
+        raise DTypeError(f"unsupported dtype {dt}", hint=_dtype_hint())
+    return dt
+
+
+def _dtype_hint() -> str:
+    return "supported dtypes: " + ", ".join(str(d) for d in SUPPORTED)
+
+
+def element_type(dtype: np.dtype) -> ir.Type:
+    """The MLIR element type of a NumPy dtype (needs an active ir.Context)."""
+    k, size = dtype.kind, dtype.itemsize
+    if k == "b":
+        return ir.IntegerType.get_signless(1)
+    if k == "i":
+        return ir.IntegerType.get_signless(8 * size)
+    if k == "u":
+        return ir.IntegerType.get_unsigned(8 * size)
+    if dtype == bfloat16:
+        return ir.BF16Type.get()
+    if k == "f":
+        return {2: ir.F16Type, 4: ir.F32Type, 8: ir.F64Type}[size].get()
+    if k == "c":
+        return ir.ComplexType.get(element_type(np.dtype(f"f{size // 2}")))
+    raise TypeError(f"no MLIR type for dtype {dtype}")
+
+
+def is_float(dtype: np.dtype) -> bool:
+    return dtype.kind == "f" or dtype == bfloat16
+
+
+def is_complex(dtype: np.dtype) -> bool:
+    return dtype.kind == "c"
+
+
+def is_inexact(dtype: np.dtype) -> bool:
+    return is_float(dtype) or dtype.kind == "c"
+
+
+def is_integer(dtype: np.dtype) -> bool:
+    return dtype.kind in "iu"
+
+
+def is_bool(dtype: np.dtype) -> bool:
+    return dtype.kind == "b"
+
+
+def real_dtype(dtype: np.dtype) -> np.dtype:
+    """float32 for complex64, float64 for complex128, the dtype itself otherwise."""
+    if dtype.kind == "c":
+        return np.dtype(f"f{dtype.itemsize // 2}")
+    return dtype
+
+
+def resolve_ufunc(ufunc: np.ufunc, operand_dtypes: list) -> tuple[np.dtype, ...]:
+    """The (inputs..., outputs...) loop dtypes NumPy would pick for ``ufunc`` on these operands.
+
+    ``operand_dtypes`` holds np.dtype objects for arrays and the Python types
+    ``bool``/``int``/``float``/``complex`` for weakly typed Python scalars.
+    """
+    sig = tuple(operand_dtypes) + (None,) * ufunc.nout
+    try:
+        return tuple(np.dtype(d) for d in ufunc.resolve_dtypes(sig))
+    except Exception:
+        pass
+    # resolve_dtypes fails for some (dtype, python-scalar) pairs on extension dtypes such as
+    # bfloat16: decide on the common dtype first, then ask again with concrete dtypes.
+    common = result_type(*operand_dtypes)
+    try:
+        return tuple(np.dtype(d) for d in ufunc.resolve_dtypes((common,) * ufunc.nin + (None,) * ufunc.nout))
+    except Exception:
+        return None
+
+
+def result_type(*dtypes: Any) -> np.dtype:
+    """``np.result_type`` with Python scalar types treated as weak (NEP 50)."""
+    args = []
+    for d in dtypes:
+        if d is bool:
+            args.append(False)
+        elif d is int:
+            args.append(0)
+        elif d is float:
+            args.append(0.0)
+        elif d is complex:
+            args.append(0j)
+        else:
+            args.append(np.dtype(d))
+    return np.result_type(*args)
+
+
+def python_scalar_dtype(v: Any) -> np.dtype:
+    """dtype a Python scalar takes when it becomes an array on its own (NumPy's defaults)."""
+    return np.asarray(v).dtype

@@ -1,0 +1,77 @@
+"""The one table from NumPy callables to traced implementations, and the dispatchers that
+NumPy's protocols (``__array_ufunc__``, ``__array_function__``) call into."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import UnsupportedError
+
+# np function (or ufunc) -> implementation taking the same arguments
+FUNCTIONS: dict[Any, Callable] = {}
+# (ufunc, method) for ufunc methods other than __call__: reduce, accumulate, outer, at
+UFUNC_METHODS: dict[tuple[Any, str], Callable] = {}
+
+
+def implements(*np_funcs, method: str | None = None):
+    """Register the decorated function as the traced implementation of ``np_funcs``."""
+
+    def deco(impl):
+        for f in np_funcs:
+            if method is None:
+                FUNCTIONS[f] = impl
+            else:
+                UFUNC_METHODS[(f, method)] = impl
+        return impl
+
+    return deco
+
+
+def _qualname(f) -> str:
+    mod = getattr(f, "__module__", None) or "numpy"
+    if mod.startswith("numpy") and not mod.startswith("numpy.linalg") and not mod.startswith("numpy.fft"):
+        mod = "numpy"
+    return f"{mod}.{getattr(f, '__name__', repr(f))}"
+
+
+def dispatch_function(func, args, kwargs):
+    impl = FUNCTIONS.get(func)
+    if impl is None:
+        raise UnsupportedError(
+            f"{_qualname(func)} has no traced implementation in reactant",
+            hint="rewrite it with supported NumPy functions (see reactant.numpy.SUPPORTED), "
+            "or open an issue naming this function",
+        )
+    return impl(*args, **kwargs)
+
+
+def dispatch_ufunc(ufunc: np.ufunc, method: str, inputs, kwargs):
+    if method == "__call__":
+        impl = FUNCTIONS.get(ufunc)
+    else:
+        impl = UFUNC_METHODS.get((ufunc, method))
+    if impl is None:
+        name = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+        raise UnsupportedError(f"{name} has no traced implementation in reactant",
+                               hint="rewrite it with supported NumPy functions")
+    out = kwargs.pop("out", None)
+    result = impl(*inputs, **kwargs)
+    if out is not None:
+        return _write_out(out, result)
+    return result
+
+
+def _write_out(out, result):
+    """``out=`` on a traced array rebinds it (an in-place update)."""
+    from ..traced import TracedRArray
+    from .indexing import setitem
+
+    outs = out if isinstance(out, tuple) else (out,)
+    results = result if isinstance(result, tuple) else (result,)
+    for o, r in zip(outs, results):
+        if not isinstance(o, TracedRArray):
+            raise UnsupportedError("out= must be a traced array inside a compiled function")
+        setitem(o, Ellipsis, r)
+    return out if isinstance(out, tuple) and len(out) > 1 else outs[0]

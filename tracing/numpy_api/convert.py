@@ -1,0 +1,140 @@
+"""Turning operands into traced arrays, NumPy broadcasting, and axis normalisation."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import ops
+from ..dtypes import canonical
+from ..errors import ArgumentError, IndexError_, ShapeError, describe
+from ..traced import TracedRArray, TracedRNumber
+
+PY_SCALARS = (bool, int, float, complex)
+
+
+def is_weak(x: Any) -> bool:
+    """Python scalars (and traced Python scalars) promote weakly under NEP 50."""
+    return (type(x) in PY_SCALARS) or (isinstance(x, TracedRNumber) and x.weak)
+
+
+def dtype_for_promotion(x: Any):
+    """What ``resolve_dtypes``/``result_type`` should see for operand ``x``."""
+    if isinstance(x, TracedRArray):
+        if isinstance(x, TracedRNumber) and x.weak:
+            return {"b": bool, "i": int, "u": int, "f": float, "c": complex}[x.dtype.kind]
+        return x.dtype
+    if type(x) in PY_SCALARS:
+        return type(x)
+    if isinstance(x, np.ndarray) and x.dtype == object:
+        return as_traced(x).dtype
+    return np.asarray(x).dtype
+
+
+def as_traced(x: Any, dtype=None) -> TracedRArray:
+    """``x`` as a traced array (constants for NumPy/Python values), converted to ``dtype``."""
+    if isinstance(x, TracedRArray):
+        return ops.convert(x, dtype) if dtype is not None else x
+    concrete = getattr(x, "__reactant_concrete__", None)
+    if concrete is not None:  # a device array captured by the traced function: a constant
+        x = concrete()
+    if isinstance(x, np.ndarray) and x.dtype == object:
+        return stack_objects(x, dtype)
+    if isinstance(x, (list, tuple)) and _contains_traced(x):
+        return stack_objects(_object_array(x), dtype)
+    try:
+        arr = np.asarray(x) if dtype is None else np.asarray(x, dtype=dtype)
+    except (TypeError, ValueError) as e:
+        raise ArgumentError(f"cannot use {type(x).__name__} {x!r:.80} as an array: {e}") from e
+    if arr.dtype == object:
+        raise ArgumentError(f"cannot use {type(x).__name__} {x!r:.80} as an array (object dtype)")
+    canonical(arr.dtype)
+    return ops.constant(arr)
+
+
+def _contains_traced(seq) -> bool:
+    for v in seq:
+        if isinstance(v, TracedRArray):
+            return True
+        if isinstance(v, (list, tuple)) and _contains_traced(v):
+            return True
+        if isinstance(v, np.ndarray) and v.dtype == object:
+            return True
+    return False
+
+
+def _object_array(seq) -> np.ndarray:
+    # Tracers' __array__ yields 0-d object arrays, so each tracer becomes one element.
+    return np.asarray(seq, dtype=object)
+
+
+def stack_objects(arr: np.ndarray, dtype=None) -> TracedRArray:
+    """An object ndarray whose elements are tracers and plain scalars -> one traced array of
+    shape ``arr.shape + element shape`` (this is how ``np.asarray([t, 1.0])`` is traced)."""
+    elems = list(arr.reshape(-1))
+    if not elems:
+        return ops.constant(np.zeros(arr.shape, dtype=dtype or np.float64))
+    dt = np.dtype(dtype) if dtype is not None else np.result_type(*[dtype_for_promotion(e) for e in elems])
+    traced = [as_traced(e, dt) for e in elems]
+    inner = traced[0].shape
+    for t in traced:
+        if t.shape != inner:
+            raise ShapeError(
+                "cannot build an array from elements of different shapes: "
+                + ", ".join(describe(t) for t in traced[:6])
+            )
+    parts = [ops.reshape(t, (1,) + inner) for t in traced]
+    flat = ops.concatenate(parts, 0)
+    return ops.reshape(flat, arr.shape + inner)
+
+
+# -- broadcasting -----------------------------------------------------------------------------
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ShapeError(
+            "operands could not be broadcast together with shapes "
+            + " ".join(str(tuple(s)) for s in shapes)
+        ) from None
+
+
+def broadcast_to(x: TracedRArray, shape: Sequence[int]) -> TracedRArray:
+    """NumPy broadcasting of ``x`` to ``shape`` (trailing dims aligned)."""
+    shape = tuple(int(s) for s in shape)
+    if x.shape == shape:
+        return x
+    lead = len(shape) - x.ndim
+    if lead < 0 or any(a not in (1, b) for a, b in zip(x.shape, shape[lead:])):
+        raise ShapeError(f"cannot broadcast {describe(x)} to shape {shape}")
+    return ops.broadcast_in_dim(x, shape, range(lead, len(shape)))
+
+
+def broadcast_all(*xs: TracedRArray) -> list[TracedRArray]:
+    shape = broadcast_shapes(*[x.shape for x in xs])
+    return [broadcast_to(x, shape) for x in xs]
+
+
+# -- axes -------------------------------------------------------------------------------------
+def normalize_axis(axis: int, ndim: int) -> int:
+    try:
+        a = int(axis)
+    except TypeError:
+        raise IndexError_(f"axis must be an integer, got {axis!r}") from None
+    if not -ndim <= a < ndim:
+        raise IndexError_(f"axis {a} is out of bounds for array of dimension {ndim}")
+    return a % ndim if ndim else 0
+
+
+def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
+    """``None`` -> all axes; int or tuple -> sorted non-negative tuple (duplicates rejected)."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        out = tuple(normalize_axis(a, ndim) for a in axis)
+        if len(set(out)) != len(out):
+            raise IndexError_(f"repeated axis in {tuple(axis)}")
+        return tuple(sorted(out))
+    return (normalize_axis(axis, ndim),)
+

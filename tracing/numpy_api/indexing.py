@@ -1,0 +1,495 @@
+"""NumPy indexing on traced arrays: ``x[idx]``, ``x[idx] = v``, ``x.at[idx]``, ``np.take``...
+
+Reading: basic indices (ints, slices with any step, None, Ellipsis) become ``slice`` /
+``reverse`` / ``dynamic_slice`` / ``reshape``; integer-array indices (NumPy arrays, lists,
+traced arrays; static boolean masks become their ``nonzero()``) become one ``gather``, with
+NumPy's rule for where the broadcast index dims go.
+
+Writing: a box (ints and step-1 slices) is a ``dynamic_update_slice``; anything else is a
+``scatter`` into the flattened array at positions found by indexing an ``iota`` with the
+same index (so every index form that can be read can also be written, with the same rules).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import ops
+from ..errors import IndexError_, ShapeError, UnsupportedError, describe
+from ..traced import TracedRArray
+from ._registry import implements
+from .convert import as_traced, broadcast_to, normalize_axis
+
+_MASK_HINT = (
+    "the number of True elements is only known at run time; use np.where(mask, x, other) "
+    "for a same-shaped result, or x[mask] = v to write"
+)
+
+
+# -- parsing ----------------------------------------------------------------------------------
+def _as_index_tuple(index) -> tuple:
+    if isinstance(index, tuple):
+        return index
+    if isinstance(index, list):
+        # NumPy treats a list as one integer/boolean array index
+        return (np.asarray(index) if not _has_traced(index) else as_traced(index),)
+    return (index,)
+
+
+def _has_traced(seq) -> bool:
+    return any(isinstance(v, TracedRArray) or (isinstance(v, list) and _has_traced(v)) for v in seq)
+
+
+def _is_int_scalar(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+class _Index:
+    """A parsed index over an array of ``shape``: Nones expanded into unit dims.
+
+    ``entries[d]`` is, for dim d of the expanded array: a ``slice`` (static), an ``int``
+    (static, non-negative, in range), a 0-d TracedRArray (dynamic int), or an index array
+    (np.ndarray of ints, in range, or an integer TracedRArray); ``expanded`` is the shape with
+    unit dims inserted for None.
+    """
+
+    def __init__(self, shape: tuple[int, ...], index):
+        items = list(_as_index_tuple(index))
+        # static boolean masks -> their nonzero() integer arrays (one per masked dim)
+        out: list[Any] = []
+        for it in items:
+            if isinstance(it, list):
+                it = np.asarray(it) if not _has_traced(it) else as_traced(it)
+            if isinstance(it, (bool, np.bool_)):
+                raise UnsupportedError("indexing with a Python bool is not supported inside a trace")
+            if isinstance(it, np.ndarray) and it.dtype == np.bool_:
+                out.append(("mask", it))
+            elif isinstance(it, TracedRArray) and it.dtype == np.bool_:
+                raise IndexError_(
+                    f"boolean mask indexing with traced mask {describe(it)} has a data-dependent shape",
+                    hint=_MASK_HINT,
+                )
+            else:
+                out.append(it)
+        n_ellipsis = sum(1 for it in out if it is Ellipsis)
+        if n_ellipsis > 1:
+            raise IndexError_("an index can only have a single ellipsis ('...')")
+        consumed = sum(
+            (it[1].ndim if isinstance(it, tuple) else 1)
+            for it in out
+            if it is not None and it is not Ellipsis
+        )
+        if consumed > len(shape):
+            raise IndexError_(
+                f"too many indices for array: array is {len(shape)}-dimensional, but {consumed} were indexed"
+            )
+        expanded_items: list[Any] = []
+        dim = 0
+        for it in out:
+            if it is Ellipsis:
+                expanded_items += [slice(None)] * (len(shape) - consumed)
+                dim += len(shape) - consumed
+            elif isinstance(it, tuple):  # static mask over dims dim .. dim + mask.ndim
+                mask = it[1]
+                want = tuple(shape[dim:dim + mask.ndim])
+                if mask.ndim == 0 or tuple(mask.shape) != want:
+                    raise IndexError_(
+                        f"boolean index of shape {mask.shape} does not match the indexed dims {want}"
+                    )
+                expanded_items += list(np.nonzero(mask))
+                dim += mask.ndim
+            else:
+                expanded_items.append(it)
+                dim += it is not None
+        if n_ellipsis == 0:
+            expanded_items += [slice(None)] * (len(shape) - consumed)
+        self.entries: list[Any] = []
+        self.expanded: list[int] = []
+        self.none_dims: list[int] = []
+        dim = 0
+        for it in expanded_items:
+            if it is None:
+                self.none_dims.append(len(self.entries))
+                self.entries.append(slice(None))
+                self.expanded.append(1)
+                continue
+            n = shape[dim]
+            self.entries.append(_normalize_entry(it, n, dim))
+            self.expanded.append(n)
+            dim += 1
+        self.has_array = any(_is_array_entry(e) for e in self.entries)
+
+
+def _is_array_entry(e) -> bool:
+    return isinstance(e, np.ndarray) or (isinstance(e, TracedRArray) and e.ndim > 0)
+
+
+def _normalize_entry(it, n: int, dim: int):
+    if isinstance(it, slice):
+        return it
+    if _is_int_scalar(it):
+        i = int(it)
+        if not -n <= i < n:
+            raise IndexError_(f"index {i} is out of bounds for axis {dim} with size {n}")
+        return i % n
+    if isinstance(it, np.ndarray):
+        if it.dtype.kind not in "iu":
+            raise IndexError_(f"arrays used as indices must be of integer (or boolean) type, got {it.dtype}")
+        if it.size and (it.min() < -n or it.max() >= n):
+            bad = it[(it < -n) | (it >= n)].flat[0]
+            raise IndexError_(f"index {bad} is out of bounds for axis {dim} with size {n}")
+        return np.where(it < 0, it + n, it).astype(np.int64 if n > 2**31 - 1 else np.int32)
+    if isinstance(it, TracedRArray):
+        if it.dtype.kind not in "iu":
+            raise IndexError_(f"arrays used as indices must be of integer type, got traced {describe(it)}")
+        if it.dtype.kind == "i":  # negative indices count from the end
+            zero = ops.full(it.shape, 0, it.dtype)
+            it = ops.select(ops.compare(it, zero, "LT"), ops.add(it, ops.full(it.shape, n, it.dtype)), it)
+        return it
+    if hasattr(it, "__index__"):
+        return _normalize_entry(int(it.__index__()), n, dim)
+    raise IndexError_(
+        f"only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
+        f"boolean arrays are valid indices, got {type(it).__name__}"
+    )
+
+
+# -- reading ----------------------------------------------------------------------------------
+def getitem(x: TracedRArray, index) -> TracedRArray:
+    """``x[index]`` with NumPy semantics."""
+    ix = _Index(x.shape, index)
+    y = ops.reshape(x, ix.expanded) if ix.none_dims else x
+    if not ix.has_array:
+        return _basic(y, ix.entries)
+    return _advanced(y, ix.entries)
+
+
+def _basic(x: TracedRArray, entries) -> TracedRArray:
+    """Ints, slices and dynamic ints: slice/reverse/dynamic_slice, then drop int dims."""
+    start, limit, strides, flip, keep = [], [], [], [], []
+    dyn = {}
+    for d, (e, n) in enumerate(zip(entries, x.shape)):
+        if isinstance(e, slice):
+            a, b, s = e.indices(n)
+            if s > 0:
+                start.append(a), limit.append(max(a, b)), strides.append(s)
+            else:  # reverse the dim, then a forward slice of the mirrored range
+                length = len(range(a, b, s))
+                flip.append(d)
+                ra = n - 1 - a
+                start.append(ra), limit.append(ra + (length - 1) * (-s) + 1 if length else ra), strides.append(-s)
+            keep.append(True)
+        elif isinstance(e, int):
+            start.append(e), limit.append(e + 1), strides.append(1)
+            keep.append(False)
+        else:  # traced scalar
+            dyn[d] = e
+            start.append(0), limit.append(n), strides.append(1)
+            keep.append(False)
+    y = ops.reverse(x, flip)
+    y = ops.slice(y, start, limit, strides)
+    if dyn:
+        zero = ops.constant(np.int32(0))
+        starts = [_index_scalar(dyn[d], x.shape[d]) if d in dyn else zero for d in range(x.ndim)]
+        sizes = [1 if d in dyn else y.shape[d] for d in range(x.ndim)]
+        y = ops.dynamic_slice(y, starts, sizes)
+    return ops.reshape(y, tuple(n for n, k in zip(y.shape, keep) if k))
+
+
+def _index_scalar(i: TracedRArray, n: int) -> TracedRArray:
+    """A traced scalar index as int32/int64 with negative values wrapped."""
+    if i.shape != ():
+        raise IndexError_(f"a traced index must be a scalar here, got {describe(i)}")
+    dt = np.dtype(np.int64) if i.dtype.itemsize == 8 else np.dtype(np.int32)
+    i = ops.convert(i, dt)
+    if i.dtype.kind == "i":
+        zero = ops.constant(np.zeros((), dt))
+        i = ops.select(ops.compare(i, zero, "LT"), ops.add(i, ops.constant(np.asarray(n, dt))), i)
+    return i
+
+
+def _advanced(x: TracedRArray, entries) -> TracedRArray:
+    """Integer-array indexing (ints count as 0-d arrays, as in NumPy)."""
+    # 1. slices on the other dims first (cheap, shrinks the gather)
+    pre = [e if isinstance(e, slice) else slice(None) for e in entries]
+    x = _basic(x, pre)
+    adv = [d for d, e in enumerate(entries) if not isinstance(e, slice)]
+    rest = [d for d, e in enumerate(entries) if isinstance(e, slice)]
+    # 2. broadcast the index arrays together
+    arrays = [entries[d] for d in adv]
+    bshape = tuple(np.broadcast_shapes(*[np.shape(a) if not isinstance(a, TracedRArray) else a.shape
+                                         for a in arrays]))
+    idt = np.dtype(np.int64) if any(x.shape[d] > 2**31 - 1 for d in adv) else np.dtype(np.int32)
+    cols = []
+    for a in arrays:
+        t = as_traced(np.asarray(a, dtype=idt)) if not isinstance(a, TracedRArray) else ops.convert(a, idt)
+        cols.append(ops.reshape(broadcast_to(t, bshape), bshape + (1,)))
+    indices = ops.concatenate(cols, len(bshape))
+    nb = len(bshape)
+    y = ops.gather(
+        x, indices,
+        offset_dims=tuple(range(nb, nb + len(rest))),
+        collapsed_slice_dims=tuple(adv),
+        start_index_map=tuple(adv),
+        index_vector_dim=nb,
+        slice_sizes=tuple(1 if d in adv else x.shape[d] for d in range(x.ndim)),
+    )
+    # 3. NumPy: adjacent advanced indices keep their place, separated ones go first
+    if adv == list(range(adv[0], adv[0] + len(adv))) and adv[0] > 0:
+        k = adv[0]  # number of rest dims before the advanced block
+        perm = list(range(nb, nb + k)) + list(range(nb)) + list(range(nb + k, nb + len(rest)))
+        y = ops.transpose(y, perm)
+    return y
+
+
+# -- writing ----------------------------------------------------------------------------------
+def setitem(x: TracedRArray, index, value) -> None:
+    """``x[index] = value``: rebinds the traced handle ``x`` to the updated array."""
+    new = updated(x, index, value, combine=None)
+    x.value = new.value
+
+
+def updated(x: TracedRArray, index, value, combine=None) -> TracedRArray:
+    """The array ``x`` with ``x[index]`` replaced (``combine=None``) or combined with
+    ``value`` by ``combine(old, new)`` (scatter semantics: duplicates accumulate)."""
+    if index is Ellipsis or (isinstance(index, tuple) and index == (Ellipsis,)) or (
+        isinstance(index, slice) and index == slice(None)
+    ):
+        v = broadcast_to(as_traced(value, x.dtype), x.shape)
+        return v if combine is None else combine(x, v)
+    if isinstance(index, TracedRArray) and index.dtype == np.bool_:
+        return _masked_update(x, index, value, combine)
+    ix = _Index(x.shape, index)
+    target_shape = _result_shape(x, index)
+    v = as_traced(value, x.dtype)
+    try:
+        v = broadcast_to(v, target_shape)
+    except ShapeError:
+        raise ShapeError(
+            f"could not broadcast input array from shape {v.shape} into shape {target_shape}"
+        ) from None
+    if combine is None and not ix.has_array and _is_box(ix.entries):
+        return _box_update(x, ix, v)
+    # general case: scatter into the flat array at the positions of an iota read with `index`
+    idt = np.dtype(np.int64) if x.size > 2**31 - 1 else np.dtype(np.int32)
+    positions = getitem(ops.iota(x.shape, idt, 0) if x.ndim == 1 else
+                        ops.reshape(ops.iota((x.size,), idt, 0), x.shape), index)
+    flat = ops.reshape(x, (x.size,))
+    m = positions.size
+    out = ops.scatter(
+        flat, ops.reshape(positions, (m, 1)), ops.reshape(v, (m,)), combine,
+        update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,),
+        index_vector_dim=1,
+    )
+    return ops.reshape(out, x.shape)
+
+
+def _result_shape(x: TracedRArray, index) -> tuple[int, ...]:
+    """Shape of ``x[index]`` without emitting anything that stays (computed by NumPy on a
+    zero-strided stand-in of the same shape, with traced indices replaced by zeros)."""
+    dummy = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape=x.shape, strides=(0,) * x.ndim)
+    return np.shape(dummy[_static_stand_in(index)])
+
+
+def _static_stand_in(index):
+    if isinstance(index, tuple):
+        return tuple(_static_stand_in(i) for i in index)
+    if isinstance(index, TracedRArray):
+        return np.zeros(index.shape, dtype=np.bool_ if index.dtype == np.bool_ else np.int64)
+    if isinstance(index, list) and _has_traced(index):
+        return _static_stand_in(as_traced(index))
+    return index
+
+
+def _is_box(entries) -> bool:
+    return all(
+        (isinstance(e, slice) and e.indices(1 << 62)[2] == 1) or isinstance(e, int)
+        or (isinstance(e, TracedRArray) and e.shape == ())
+        for e in entries
+    )
+
+
+def _box_update(x: TracedRArray, ix: _Index, v: TracedRArray) -> TracedRArray:
+    starts, sizes = [], []
+    for e, n in zip(ix.entries, ix.expanded):
+        if isinstance(e, slice):
+            a, b, _ = e.indices(n)
+            starts.append(a), sizes.append(max(0, b - a))
+        elif isinstance(e, int):
+            starts.append(e), sizes.append(1)
+        else:
+            starts.append(e), sizes.append(1)
+    # drop the None unit dims again: they are not dims of x
+    keep = [d for d in range(len(ix.entries)) if d not in ix.none_dims]
+    starts = [starts[d] for d in keep]
+    sizes = [sizes[d] for d in keep]
+    if any(s == 0 for s in sizes):
+        return x
+    upd = ops.reshape(v, sizes)
+    dims = range(len(keep))
+    st = [_index_scalar(s, x.shape[d]) if isinstance(s, TracedRArray) else None for d, s in zip(dims, starts)]
+    if all(s is None for s in st) and tuple(sizes) == x.shape:
+        return upd
+    idt = next((s.dtype for s in st if s is not None), np.dtype(np.int32))
+    st = [s if s is not None else ops.constant(np.asarray(starts[d], idt)) for d, s in enumerate(st)]
+    st = [ops.convert(s, idt) for s in st]
+    return ops.dynamic_update_slice(x, upd, st)
+
+
+def _masked_update(x, mask, value, combine):
+    if mask.shape != x.shape:
+        raise IndexError_(f"boolean mask {describe(mask)} must have the shape of {describe(x)}")
+    v = as_traced(value, x.dtype)
+    if v.shape not in ((), x.shape):
+        raise ShapeError(
+            f"x[mask] = v with a traced mask needs a scalar v (or one of x's shape), got {describe(v)}",
+            hint=_MASK_HINT,
+        )
+    v = broadcast_to(v, x.shape)
+    new = v if combine is None else combine(x, v)
+    return ops.select(mask, new, x)
+
+
+class AtIndexer:
+    """``x.at[idx].set(v) / .add(v) / .multiply(v) / .min(v) / .max(v) / .get()`` (functional)."""
+
+    def __init__(self, x: TracedRArray):
+        self._x = x
+
+    def __getitem__(self, index):
+        return _AtRef(self._x, index)
+
+
+class _AtRef:
+    def __init__(self, x, index):
+        self.x, self.index = x, index
+
+    def get(self):
+        return getitem(self.x, self.index)
+
+    def set(self, v):
+        return updated(self.x, self.index, v)
+
+    def add(self, v):
+        return updated(self.x, self.index, v, _combine(np.add, self.x.dtype))
+
+    def subtract(self, v):
+        return self.add(np.negative(as_traced(v, self.x.dtype)))
+
+    def multiply(self, v):
+        return updated(self.x, self.index, v, _combine(np.multiply, self.x.dtype))
+
+    def min(self, v):
+        return updated(self.x, self.index, v, _combine(np.minimum, self.x.dtype))
+
+    def max(self, v):
+        return updated(self.x, self.index, v, _combine(np.maximum, self.x.dtype))
+
+
+def _combine(ufunc, dtype):
+    from .ufuncs import ELEMENTWISE
+
+    body = ELEMENTWISE[ufunc]
+    return lambda old, new: body(old, new)
+
+
+# -- NumPy functions built on indexing --------------------------------------------------------
+def _ufunc_at(ufunc):
+    def at(a, indices, b=None):
+        if not isinstance(a, TracedRArray):
+            raise UnsupportedError(f"numpy.{ufunc.__name__}.at needs a traced target array")
+        new = updated(a, indices, b, _combine(ufunc, a.dtype))
+        a.value = new.value
+
+    return at
+
+
+for _uf in (np.add, np.multiply, np.minimum, np.maximum):
+    implements(_uf, method="at")(_ufunc_at(_uf))
+
+
+@implements(np.take)
+def take(a, indices, axis=None, out=None, mode=None):
+    a = as_traced(a)
+    if axis is None:
+        a, axis = ops.reshape(a, (a.size,)), 0
+    axis = normalize_axis(axis, a.ndim)
+    if not isinstance(indices, TracedRArray) and not _is_int_scalar(indices):
+        indices = np.asarray(indices)
+    if mode in ("wrap", "clip"):  # numpy (or traced numpy) arithmetic on the index
+        n = a.shape[axis]
+        indices = np.mod(indices, n) if mode == "wrap" else np.clip(indices, 0, n - 1)
+    return getitem(a, (slice(None),) * axis + (indices,))
+
+
+@implements(np.take_along_axis)
+def take_along_axis(arr, indices, axis=-1):
+    arr = as_traced(arr)
+    if axis is None:
+        arr, axis = ops.reshape(arr, (arr.size,)), 0
+    axis = normalize_axis(axis, arr.ndim)
+    ishape = indices.shape if hasattr(indices, "shape") else np.shape(indices)
+    if len(ishape) != arr.ndim:
+        raise ShapeError(f"take_along_axis: indices {tuple(ishape)} and arr {describe(arr)} differ in ndim")
+    full = []
+    for d in range(arr.ndim):
+        if d == axis:
+            full.append(indices if isinstance(indices, TracedRArray) else np.asarray(indices))
+        else:
+            shp = [1] * arr.ndim
+            shp[d] = arr.shape[d]
+            full.append(np.arange(arr.shape[d]).reshape(shp))
+    return getitem(arr, tuple(full))
+
+
+@implements(np.put_along_axis)
+def put_along_axis(arr, indices, values, axis):
+    if not isinstance(arr, TracedRArray):
+        raise UnsupportedError("numpy.put_along_axis needs a traced target array")
+    axis = normalize_axis(axis, arr.ndim)
+    full = []
+    for d in range(arr.ndim):
+        if d == axis:
+            full.append(indices if isinstance(indices, TracedRArray) else np.asarray(indices))
+        else:
+            shp = [1] * arr.ndim
+            shp[d] = arr.shape[d]
+            full.append(np.arange(arr.shape[d]).reshape(shp))
+    setitem(arr, tuple(full), values)
+
+
+def _data_dependent(name):
+    def impl(*args, **kwargs):
+        raise IndexError_(
+            f"numpy.{name} returns an array whose shape depends on the data, which a trace cannot hold",
+            hint="use np.where(cond, a, b), a mask multiply, or a fixed-size formulation",
+        )
+
+    return impl
+
+
+for _f in (np.nonzero, np.argwhere, np.flatnonzero, np.extract, np.compress, np.unique):
+    implements(_f)(_data_dependent(_f.__name__))
+
+
+@implements(np.copyto)
+def copyto(dst, src, casting="same_kind", where=True):
+    if not isinstance(dst, TracedRArray):
+        raise UnsupportedError(
+            "cannot copy a traced value into a NumPy array (e.g. np.full(shape, traced))",
+            hint="create traced arrays with np.full_like / np.zeros_like, or reactant.numpy.full",
+        )
+    if where is True:
+        setitem(dst, Ellipsis, src)
+    else:
+        w = as_traced(where, np.bool_)
+        v = broadcast_to(as_traced(src, dst.dtype), dst.shape)
+        dst.value = ops.select(broadcast_to(w, dst.shape), v, dst).value
+
+
+@implements(np.place, np.put, np.putmask)
+def _unsupported_put(*args, **kwargs):
+    raise UnsupportedError("numpy.put/place/putmask are not supported inside a trace",
+                           hint="use x[idx] = v or np.where")

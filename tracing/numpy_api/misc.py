@@ -1,0 +1,395 @@
+"""Selection, rounding, sorting, comparisons of whole arrays, complex parts, and the
+array-creation functions that receive a traced argument (``*_like``, ``linspace``...).
+
+Creation functions that receive no traced argument (``np.zeros((3, 3))``, ``np.arange(5)``)
+are not dispatched to us: they build NumPy arrays, which become constants of the trace."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ops
+from ..dtypes import canonical, is_complex, is_float, result_type
+from ..errors import IndexError_, ShapeError, UnsupportedError, describe
+from ..traced import TracedRArray, wrap
+from ._registry import implements
+from .convert import as_traced, broadcast_all, broadcast_to, dtype_for_promotion, normalize_axis
+
+
+def _promoted(*xs):
+    dt = result_type(*[dtype_for_promotion(x) for x in xs])
+    return [as_traced(x, dt) for x in xs], dt
+
+
+@implements(np.where)
+def where(condition, x=None, y=None, /):
+    if x is None and y is None:
+        raise IndexError_("numpy.where(condition) with one argument returns a data-dependent shape",
+                          hint="use np.where(condition, x, y)")
+    if x is None or y is None:
+        raise ShapeError("either both or neither of x and y should be given")
+    (tx, ty), _ = _promoted(x, y)
+    c = as_traced(condition)
+    if c.dtype != np.bool_:
+        c = np.not_equal(c, 0)
+    c, tx, ty = broadcast_all(c, tx, ty)
+    return ops.select(c, tx, ty)
+
+
+@implements(np.select)
+def select(condlist, choicelist, default=0):
+    if len(condlist) != len(choicelist):
+        raise ShapeError("list of cases must be same length as list of conditions")
+    out = default
+    for c, v in reversed(list(zip(condlist, choicelist))):
+        out = where(c, v, out)
+    return as_traced(out)
+
+
+@implements(np.clip)
+def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue, max=np._NoValue, **kw):
+    lo = a_min if a_min is not np._NoValue else min
+    hi = a_max if a_max is not np._NoValue else max
+    lo = None if lo is np._NoValue else lo
+    hi = None if hi is np._NoValue else hi
+    x = a
+    if hi is not None:
+        x = np.minimum(x, hi)
+    if lo is not None:
+        x = np.maximum(x, lo)
+    return as_traced(x)
+
+
+@implements(np.round, np.around)
+def round_(a, decimals=0, out=None):
+    x = as_traced(a)
+    if x.dtype.kind in "biu":
+        if decimals >= 0:
+            return x
+        f = 10 ** (-decimals)
+        return np.multiply(np.rint(np.true_divide(x, f)), f).astype(x.dtype)
+    if decimals == 0:
+        return np.rint(x)
+    f = 10.0 ** decimals
+    return np.true_divide(np.rint(np.multiply(x, f)), f)
+
+
+@implements(np.fix)
+def fix(x, out=None):
+    return np.trunc(x)
+
+
+@implements(np.nan_to_num)
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    t = as_traced(x)
+    if is_complex(t.dtype):
+        return ops.complex_(nan_to_num(ops.real(t), nan=nan, posinf=posinf, neginf=neginf),
+                            nan_to_num(ops.imag(t), nan=nan, posinf=posinf, neginf=neginf))
+    if not is_float(t.dtype):
+        return t
+    info = np.finfo(t.dtype)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    t = where(np.isnan(t), np.asarray(nan, t.dtype), t)
+    t = where(np.logical_and(np.isinf(t), np.greater(t, 0)), np.asarray(posinf, t.dtype), t)
+    return where(np.logical_and(np.isinf(t), np.less(t, 0)), np.asarray(neginf, t.dtype), t)
+
+
+# -- complex parts ----------------------------------------------------------------------------
+@implements(np.real)
+def real(val):
+    x = as_traced(val)
+    return ops.real(x) if is_complex(x.dtype) else x
+
+
+@implements(np.imag)
+def imag(val):
+    x = as_traced(val)
+    return ops.imag(x) if is_complex(x.dtype) else ops.full(x.shape, 0, x.dtype)
+
+
+@implements(np.angle)
+def angle(z, deg=False):
+    x = as_traced(z)
+    if not is_complex(x.dtype):
+        x = ops.convert(x, np.float64) if not is_float(x.dtype) else x
+        r = np.arctan2(ops.full(x.shape, 0, x.dtype), x)
+    else:
+        r = ops.atan2(ops.imag(x), ops.real(x))
+    return np.rad2deg(r) if deg else r
+
+
+@implements(np.iscomplexobj)
+def iscomplexobj(x):
+    return is_complex(as_traced(x).dtype)
+
+
+@implements(np.isrealobj)
+def isrealobj(x):
+    return not is_complex(as_traced(x).dtype)
+
+
+# -- whole-array comparisons ------------------------------------------------------------------
+@implements(np.isclose)
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    (x, y), dt = _promoted(a, b)
+    if not (is_float(dt) or is_complex(dt)):
+        x, y = ops.convert(x, np.float64), ops.convert(y, np.float64)
+    x, y = broadcast_all(x, y)
+    diff = np.abs(np.subtract(x, y))
+    tol = np.add(atol, np.multiply(rtol, np.abs(y)))
+    close = np.logical_or(np.equal(x, y), np.less_equal(diff, tol))
+    finite = np.logical_and(np.isfinite(x), np.isfinite(y))
+    close = np.logical_or(np.logical_and(close, finite), np.equal(x, y))
+    if equal_nan:
+        close = np.logical_or(close, np.logical_and(np.isnan(x), np.isnan(y)))
+    return close
+
+
+@implements(np.allclose)
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return np.all(isclose(a, b, rtol, atol, equal_nan))
+
+
+@implements(np.array_equal)
+def array_equal(a1, a2, equal_nan=False):
+    x, y = as_traced(a1), as_traced(a2)
+    if x.shape != y.shape:
+        return False
+    eq = np.equal(x, y)
+    if equal_nan:
+        eq = np.logical_or(eq, np.logical_and(np.isnan(x), np.isnan(y)))
+    return np.all(eq)
+
+
+@implements(np.count_nonzero)
+def count_nonzero(a, axis=None, *, keepdims=False):
+    return np.sum(np.not_equal(as_traced(a), 0), axis=axis, keepdims=keepdims, dtype=np.int64)
+
+
+# -- sorting ----------------------------------------------------------------------------------
+def _less_nan_last(a, b):
+    """NumPy's sort order: NaNs go last."""
+    lt = ops.compare(a, b, "LT")
+    if is_float(a.dtype):
+        a_nan = ops.compare(a, a, "NE")
+        b_nan = ops.compare(b, b, "NE")
+        lt = ops.or_(lt, ops.and_(b_nan, ops.not_(a_nan)))
+    return lt
+
+
+@implements(np.sort)
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    x = as_traced(a)
+    if axis is None:
+        x, axis = ops.reshape(x, (x.size,)), 0
+    if is_complex(x.dtype):
+        raise UnsupportedError("sorting complex arrays is not supported inside a trace")
+    d = normalize_axis(axis, x.ndim)
+    (out,) = ops.sort([x], d, lambda a, b: _less_nan_last(a, b))
+    return out
+
+
+@implements(np.argsort)
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    x = as_traced(a)
+    if axis is None:
+        x, axis = ops.reshape(x, (x.size,)), 0
+    d = normalize_axis(axis, x.ndim)
+    idx = ops.iota(x.shape, np.int64, d)
+    _, out = ops.sort([x, idx], d, lambda a, b, ia, ib: _less_nan_last(a, b))
+    return out
+
+
+@implements(np.median)
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return quantile(a, 0.5, axis=axis, keepdims=keepdims)
+
+
+@implements(np.quantile)
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
+    if method != "linear" or weights is not None:
+        raise UnsupportedError(f"numpy.quantile(method={method!r}, weights=...) is not supported inside a trace")
+    x = as_traced(a)
+    if not is_float(x.dtype):
+        x = ops.convert(x, np.float64)
+    orig_ndim = x.ndim
+    if axis is None:
+        x, ax = ops.reshape(x, (x.size,)), 0
+    else:
+        ax = normalize_axis(axis, x.ndim)
+    s = sort(x, ax)
+    n = x.shape[ax]
+    qs = np.atleast_1d(np.asarray(q, dtype=np.float64))
+    if isinstance(q, TracedRArray):
+        raise UnsupportedError("numpy.quantile with a traced q is not supported inside a trace")
+    outs = []
+    for qq in qs.reshape(-1):
+        pos = qq * (n - 1)
+        lo, hi = int(np.floor(pos)), int(np.ceil(pos))
+        frac = pos - lo
+        a_lo = np.take(s, lo, axis=ax)
+        a_hi = np.take(s, hi, axis=ax)
+        outs.append(np.add(a_lo, np.multiply(np.subtract(a_hi, a_lo), frac)) if hi != lo else a_lo)
+    res = np.stack(outs, 0) if np.ndim(q) else outs[0]
+    if keepdims:
+        if axis is None:
+            shape = (1,) * orig_ndim
+        else:
+            shape = list(x.shape)
+            shape[ax] = 1
+            shape = tuple(shape)
+        res = np.reshape(res, (qs.shape if np.ndim(q) else ()) + shape)
+    return res
+
+
+@implements(np.percentile)
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
+    return quantile(a, np.true_divide(q, 100), axis=axis, method=method, keepdims=keepdims)
+
+
+@implements(np.searchsorted)
+def searchsorted(a, v, side="left", sorter=None):
+    if sorter is not None:
+        a = np.take(a, sorter)
+    x = as_traced(a)
+    if x.ndim != 1:
+        raise ShapeError(f"searchsorted needs a 1-d array, got {describe(x)}")
+    (xs, vs), _ = _promoted(x, v)
+    cmp = np.less if side == "left" else np.less_equal
+    vv = ops.reshape(vs, vs.shape + (1,))
+    return np.sum(cmp(xs, vv), axis=-1, dtype=np.int64)
+
+
+# -- creation with traced inputs --------------------------------------------------------------
+def _like(a, dtype, shape):
+    x = as_traced(a)
+    dt = canonical(dtype) if dtype is not None else x.dtype
+    shp = x.shape if shape is None else ((shape,) if isinstance(shape, int) else tuple(shape))
+    return dt, shp
+
+
+@implements(np.zeros_like)
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    dt, shp = _like(a, dtype, shape)
+    return ops.full(shp, 0, dt)
+
+
+@implements(np.ones_like)
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    dt, shp = _like(a, dtype, shape)
+    return ops.full(shp, 1, dt)
+
+
+@implements(np.empty_like)
+def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    dt, shp = _like(prototype, dtype, shape)
+    return ops.full(shp, 0, dt)
+
+
+@implements(np.full_like)
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    dt, shp = _like(a, dtype, shape)
+    if isinstance(fill_value, TracedRArray):
+        return broadcast_to(ops.convert(fill_value, dt), shp)
+    return ops.full(shp, fill_value, dt)
+
+
+@implements(np.copy)
+def copy(a, order="K", subok=False):
+    x = as_traced(a)
+    # SSA values are immutable: a new handle is a copy (mutating it rebinds only the copy)
+    return wrap(x.value, x.shape, x.dtype)
+
+
+@implements(np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
+def asarray(a, dtype=None, *args, **kwargs):
+    # reached only through like=traced; plain np.asarray([...]) goes through __array__
+    return as_traced(a, dtype)
+
+
+@implements(np.astype)
+def astype(x, dtype, /, *, copy=True, device=None):
+    return ops.convert(as_traced(x), canonical(dtype))
+
+
+@implements(np.linspace)
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    num = int(num)
+    (s, e), dt = _promoted(start, stop)
+    cdt = dt if (is_float(dt) or is_complex(dt)) else np.dtype(np.float64)
+    s, e = ops.convert(s, cdt), ops.convert(e, cdt)
+    s, e = broadcast_all(s, e)
+    div = (num - 1) if endpoint else num
+    step = np.true_divide(np.subtract(e, s), div) if div > 0 else np.subtract(e, s)
+    i = ops.iota((num,) + s.shape, cdt, 0)
+    sb = ops.broadcast_in_dim(s, (num,) + s.shape, range(1, s.ndim + 1))
+    stb = ops.broadcast_in_dim(step, (num,) + s.shape, range(1, s.ndim + 1))
+    y = ops.add(sb, ops.multiply(i, stb))
+    if endpoint and num > 1:  # the last sample is exactly `stop`
+        eb = ops.reshape(e, (1,) + e.shape)
+        y = ops.concatenate([ops.slice(y, [0] * y.ndim, (num - 1,) + s.shape), eb], 0)
+    if axis != 0:
+        y = np.moveaxis(y, 0, axis)
+    if dtype is not None:
+        y = ops.convert(y, canonical(dtype)) if not np.issubdtype(dtype, np.integer) else ops.convert(np.floor(y), dtype)
+    return (y, step) if retstep else y
+
+
+@implements(np.meshgrid)
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    xs = [ops.reshape(as_traced(x), (as_traced(x).size,)) for x in xi]
+    n = len(xs)
+    shape = [x.shape[0] for x in xs]
+    if indexing == "xy" and n > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for k, x in enumerate(xs):
+        d = k
+        if indexing == "xy" and n > 1 and k < 2:
+            d = 1 - k
+        if sparse:
+            s = [1] * n
+            s[d] = x.shape[0]
+            out.append(ops.reshape(x, tuple(s)))
+        else:
+            out.append(ops.broadcast_in_dim(x, tuple(shape), [d]))
+    return tuple(out)
+
+
+@implements(np.shape)
+def shape(a):
+    return as_traced(a).shape
+
+
+@implements(np.ndim)
+def ndim(a):
+    return as_traced(a).ndim
+
+
+@implements(np.size)
+def size(a, axis=None):
+    x = as_traced(a)
+    return x.size if axis is None else x.shape[normalize_axis(axis, x.ndim)]
+
+
+@implements(np.result_type)
+def result_type_(*arrays_and_dtypes):
+    return result_type(*[dtype_for_promotion(a) if not isinstance(a, (np.dtype, type, str)) else a
+                         for a in arrays_and_dtypes])
+
+
+@implements(np.cross)
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    (x, y), _ = _promoted(a, b)
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    x = np.moveaxis(x, axisa, -1)
+    y = np.moveaxis(y, axisb, -1)
+    if x.shape[-1] != 3 or y.shape[-1] != 3:
+        raise ShapeError(f"cross: only 3-vectors are supported inside a trace, got {describe(x)}, {describe(y)}")
+    x0, x1, x2 = (x[..., i] for i in range(3))
+    y0, y1, y2 = (y[..., i] for i in range(3))
+    c = np.stack([x1 * y2 - x2 * y1, x2 * y0 - x0 * y2, x0 * y1 - x1 * y0], axis=-1)
+    return np.moveaxis(c, -1, axisc)
+

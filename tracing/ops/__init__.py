@@ -1,0 +1,17 @@
+"""The Ops layer: one function per StableHLO (and CHLO) op, each with its shape/dtype rule.
+
+Functions take and return ``TracedRArray``s and emit exactly the op they are named after
+(or nothing, when the op would be an identity). NumPy semantics (broadcasting, promotion,
+negative axes) live one level up, in ``numpy_api``.
+"""
+
+from ._core import build_region, constant, dense_attr, emit, emit1, full, results_of  # noqa: F401
+from .elementwise import *  # noqa: F401,F403
+from .elementwise import abs, complex_, compare, convert, bitcast_convert, select, clamp  # noqa: F401,A004
+from .indexing import gather, scatter  # noqa: F401
+from .linalg import dot_general  # noqa: F401
+from .reduction import reduce, reduce_window, sort  # noqa: F401
+from .structural import (  # noqa: F401
+    broadcast_in_dim, concatenate, dynamic_slice, dynamic_update_slice, iota, pad, reshape,
+    reverse, slice, transpose,
+)

@@ -1,0 +1,90 @@
+"""``stablehlo.gather`` and ``stablehlo.scatter`` with their shape rules (StableHLO spec)."""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from ..errors import ShapeError, describe
+from ..traced import TracedRArray
+from ._core import build_region, emit, emit1, i64_array, results_of
+
+
+def gather(
+    operand: TracedRArray,
+    indices: TracedRArray,
+    *,
+    offset_dims: Sequence[int],
+    collapsed_slice_dims: Sequence[int],
+    start_index_map: Sequence[int],
+    index_vector_dim: int,
+    slice_sizes: Sequence[int],
+    operand_batching_dims: Sequence[int] = (),
+    start_indices_batching_dims: Sequence[int] = (),
+    indices_are_sorted: bool = False,
+) -> TracedRArray:
+    """``stablehlo.gather``: slices of ``slice_sizes`` starting at each index vector."""
+    batch = [n for d, n in enumerate(indices.shape) if d != index_vector_dim]
+    dropped = set(collapsed_slice_dims) | set(operand_batching_dims)
+    offsets = [s for d, s in enumerate(slice_sizes) if d not in dropped]
+    rank = len(batch) + len(offsets)
+    if len(slice_sizes) != operand.ndim or any(s > n for s, n in zip(slice_sizes, operand.shape)) or (
+        sorted(offset_dims) != list(offset_dims) or len(offset_dims) != len(offsets)
+    ):
+        raise ShapeError(f"gather: slice sizes {list(slice_sizes)} do not fit {describe(operand)}")
+    shape, bi, oi = [], iter(batch), iter(offsets)
+    for d in range(rank):
+        shape.append(next(oi) if d in offset_dims else next(bi))
+    attrs = {
+        "dimension_numbers": hlo.GatherDimensionNumbers.get(
+            offset_dims=list(offset_dims),
+            collapsed_slice_dims=list(collapsed_slice_dims),
+            operand_batching_dims=list(operand_batching_dims),
+            start_indices_batching_dims=list(start_indices_batching_dims),
+            start_index_map=list(start_index_map),
+            index_vector_dim=index_vector_dim,
+        ),
+        "slice_sizes": i64_array(slice_sizes),
+        "indices_are_sorted": ir.BoolAttr.get(indices_are_sorted),
+    }
+    return emit1("stablehlo.gather", [operand, indices], tuple(shape), operand.dtype, attrs)
+
+
+def scatter(
+    operand: TracedRArray,
+    indices: TracedRArray,
+    updates: TracedRArray,
+    combine: Callable[[TracedRArray, TracedRArray], TracedRArray] | None,
+    *,
+    update_window_dims: Sequence[int],
+    inserted_window_dims: Sequence[int],
+    scatter_dims_to_operand_dims: Sequence[int],
+    index_vector_dim: int,
+    input_batching_dims: Sequence[int] = (),
+    scatter_indices_batching_dims: Sequence[int] = (),
+    indices_are_sorted: bool = False,
+    unique_indices: bool = False,
+) -> TracedRArray:
+    """``stablehlo.scatter``: combine ``updates`` into ``operand`` at ``indices``.
+    ``combine(old, new)`` builds the update region; ``None`` means overwrite (set)."""
+    if updates.dtype != operand.dtype:
+        raise ShapeError(f"scatter: updates {describe(updates)} do not match operand {describe(operand)}")
+    attrs = {
+        "scatter_dimension_numbers": hlo.ScatterDimensionNumbers.get(
+            update_window_dims=list(update_window_dims),
+            inserted_window_dims=list(inserted_window_dims),
+            input_batching_dims=list(input_batching_dims),
+            scatter_indices_batching_dims=list(scatter_indices_batching_dims),
+            scattered_dims_to_operand_dims=list(scatter_dims_to_operand_dims),
+            index_vector_dim=index_vector_dim,
+        ),
+        "indices_are_sorted": ir.BoolAttr.get(indices_are_sorted),
+        "unique_indices": ir.BoolAttr.get(unique_indices),
+    }
+    spec = [(operand.shape, operand.dtype)]
+    op = emit("stablehlo.scatter", [operand, indices, updates], spec, attrs, regions=1)
+    scal = ((), operand.dtype)
+    build_region(op, 0, [scal, scal], (lambda old, new: [new]) if combine is None else (lambda o, n: [combine(o, n)]))
+    return results_of(op, spec)[0]

@@ -1,0 +1,129 @@
+"""Data-movement StableHLO ops (broadcast, reshape, transpose, slices, concatenate, pad,
+reverse, iota), each with its shape rule."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import IndexError_, ShapeError, describe
+from ..traced import TracedRArray
+from ._core import emit1, i64_array, i64_attr
+
+
+def broadcast_in_dim(x: TracedRArray, shape: Sequence[int], dims: Sequence[int]) -> TracedRArray:
+    """``stablehlo.broadcast_in_dim``: operand dim i goes to result dim ``dims[i]``."""
+    shape, dims = tuple(int(s) for s in shape), tuple(int(d) for d in dims)
+    if len(dims) != x.ndim or any(not (x.shape[i] in (1, shape[d])) for i, d in enumerate(dims)):
+        raise ShapeError(f"cannot broadcast {describe(x)} to shape {list(shape)} along dims {list(dims)}")
+    if shape == x.shape and dims == tuple(range(x.ndim)):
+        return x
+    return emit1("stablehlo.broadcast_in_dim", [x], shape, x.dtype,
+                 {"broadcast_dimensions": i64_array(dims)})
+
+
+def reshape(x: TracedRArray, shape: Sequence[int]) -> TracedRArray:
+    """``stablehlo.reshape`` (row-major) to a fully static shape."""
+    shape = tuple(int(s) for s in shape)
+    if int(np.prod(shape, dtype=np.int64)) != x.size:
+        raise ShapeError(f"cannot reshape {describe(x)} ({x.size} elements) to {list(shape)}")
+    if shape == x.shape:
+        return x
+    return emit1("stablehlo.reshape", [x], shape, x.dtype)
+
+
+def transpose(x: TracedRArray, perm: Sequence[int]) -> TracedRArray:
+    """``stablehlo.transpose``: result dim i is operand dim ``perm[i]``."""
+    perm = tuple(int(p) for p in perm)
+    if sorted(perm) != list(range(x.ndim)):
+        raise ShapeError(f"transpose: {list(perm)} is not a permutation of the axes of {describe(x)}")
+    if perm == tuple(range(x.ndim)):
+        return x
+    shape = tuple(x.shape[p] for p in perm)
+    return emit1("stablehlo.transpose", [x], shape, x.dtype, {"permutation": i64_array(perm)})
+
+
+def slice(x: TracedRArray, start: Sequence[int], limit: Sequence[int], strides: Sequence[int] | None = None) -> TracedRArray:  # noqa: A001
+    """``stablehlo.slice`` with static start/limit/strides (limit exclusive, strides >= 1)."""
+    strides = strides or [1] * x.ndim
+    start, limit, strides = (tuple(int(v) for v in t) for t in (start, limit, strides))
+    if not (len(start) == len(limit) == len(strides) == x.ndim) or any(
+        not (0 <= a <= b <= n) or s < 1 for a, b, s, n in zip(start, limit, strides, x.shape)
+    ):
+        raise IndexError_(f"slice [{start}:{limit}:{strides}] out of range for {describe(x)}")
+    shape = tuple(max(0, -(-(b - a) // s)) for a, b, s in zip(start, limit, strides))
+    if shape == x.shape:
+        return x
+    return emit1("stablehlo.slice", [x], shape, x.dtype, {
+        "start_indices": i64_array(start),
+        "limit_indices": i64_array(limit),
+        "strides": i64_array(strides),
+    })
+
+
+def dynamic_slice(x: TracedRArray, starts: Sequence[TracedRArray], sizes: Sequence[int]) -> TracedRArray:
+    """``stablehlo.dynamic_slice``: scalar integer starts (clamped into range by XLA)."""
+    sizes = tuple(int(s) for s in sizes)
+    if len(starts) != x.ndim or len(sizes) != x.ndim or any(s > n for s, n in zip(sizes, x.shape)):
+        raise ShapeError(f"dynamic_slice of sizes {list(sizes)} does not fit {describe(x)}")
+    return emit1("stablehlo.dynamic_slice", [x, *starts], sizes, x.dtype,
+                 {"slice_sizes": i64_array(sizes)})
+
+
+def dynamic_update_slice(x: TracedRArray, update: TracedRArray, starts: Sequence[TracedRArray]) -> TracedRArray:
+    """``stablehlo.dynamic_update_slice``: write ``update`` into ``x`` at scalar starts."""
+    if update.dtype != x.dtype or update.ndim != x.ndim or any(u > n for u, n in zip(update.shape, x.shape)):
+        raise ShapeError(f"dynamic_update_slice: update {describe(update)} does not fit {describe(x)}")
+    return emit1("stablehlo.dynamic_update_slice", [x, update, *starts], x.shape, x.dtype)
+
+
+def concatenate(xs: Sequence[TracedRArray], dim: int) -> TracedRArray:
+    """``stablehlo.concatenate`` along ``dim`` (same dtype, other dims equal)."""
+    xs = list(xs)
+    if len(xs) == 1:
+        return xs[0]
+    x0 = xs[0]
+    for x in xs[1:]:
+        if x.dtype != x0.dtype or x.ndim != x0.ndim or any(
+            a != b for i, (a, b) in enumerate(zip(x.shape, x0.shape)) if i != dim
+        ):
+            raise ShapeError(
+                f"concatenate along axis {dim}: shapes do not fit: " + ", ".join(describe(y) for y in xs)
+            )
+    shape = list(x0.shape)
+    shape[dim] = sum(x.shape[dim] for x in xs)
+    return emit1("stablehlo.concatenate", xs, tuple(shape), x0.dtype, {"dimension": i64_attr(dim)})
+
+
+def pad(x: TracedRArray, value: TracedRArray, low: Sequence[int], high: Sequence[int], interior: Sequence[int] | None = None) -> TracedRArray:
+    """``stablehlo.pad`` with a scalar padding value; negative low/high crop."""
+    interior = interior or [0] * x.ndim
+    low, high, interior = (tuple(int(v) for v in t) for t in (low, high, interior))
+    shape = tuple(
+        lo + hi + n + max(0, n - 1) * it for n, lo, hi, it in zip(x.shape, low, high, interior)
+    )
+    if value.shape != () or value.dtype != x.dtype or any(s < 0 for s in shape):
+        raise ShapeError(f"pad of {describe(x)} with {describe(value)} low={low} high={high} is invalid")
+    if not any(low) and not any(high) and not any(interior):
+        return x
+    return emit1("stablehlo.pad", [x, value], shape, x.dtype, {
+        "edge_padding_low": i64_array(low),
+        "edge_padding_high": i64_array(high),
+        "interior_padding": i64_array(interior),
+    })
+
+
+def reverse(x: TracedRArray, dims: Sequence[int]) -> TracedRArray:
+    """``stablehlo.reverse`` along ``dims``."""
+    dims = tuple(sorted(int(d) for d in dims))
+    if not dims:
+        return x
+    return emit1("stablehlo.reverse", [x], x.shape, x.dtype, {"dimensions": i64_array(dims)})
+
+
+def iota(shape: Sequence[int], dtype, dim: int = 0) -> TracedRArray:
+    """``stablehlo.iota``: 0, 1, 2... along ``dim``."""
+    shape = tuple(int(s) for s in shape)
+    return emit1("stablehlo.iota", [], shape, np.dtype(dtype), {"iota_dimension": i64_attr(dim)})
+

@@ -1,0 +1,131 @@
+"""Pytrees: nested containers (tuple, list, dict, namedtuple, dataclass, None and registered
+types) flattened to a list of leaves plus a hashable structure, and rebuilt from them."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+# type -> (flatten(obj) -> (children, aux), unflatten(aux, children) -> obj)
+_NODES: dict[type, tuple[Callable, Callable]] = {}
+
+
+def register_pytree_node(cls: type, flatten: Callable, unflatten: Callable) -> None:
+    """Make ``cls`` a container: ``flatten(obj) -> (children, aux)`` with hashable ``aux``,
+    ``unflatten(aux, children) -> obj``."""
+    _NODES[cls] = (flatten, unflatten)
+
+
+class TreeDef:
+    """Hashable structure of a pytree; ``n`` leaves."""
+
+    __slots__ = ("kind", "aux", "children", "n", "_hash")
+
+    def __init__(self, kind, aux, children: tuple["TreeDef", ...]):
+        self.kind = kind
+        self.aux = aux
+        self.children = children
+        self.n = 1 if kind is None else sum(c.n for c in children)
+        self._hash = hash((kind, aux, children))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        return (
+            isinstance(other, TreeDef)
+            and self._hash == other._hash
+            and self.kind == other.kind
+            and self.aux == other.aux
+            and self.children == other.children
+        )
+
+    def __repr__(self) -> str:
+        if self.kind is None:
+            return "*"
+        name = getattr(self.kind, "__name__", str(self.kind))
+        return f"{name}({', '.join(map(repr, self.children))})"
+
+
+LEAF = TreeDef(None, None, ())
+
+
+def _is_namedtuple(obj) -> bool:
+    return isinstance(obj, tuple) and hasattr(type(obj), "_fields")
+
+
+def _children(obj):
+    """(kind, aux, children) if obj is a container, else None."""
+    t = type(obj)
+    if t is tuple:
+        return tuple, None, obj
+    if t is list:
+        return list, None, obj
+    if t is dict:
+        keys = tuple(obj.keys())
+        return dict, keys, [obj[k] for k in keys]
+    if obj is None:
+        return type(None), None, ()
+    node = _NODES.get(t)
+    if node is not None:
+        children, aux = node[0](obj)
+        return t, aux, children
+    if _is_namedtuple(obj):
+        return t, None, tuple(obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        names = tuple(f.name for f in dataclasses.fields(obj))
+        return t, names, [getattr(obj, n) for n in names]
+    return None
+
+
+def flatten(obj: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, TreeDef]:
+    """Leaves in depth-first order, and the structure."""
+    leaves: list = []
+
+    def rec(o) -> TreeDef:
+        if is_leaf is not None and is_leaf(o):
+            leaves.append(o)
+            return LEAF
+        c = _children(o)
+        if c is None:
+            leaves.append(o)
+            return LEAF
+        kind, aux, children = c
+        return TreeDef(kind, aux, tuple(rec(ch) for ch in children))
+
+    tree = rec(obj)
+    return leaves, tree
+
+
+def unflatten(tree: TreeDef, leaves) -> Any:
+    it = iter(leaves)
+
+    def rec(t: TreeDef):
+        if t.kind is None:
+            return next(it)
+        kids = [rec(c) for c in t.children]
+        k = t.kind
+        if k is tuple:
+            return tuple(kids)
+        if k is list:
+            return kids
+        if k is dict:
+            return dict(zip(t.aux, kids))
+        if k is type(None):
+            return None
+        node = _NODES.get(k)
+        if node is not None:
+            return node[1](t.aux, kids)
+        if issubclass(k, tuple):  # namedtuple
+            return k(*kids)
+        obj = object.__new__(k)  # dataclass (frozen ones included)
+        for name, v in zip(t.aux, kids):
+            object.__setattr__(obj, name, v)
+        return obj
+
+    return rec(tree)
+
+
+def tree_map(f: Callable, obj: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    leaves, tree = flatten(obj, is_leaf)
+    return unflatten(tree, [f(x) for x in leaves])

@@ -1,0 +1,101 @@
+"""Tracing a Python function into a ``func.func @main`` of a fresh StableHLO module."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from .context import TraceContext, tracing
+from .numpy_api.convert import stack_objects
+from .pytree import TreeDef, flatten, unflatten
+from .traced import TracedRArray, TracedRNumber
+
+InputSpec = tuple[tuple[int, ...], np.dtype, bool]  # shape, dtype, weak (traced Python scalar)
+
+
+@dataclass
+class TracedProgram:
+    """The result of tracing: the module and how its inputs/outputs map to Python values."""
+
+    tc: TraceContext
+    module: ir.Module
+    input_specs: list[InputSpec]
+    output_specs: list[tuple[tuple[int, ...], np.dtype]]
+    out_tree: TreeDef
+    # per leaf of the result: int k -> k-th module output; ("input", i) -> the caller's
+    # i-th input object itself (returned as is, as NumPy would); ("static", value) otherwise
+    out_leaves: list[Any]
+    # (input index, output index): input i was updated in place; output j is its new value
+    aliases: list[tuple[int, int]] = field(default_factory=list)
+
+    def text(self) -> str:
+        return str(self.module)
+
+
+def trace(
+    fn: Callable,
+    leaves: Sequence[Any],
+    tree: TreeDef,
+    inputs: dict[int, InputSpec],
+    *,
+    name: str = "main",
+) -> TracedProgram:
+    """Trace ``fn(*args, **kwargs)`` where ``unflatten(tree, leaves) == (args, kwargs)``;
+    ``inputs`` maps the positions of runtime-input leaves to their specs. Every other leaf is
+    passed to ``fn`` as it is (a static value)."""
+    tc = TraceContext()
+    order = sorted(inputs)
+    specs = [inputs[i] for i in order]
+    with tracing(tc):
+        f = tc.new_function(name, [tc.tensor_type(s, d) for s, d, _ in specs], public=True)
+        block_args = list(f.entry_block.arguments)
+        with tc.insert_into(f.entry_block):
+            tracers = []
+            for (shape, dt, weak), a in zip(specs, block_args):
+                t = TracedRNumber(a, shape, dt, weak) if shape == () else TracedRArray(a, shape, dt)
+                tracers.append(t)
+            new_leaves = list(leaves)
+            for pos, t in zip(order, tracers):
+                new_leaves[pos] = t
+            args, kwargs = unflatten(tree, new_leaves)
+            result = fn(*args, **kwargs)
+            outputs, out_leaves, out_tree = _collect_outputs(result, tracers)
+            aliases = []
+            for k, (t, a) in enumerate(zip(tracers, block_args)):
+                if t.value != a:  # rebound by x[...] = v / x += v: an in-place update
+                    aliases.append((k, len(outputs)))
+                    outputs.append(t)
+        tc.finish_function(f, [o.value for o in outputs])
+    return TracedProgram(
+        tc=tc,
+        module=tc.module,
+        input_specs=specs,
+        output_specs=[(o.shape, o.dtype) for o in outputs],
+        out_tree=out_tree,
+        out_leaves=out_leaves,
+        aliases=aliases,
+    )
+
+
+def _collect_outputs(result, inputs: list[TracedRArray]):
+    """Traced leaves become module outputs, except the input tracers themselves (the caller
+    gets its own object back); object arrays of tracers are stacked; anything else is
+    returned to the caller as it is."""
+    leaves, tree = flatten(result, is_leaf=lambda x: isinstance(x, (TracedRArray, np.ndarray)))
+    input_pos = {id(t): i for i, t in enumerate(inputs)}
+    outputs: list[TracedRArray] = []
+    desc: list[Any] = []
+    for leaf in leaves:
+        if isinstance(leaf, np.ndarray) and leaf.dtype == object:
+            leaf = stack_objects(leaf)
+        if id(leaf) in input_pos:
+            desc.append(("input", input_pos[id(leaf)]))
+        elif isinstance(leaf, TracedRArray):
+            desc.append(len(outputs))
+            outputs.append(leaf)
+        else:
+            desc.append(("static", leaf))
+    return outputs, desc, tree

@@ -1,0 +1,146 @@
+"""``TracedRArray`` and ``TracedRNumber``: the values user code sees while it is traced.
+
+A traced array holds an MLIR ``Value`` plus its shape and dtype (kept in Python so shape rules
+never query MLIR). Operators, methods and NumPy's protocols (``__array_ufunc__``,
+``__array_function__``) all go to ``numpy_api``, which records StableHLO ops.
+
+Traced arrays are mutable handles: ``x[i] = v`` and ``x += v`` rebind ``x`` to a new value,
+which is how in-place updates of a compiled function's arguments are detected.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from .array_methods import NumpyArrayMethods
+from .errors import ConcretizationError, describe
+
+_CONCRETE_HINT = (
+    "the value is only known when the compiled program runs; use reactant.cond / "
+    "reactant.while_loop for data-dependent control flow, np.where for a data-dependent "
+    "choice, or pass the Python value as a static argument (or to_rarray(..., "
+    "track_numbers=True) to make it a runtime input)"
+)
+
+
+class TracedRArray(NumpyArrayMethods):
+    """A symbolic array inside a trace: an MLIR value with a static shape and dtype."""
+
+    __slots__ = ("value", "shape", "dtype", "__weakref__")
+    __array_priority__ = 1000  # win over ndarray in mixed binary operators
+
+    def __init__(self, value: ir.Value, shape: tuple[int, ...], dtype: np.dtype):
+        self.value = value
+        self.shape = shape
+        self.dtype = dtype
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}<{describe(self)}>"
+
+    # -- NumPy protocols --------------------------------------------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from .numpy_api import dispatch_ufunc
+
+        return dispatch_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from .numpy_api import dispatch_function
+
+        return dispatch_function(func, args, kwargs)
+
+    def __array__(self, dtype=None, copy=None):
+        # NumPy asks for this when a traced value sits in a list given to np.asarray/np.array.
+        # Hand back a 0-d object array holding the tracer; numpy_api turns object arrays of
+        # tracers back into one traced array (stack) wherever they meet traced code.
+        if dtype is not None and np.dtype(dtype) != np.dtype(object):
+            raise ConcretizationError(
+                f"cannot convert traced {describe(self)} to a NumPy array of {np.dtype(dtype)}",
+                hint=_CONCRETE_HINT,
+            )
+        out = np.empty((), dtype=object)
+        out[()] = self
+        return out
+
+    # -- concretization errors --------------------------------------------------------------
+    def _concrete(self, what: str):
+        raise ConcretizationError(
+            f"{what} needs a concrete value, but this is traced {describe(self)}",
+            hint=_CONCRETE_HINT,
+        )
+
+    def __bool__(self):
+        self._concrete("a Python `if`/`while`/`and`/`or`/`not`/bool() on a traced value")
+
+    def __float__(self):
+        self._concrete("float()")
+
+    def __int__(self):
+        self._concrete("int()")
+
+    def __complex__(self):
+        self._concrete("complex()")
+
+    def __index__(self):
+        self._concrete("using a traced value as a Python index or size")
+
+    def item(self, *args):
+        self._concrete(".item()")
+
+    def tolist(self):
+        self._concrete(".tolist()")
+
+    __hash__ = None  # mutable handle; like ndarray, not hashable
+
+    # -- indexing ---------------------------------------------------------------------------
+    def __getitem__(self, index):
+        from .numpy_api.indexing import getitem
+
+        return getitem(self, index)
+
+    def __setitem__(self, index, value):
+        from .numpy_api.indexing import setitem
+
+        setitem(self, index, value)
+
+    def _inplace(self, ufunc, other):
+        from .numpy_api import inplace_ufunc
+
+        return inplace_ufunc(ufunc, self, other)
+
+    def _fill(self, value):
+        from .numpy_api.indexing import setitem
+
+        setitem(self, Ellipsis, value)
+
+    @property
+    def at(self):
+        """JAX-style functional updates: ``x.at[idx].set(v)`` / ``.add(v)`` / ``.get()``."""
+        from .numpy_api.indexing import AtIndexer
+
+        return AtIndexer(self)
+
+
+class TracedRNumber(TracedRArray):
+    """A traced 0-d value (a scalar inside the trace). ``weak`` marks a traced Python scalar,
+    which promotes like a Python number (NEP 50) rather than like an array."""
+
+    __slots__ = ("weak",)
+
+    def __init__(self, value: ir.Value, shape: tuple[int, ...], dtype: np.dtype, weak: bool = False):
+        super().__init__(value, shape, dtype)
+        self.weak = weak
+
+
+def wrap(value: ir.Value, shape: tuple[int, ...], dtype: np.dtype) -> TracedRArray:
+    """A traced value of this shape: TracedRNumber for 0-d, TracedRArray otherwise."""
+    if shape == ():
+        return TracedRNumber(value, shape, dtype)
+    return TracedRArray(value, shape, dtype)
+
+
+def is_traced(x: Any) -> bool:
+    return isinstance(x, TracedRArray)
+
