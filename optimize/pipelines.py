@@ -7,14 +7,14 @@ makes some gradients asymptotically cheaper).
 
 from __future__ import annotations
 
-from . import builtin_passes  # noqa: F401  (registers passes)
+from . import autodiff, builtin_passes, eqsat, patterns  # noqa: F401  (register passes)
 from .passes import PASSES
 
 LEVELS: dict[str, list[str]] = {
     "O0": [],
-    "O1": ["inline", "canonicalize", "cse"],
-    "O2": ["inline", "canonicalize", "cse"],
-    "O3": ["inline", "canonicalize", "cse"],
+    "O1": ["inline", "canonicalize", "patterns", "cse"],
+    "O2": ["inline", "canonicalize", "patterns", "cse"],
+    "O3": ["inline", "canonicalize", "patterns", "cse"],
 }
 
 

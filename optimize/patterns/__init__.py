@@ -1,0 +1,5 @@
+"""Named StableHLO rewrite patterns, one table (``PATTERNS``), applied by the ``patterns`` pass.
+
+Each family lives in its own module; importing this package registers them all."""
+
+from ._registry import PATTERNS, Pattern, apply_patterns, enabled, pattern  # noqa: F401

@@ -1,0 +1,102 @@
+"""The rewrite-pattern table and the greedy driver.
+
+A pattern is a Python function ``fn(op, rewriter) -> bool`` registered under a unique name
+with its family, root op and benefit; it returns True when it rewrote ``op`` (and False when
+it does not apply). The driver is MLIR's own greedy pattern driver (folding, dead-code
+removal and worklist included) with an iteration cap, so it always terminates.
+
+Conventions for pattern authors:
+- build new ops with ``with rewriter.ip:`` (insertion point before the matched op) and the
+  location ``op.location``; replace with ``rewriter.replace_op(op, [values])``;
+- never erase an op whose results still have uses (MLIR aborts the process);
+- a pattern must strictly simplify under its family's measure, or its inverse must not be
+  registered, so that the greedy fixpoint exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs._mlir import rewrite as rw
+
+from ..passes import PassOptions, register_pass
+
+PatternFn = Callable[[Any, Any], bool]
+
+
+@dataclass(frozen=True)
+class Pattern:
+    name: str
+    family: str
+    root: str  # op name, e.g. "stablehlo.add"
+    fn: PatternFn
+    benefit: int = 1
+    fast_math: bool = False  # only with PassOptions.fast_math (may change NaN/Inf/-0 results)
+    param: Any = None
+    doc: str = ""
+
+
+PATTERNS: dict[str, Pattern] = {}
+
+
+def pattern(name: str, family: str, root: str | tuple[str, ...], *, benefit: int = 1,
+            fast_math: bool = False, param: Any = None):
+    """Register the decorated ``fn(op, rewriter) -> bool`` as pattern ``name``. ``root`` may
+    be a tuple of op names (one pattern per name, suffixed ``@opname`` when more than one)."""
+
+    def deco(fn: PatternFn) -> PatternFn:
+        roots = (root,) if isinstance(root, str) else tuple(root)
+        for r in roots:
+            key = name if len(roots) == 1 else f"{name}@{r.split('.')[-1]}"
+            if key in PATTERNS:
+                raise ValueError(f"pattern {key!r} registered twice")
+            PATTERNS[key] = Pattern(key, family, r, fn, benefit, fast_math, param,
+                                    (fn.__doc__ or "").strip())
+        return fn
+
+    return deco
+
+
+def enabled(options: PassOptions, *, families: set[str] | None = None,
+            only: set[str] | None = None) -> list[Pattern]:
+    out = []
+    for p in PATTERNS.values():
+        if p.name in options.disabled or p.family in options.disabled:
+            continue
+        if p.fast_math and not options.fast_math:
+            continue
+        if families is not None and p.family not in families:
+            continue
+        if only is not None and p.name not in only:
+            continue
+        out.append(p)
+    return out
+
+
+def _adapt(p: Pattern):
+    fn = p.fn
+
+    def cb(op, rewriter):
+        return not fn(op, rewriter)  # MLIR: falsy return means "matched and rewritten"
+
+    return cb
+
+
+def apply_patterns(module: ir.Module, patterns: list[Pattern], *, max_iterations: int = 16,
+                   max_rewrites: int = 100_000) -> None:
+    """Apply ``patterns`` greedily to a fixpoint (capped) on the whole module, with folding."""
+    ps = rw.RewritePatternSet(module.context)
+    for p in patterns:
+        ps.add(p.root, _adapt(p), benefit=p.benefit)
+    cfg = rw.GreedyRewriteConfig()
+    cfg.max_iterations = max_iterations
+    cfg.max_num_rewrites = max_rewrites
+    rw.apply_patterns_and_fold_greedily(module, ps.freeze(), cfg)
+
+
+@register_pass("patterns")
+def patterns_pass(module: ir.Module, options: PassOptions) -> None:
+    """All enabled rewrite patterns, greedily to a fixpoint."""
+    apply_patterns(module, enabled(options))
