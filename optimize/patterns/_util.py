@@ -33,15 +33,12 @@ def element_type(v: ir.Value) -> ir.Type:
 
 
 def is_float_type(t: ir.Type) -> bool:
-    return any(isinstance_type(t, c) for c in (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type))
+    return isinstance(t, (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type))
 
 
 def is_integer_type(t: ir.Type) -> bool:
-    return ir.IntegerType.isinstance(t)
-
-
-def isinstance_type(t: ir.Type, cls) -> bool:
-    return cls.isinstance(t)
+    """Integers of any width, bool (i1) included."""
+    return isinstance(t, ir.IntegerType)
 
 
 def splat_value(v: ir.Value):
@@ -49,16 +46,12 @@ def splat_value(v: ir.Value):
     op = defining_op(v)
     if op is None or op.operation.name != "stablehlo.constant":
         return None
-    attr = ir.DenseElementsAttr(op.attributes["value"])
-    if not attr.is_splat:
+    attr = op.attributes["value"]
+    if not isinstance(attr, ir.DenseElementsAttr) or not attr.is_splat:
         return None
-    s = attr.get_splat_value()
-    if ir.FloatAttr.isinstance(s):
-        return ir.FloatAttr(s).value
-    if ir.IntegerAttr.isinstance(s):
-        return ir.IntegerAttr(s).value
-    if ir.BoolAttr.isinstance(s):
-        return ir.BoolAttr(s).value
+    s = attr.get_splat_value()  # bindings downcast: FloatAttr / IntegerAttr / BoolAttr
+    if isinstance(s, (ir.FloatAttr, ir.IntegerAttr, ir.BoolAttr)):
+        return s.value
     return None
 
 
@@ -90,8 +83,8 @@ def create(name: str, operands: Sequence[ir.Value], result_types: Sequence[ir.Ty
 def splat_constant(value, type_: ir.RankedTensorType, *, loc: ir.Location) -> ir.Value:
     """A splat ``stablehlo.constant`` of ``type_`` (float, int or bool element)."""
     et = type_.element_type
-    if ir.IntegerType.isinstance(et):
-        width = ir.IntegerType(et).width
+    if isinstance(et, ir.IntegerType):
+        width = et.width
         scalar = ir.BoolAttr.get(bool(value)) if width == 1 else ir.IntegerAttr.get(et, int(value))
     else:
         scalar = ir.FloatAttr.get(et, float(value))
