@@ -90,3 +90,318 @@ def splat_constant(value, type_: ir.RankedTensorType, *, loc: ir.Location) -> ir
         scalar = ir.FloatAttr.get(et, float(value))
     attr = ir.DenseElementsAttr.get_splat(type_, scalar)
     return create("stablehlo.constant", [], [type_], {"value": attr}, loc=loc).result
+
+
+# ---- helpers appended for pattern families A (algebraic, constants, layout, dot, reduce) ----
+
+def np_dtype(t: ir.Type):
+    """The NumPy dtype of an MLIR element type, or None (complex, f8, index, odd widths)."""
+    if isinstance(t, ir.F32Type):
+        return np.dtype(np.float32)
+    if isinstance(t, ir.F64Type):
+        return np.dtype(np.float64)
+    if isinstance(t, ir.F16Type):
+        return np.dtype(np.float16)
+    if isinstance(t, ir.BF16Type):
+        try:
+            import ml_dtypes
+        except ImportError:  # pragma: no cover
+            return None
+        return np.dtype(ml_dtypes.bfloat16)
+    if isinstance(t, ir.IntegerType):
+        w = t.width
+        if w == 1:
+            return np.dtype(np.bool_)
+        if w not in (8, 16, 32, 64):
+            return None
+        return np.dtype(f"{'u' if t.is_unsigned else ''}int{w}")
+    return None
+
+
+def num_elements(v_or_type) -> int:
+    t = v_or_type.type if isinstance(v_or_type, ir.Value) else v_or_type
+    n = 1
+    for d in ir.RankedTensorType(t).shape:
+        n *= d
+    return n
+
+
+def has_one_use(v: ir.Value) -> bool:
+    it = iter(v.uses)
+    return next(it, None) is not None and next(it, None) is None
+
+
+def const_array(v: ir.Value, max_elements: int | None = None):
+    """The value of a ``stablehlo.constant`` as a NumPy array in the element's dtype, or None
+    (not a constant, unsupported element type, or a non-splat bigger than ``max_elements``).
+    A splat is returned as a read-only broadcast view (no materialization)."""
+    op = defining_op(v)
+    if op is None or op.operation.name != "stablehlo.constant":
+        return None
+    attr = op.attributes["value"]
+    if not isinstance(attr, ir.DenseElementsAttr):
+        return None
+    tt = ir.RankedTensorType(attr.type)
+    dt = np_dtype(tt.element_type)
+    if dt is None:
+        return None
+    shape = tuple(tt.shape)
+    if attr.is_splat:
+        s = attr.get_splat_value()
+        if not isinstance(s, (ir.FloatAttr, ir.IntegerAttr, ir.BoolAttr)):
+            return None
+        return np.broadcast_to(np.asarray(s.value).astype(dt), shape)
+    if max_elements is not None and int(np.prod(shape)) > max_elements:
+        return None
+    try:
+        arr = np.array(attr)
+    except Exception:  # e.g. bf16 dense data cannot be read through the buffer protocol
+        return None
+    return arr.astype(dt, copy=False).reshape(shape)
+
+
+def dense_attr(arr, type_: ir.RankedTensorType) -> ir.DenseElementsAttr:
+    """A DenseElementsAttr of ``type_`` holding ``arr`` (a splat when all elements are equal)."""
+    et = type_.element_type
+    dt = np_dtype(et)
+    arr = np.asarray(arr).astype(dt, copy=False)
+    flat = arr.reshape(-1)
+    if flat.size > 0 and (flat.size == 1 or _all_same(flat)):
+        x = flat[0]
+        if isinstance(et, ir.IntegerType):
+            scalar = ir.BoolAttr.get(bool(x)) if et.width == 1 else ir.IntegerAttr.get(et, int(x))
+        else:
+            scalar = ir.FloatAttr.get(et, float(x))
+        return ir.DenseElementsAttr.get_splat(type_, scalar)
+    return ir.DenseElementsAttr.get(np.ascontiguousarray(arr), type=et, shape=list(type_.shape))
+
+
+def _all_same(flat) -> bool:
+    if flat.dtype.kind == "f" or flat.dtype.name == "bfloat16":
+        bits = flat.view(f"u{flat.dtype.itemsize}")
+        return bool((bits == bits[0]).all())
+    return bool((flat == flat[0]).all())
+
+
+def constant_value(arr, type_: ir.RankedTensorType, *, loc: ir.Location) -> ir.Value:
+    """A ``stablehlo.constant`` of ``type_`` holding ``arr``."""
+    return create("stablehlo.constant", [], [type_], {"value": dense_attr(arr, type_)}, loc=loc).result
+
+
+def scalar_value(v: ir.Value):
+    """The Python scalar ``v`` is filled with, when ``v`` is a splat constant, possibly seen
+    through ``broadcast_in_dim`` / ``reshape`` / ``transpose`` (which keep a splat a splat)."""
+    for _ in range(8):
+        s = splat_value(v)
+        if s is not None:
+            return s
+        op = defining_op(v)
+        if op is None or op.operation.name not in (
+                "stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.transpose"):
+            return None
+        v = op.operands[0]
+    return None
+
+
+def is_scalar_value(v: ir.Value, value) -> bool:
+    """``v`` is everywhere ``value`` (same sign for a float zero); sees through broadcasts."""
+    s = scalar_value(v)
+    if s is None:
+        return False
+    if isinstance(s, float) or isinstance(value, float):
+        s, value = float(s), float(value)
+        if np.isnan(value):
+            return bool(np.isnan(s))
+        return s == value and bool(np.signbit(s)) == bool(np.signbit(value))
+    return s == value
+
+
+def all_ones_value(et: ir.Type):
+    """The all-bits-set value of an integer element type (True, -1 or the unsigned max)."""
+    w = ir.IntegerType(et).width
+    if w == 1:
+        return True
+    return (1 << w) - 1 if ir.IntegerType(et).is_unsigned else -1
+
+
+def op_result_type(op) -> ir.RankedTensorType:
+    return ir.RankedTensorType(op.results[0].type)
+
+
+def build(name: str, operands: Sequence[ir.Value], result_type: ir.Type, attributes: dict | None = None,
+          *, loc: ir.Location) -> ir.Value:
+    """One-result op ``name`` with an explicit result type (inside ``with rewriter.ip``)."""
+    return create(name, operands, [result_type], attributes, loc=loc).result
+
+
+def same_type_op(name: str, operands: Sequence[ir.Value], *, loc: ir.Location,
+                 result_elem: ir.Type | None = None) -> ir.Value:
+    """Elementwise op whose result has the first operand's shape (and its element type
+    unless ``result_elem``)."""
+    t = ir.RankedTensorType(operands[0].type)
+    rt = t if result_elem is None else ranked(t.shape, result_elem)
+    return build(name, operands, rt, loc=loc)
+
+
+def broadcast_value(x: ir.Value, shape: Sequence[int], dims: Sequence[int], *, loc: ir.Location) -> ir.Value:
+    """``stablehlo.broadcast_in_dim`` of ``x`` to ``shape`` (element type kept)."""
+    return build("stablehlo.broadcast_in_dim", [x], ranked(shape, element_type(x)),
+                 {"broadcast_dimensions": i64_array(dims)}, loc=loc)
+
+
+def reshape_value(x: ir.Value, shape: Sequence[int], *, loc: ir.Location) -> ir.Value:
+    if tuple(shape) == shape_of(x):
+        return x
+    return build("stablehlo.reshape", [x], ranked(shape, element_type(x)), loc=loc)
+
+
+def transpose_value(x: ir.Value, perm: Sequence[int], *, loc: ir.Location) -> ir.Value:
+    perm = [int(p) for p in perm]
+    if perm == list(range(len(perm))):
+        return x
+    s = shape_of(x)
+    return build("stablehlo.transpose", [x], ranked([s[p] for p in perm], element_type(x)),
+                 {"permutation": i64_array(perm)}, loc=loc)
+
+
+def convert_value(x: ir.Value, elem: ir.Type, *, loc: ir.Location) -> ir.Value:
+    if element_type(x) == elem:
+        return x
+    return build("stablehlo.convert", [x], ranked(shape_of(x), elem), loc=loc)
+
+
+def scalar_constant_like(value, v: ir.Value, *, loc: ir.Location) -> ir.Value:
+    """A splat constant with ``v``'s type."""
+    return splat_constant(value, ir.RankedTensorType(v.type), loc=loc)
+
+
+def dot_dims(op) -> tuple[list[int], list[int], list[int], list[int]]:
+    """(lhs_batch, rhs_batch, lhs_contracting, rhs_contracting) of a ``stablehlo.dot_general``."""
+    from jaxlib.mlir.dialects import stablehlo as _hlo
+    dn = _hlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
+    return (list(dn.lhs_batching_dimensions), list(dn.rhs_batching_dimensions),
+            list(dn.lhs_contracting_dimensions), list(dn.rhs_contracting_dimensions))
+
+
+def dot_general_value(lhs: ir.Value, rhs: ir.Value, lb, rb, lc, rc, result_type: ir.Type, *,
+                      loc: ir.Location, like=None) -> ir.Value:
+    """A ``stablehlo.dot_general``; ``like`` (a dot_general op) lends its precision config
+    and algorithm (swapped by the caller if operands were swapped)."""
+    from jaxlib.mlir.dialects import stablehlo as _hlo
+    attrs = {"dot_dimension_numbers": _hlo.DotDimensionNumbers.get(
+        lhs_batching_dimensions=list(lb), rhs_batching_dimensions=list(rb),
+        lhs_contracting_dimensions=list(lc), rhs_contracting_dimensions=list(rc))}
+    if like is not None:
+        for k in ("precision_config", "algorithm"):
+            if k in like.attributes:
+                attrs[k] = like.attributes[k]
+    return build("stablehlo.dot_general", [lhs, rhs], result_type, attrs, loc=loc)
+
+
+def dot_result_shape(lhs_shape, rhs_shape, lb, rb, lc, rc) -> list[int]:
+    lf = [d for d in range(len(lhs_shape)) if d not in lb and d not in lc]
+    rf = [d for d in range(len(rhs_shape)) if d not in rb and d not in rc]
+    return [lhs_shape[d] for d in lb] + [lhs_shape[d] for d in lf] + [rhs_shape[d] for d in rf]
+
+
+REDUCE_KINDS = ("stablehlo.add", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum",
+                "stablehlo.and", "stablehlo.or")
+
+
+def reduce_kind(op) -> str | None:
+    """For a single-input ``stablehlo.reduce`` whose body is ``return op(arg0, arg1)`` (either
+    order) with ``op`` one of REDUCE_KINDS, that op's name; else None."""
+    if op.operation.name != "stablehlo.reduce" or len(op.operands) != 2:
+        return None
+    blocks = op.regions[0].blocks
+    if len(blocks) != 1:
+        return None
+    block = blocks[0]
+    ops = list(block.operations)
+    if len(ops) != 2 or ops[1].operation.name != "stablehlo.return":
+        return None
+    body = ops[0]
+    name = body.operation.name
+    if name not in REDUCE_KINDS or len(body.operands) != 2:
+        return None
+    args = list(block.arguments)
+    if len(args) != 2 or len(ops[1].operands) != 1 or ops[1].operands[0] != body.results[0]:
+        return None
+    if {body.operands[0], body.operands[1]} != {args[0], args[1]} or body.operands[0] == body.operands[1]:
+        return None
+    return name
+
+
+def reduce_identity(kind: str, et: ir.Type):
+    """The identity of a reduction kind for element type ``et`` (a Python scalar), or None."""
+    dt = np_dtype(et)
+    if dt is None:
+        return None
+    isf = dt.kind == "f" or dt.name == "bfloat16"
+    if kind == "stablehlo.add":
+        return 0.0 if isf else (False if dt == np.bool_ else 0)
+    if kind == "stablehlo.multiply":
+        return 1.0 if isf else (True if dt == np.bool_ else 1)
+    if kind == "stablehlo.maximum":
+        if isf:
+            return float("-inf")
+        return False if dt == np.bool_ else int(np.iinfo(dt).min)
+    if kind == "stablehlo.minimum":
+        if isf:
+            return float("inf")
+        return True if dt == np.bool_ else int(np.iinfo(dt).max)
+    if kind == "stablehlo.and" and not isf:
+        return all_ones_value(et)
+    if kind == "stablehlo.or" and not isf:
+        return False if dt == np.bool_ else 0
+    return None
+
+
+def is_reduce_identity(init: ir.Value, kind: str) -> bool:
+    """``init`` is the identity of ``kind`` (for add, either float zero: XLA treats a reduce's
+    init as an identity that it may apply any number of times)."""
+    ident = reduce_identity(kind, element_type(init))
+    if ident is None:
+        return False
+    s = scalar_value(init)
+    if s is None:
+        return False
+    if isinstance(ident, float):
+        return float(s) == ident
+    return s == ident
+
+
+def reduce_value(x: ir.Value, init: ir.Value, dims: Sequence[int], kind: str, *,
+                 loc: ir.Location) -> ir.Value:
+    """A single-input ``stablehlo.reduce`` of ``x`` over ``dims`` with body ``kind``."""
+    dims = sorted(int(d) for d in dims)
+    s = shape_of(x)
+    et = element_type(x)
+    rt = ranked([s[i] for i in range(len(s)) if i not in dims], et)
+    op = create("stablehlo.reduce", [x, init], [rt], {"dimensions": i64_array(dims)}, loc=loc,
+                regions=1)
+    st = ranked([], et)
+    block = op.regions[0].blocks.append(st, st)
+    with ir.InsertionPoint(block):
+        r = build(kind, [block.arguments[0], block.arguments[1]], st, loc=loc)
+        create("stablehlo.return", [r], [], loc=loc)
+    return op.result
+
+
+def broadcast_source(v: ir.Value):
+    """For ``v = broadcast_in_dim(x, dims)``: (x, dims); else None."""
+    op = defining_op(v)
+    if op is None or op.operation.name != "stablehlo.broadcast_in_dim":
+        return None
+    return op.operands[0], i64_list(op.attributes["broadcast_dimensions"])
+
+
+def is_rank0_broadcast(v: ir.Value):
+    """The rank-0 tensor ``s`` when ``v`` is ``broadcast_in_dim(s, [])`` or a rank-0 value;
+    a splat constant gives None (use scalar_value for those)."""
+    if len(shape_of(v)) == 0 and splat_value(v) is None:
+        return v
+    b = broadcast_source(v)
+    if b is not None and len(shape_of(b[0])) == 0:
+        return b[0]
+    return None
