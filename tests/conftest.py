@@ -5,6 +5,10 @@ import os
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 
+import sys  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))  # tests/npcheck.py: shared NumPy comparison helpers
+
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 

@@ -180,8 +180,9 @@ def _square(x):
 
 
 def _reciprocal(x):
-    if x.dtype.kind in "iu":
-        return _int_floor_divmod(_c(x, 1), x)[0] if x.dtype.kind == "u" else ops.divide(_c(x, 1), x)
+    if x.dtype.kind in "iu":  # C integer division, and NumPy's 0 for 1/0
+        zero = ops.compare(x, _zero(x), "EQ")
+        return _where(zero, _zero(x), ops.divide(_c(x, 1), _where(zero, _c(x, 1), x)))
     return ops.divide(_c(x, 1), x)
 
 
@@ -207,7 +208,11 @@ def _int_identity(fn):
     """floor/ceil/rint/trunc are identities on integers (NumPy keeps the int dtype)."""
 
     def body(x):
-        return x if x.dtype.kind in "iub" else fn(x)
+        if x.dtype.kind in "iub":
+            return x
+        if is_complex(x.dtype):  # NumPy rounds both parts
+            return ops.complex_(fn(ops.real(x)), fn(ops.imag(x)))
+        return fn(x)
 
     return body
 
