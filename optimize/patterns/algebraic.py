@@ -1,0 +1,819 @@
+"""Algebraic identities and strength reduction on elementwise StableHLO ops.
+
+Exactness rules. A pattern here is on by default only if it gives bit-identical results
+(up to the rounding of the ops it leaves), NaN/Inf and the sign of zero included, for every
+input of the element types it accepts. Identities that only hold for finite inputs or up to
+the sign of zero (``x*0 → 0``, ``x+(+0.0) → x``, ``x-x → 0``, ``exp(log x) → x``,
+re-association of float constants, ...) are registered with ``fast_math=True`` (the ``_fast``
+names) and run only with ``PassOptions.fast_math``. Integer arithmetic wraps, so integer
+re-association and cancellation are exact.
+
+Every pattern strictly reduces the op count or replaces an op with a cheaper one of the same
+count (``pow(x,2) → x*x``, ``x/c → x*(1/c)``); none has an inverse registered here, so the
+greedy fixpoint exists.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from ._registry import pattern
+from ._util import (all_ones_value, build, convert_value, defining_op, element_type, is_float_type,
+                    is_scalar_value, np_dtype, scalar_value, same_type_op, splat_constant)
+
+FAMILY = "algebraic"
+
+
+# -- small helpers ---------------------------------------------------------------------------
+
+def _replace(rw, op, v: ir.Value) -> bool:
+    rw.replace_op(op, [v])
+    return True
+
+
+def _is_float(v: ir.Value) -> bool:
+    return is_float_type(element_type(v))
+
+
+def _is_int(v: ir.Value) -> bool:
+    """Integer (bool included)."""
+    return isinstance(element_type(v), ir.IntegerType)
+
+
+def _is_bool(v: ir.Value) -> bool:
+    et = element_type(v)
+    return isinstance(et, ir.IntegerType) and ir.IntegerType(et).width == 1
+
+
+def _is_signed_int(v: ir.Value) -> bool:
+    et = element_type(v)
+    return (isinstance(et, ir.IntegerType) and ir.IntegerType(et).width > 1
+            and not ir.IntegerType(et).is_unsigned)
+
+
+def _def(v: ir.Value, name: str):
+    """The defining op of ``v`` if it is ``stablehlo.<name>``, else None."""
+    op = defining_op(v)
+    if op is not None and op.operation.name == "stablehlo." + name:
+        return op
+    return None
+
+
+def _pairs(op):
+    a, b = op.operands[0], op.operands[1]
+    return ((a, b), (b, a))
+
+
+def _is_zero_exact(x: ir.Value, z: ir.Value) -> bool:
+    """``z`` is the exact additive identity for ``x``: integer 0, float -0.0."""
+    if _is_int(x):
+        return is_scalar_value(z, 0)
+    return _is_float(x) and is_scalar_value(z, -0.0)
+
+
+def _is_pos_zero_float(x: ir.Value, z: ir.Value) -> bool:
+    return _is_float(x) and is_scalar_value(z, 0.0)
+
+
+def _zero_like(v: ir.Value, loc) -> ir.Value:
+    return splat_constant(0, ir.RankedTensorType(v.type), loc=loc)
+
+
+def _neg(x: ir.Value, loc) -> ir.Value:
+    return same_type_op("stablehlo.negate", [x], loc=loc)
+
+
+def _direction(op) -> str:
+    return hlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value
+
+
+def _compare_type(op) -> str | None:
+    if "compare_type" in op.attributes:
+        return hlo.ComparisonTypeAttr(op.attributes["compare_type"]).value
+    return None
+
+
+# -- add / subtract --------------------------------------------------------------------------
+
+@pattern("add_zero", FAMILY, "stablehlo.add", benefit=3)
+def add_zero(op, rw):
+    """x + 0 → x and 0 + x → x for integers; x + (-0.0) → x for floats (exact)."""
+    for x, z in _pairs(op):
+        if _is_zero_exact(x, z):
+            return _replace(rw, op, x)
+    return False
+
+
+@pattern("add_zero_fast", FAMILY, "stablehlo.add", benefit=3, fast_math=True)
+def add_zero_fast(op, rw):
+    """x + (+0.0) → x for floats (wrong for x = -0.0)."""
+    for x, z in _pairs(op):
+        if _is_pos_zero_float(x, z):
+            return _replace(rw, op, x)
+    return False
+
+
+@pattern("sub_zero", FAMILY, "stablehlo.subtract", benefit=3)
+def sub_zero(op, rw):
+    """x - 0 → x (integers; floats with +0.0, which is exact: -0 - 0 = -0)."""
+    x, z = op.operands
+    if (_is_int(x) and is_scalar_value(z, 0)) or _is_pos_zero_float(x, z):
+        return _replace(rw, op, x)
+    return False
+
+
+@pattern("sub_zero_fast", FAMILY, "stablehlo.subtract", benefit=3, fast_math=True)
+def sub_zero_fast(op, rw):
+    """x - (-0.0) → x for floats (wrong for x = -0.0)."""
+    x, z = op.operands
+    if _is_float(x) and is_scalar_value(z, -0.0):
+        return _replace(rw, op, x)
+    return False
+
+
+@pattern("sub_self", FAMILY, "stablehlo.subtract", benefit=3)
+def sub_self(op, rw):
+    """x - x → 0 for integers."""
+    x, y = op.operands
+    if x == y and _is_int(x):
+        with rw.ip:
+            return _replace(rw, op, _zero_like(x, op.location))
+    return False
+
+
+@pattern("sub_self_fast", FAMILY, "stablehlo.subtract", benefit=3, fast_math=True)
+def sub_self_fast(op, rw):
+    """x - x → 0 for floats (wrong for Inf/NaN)."""
+    x, y = op.operands
+    if x == y and _is_float(x):
+        with rw.ip:
+            return _replace(rw, op, _zero_like(x, op.location))
+    return False
+
+
+@pattern("zero_sub", FAMILY, "stablehlo.subtract", benefit=2)
+def zero_sub(op, rw):
+    """0 - x → -x for signed integers; (-0.0) - x → -x for floats (exact)."""
+    z, x = op.operands
+    if (_is_signed_int(x) and is_scalar_value(z, 0)) or (_is_float(x) and is_scalar_value(z, -0.0)):
+        with rw.ip:
+            return _replace(rw, op, _neg(x, op.location))
+    return False
+
+
+@pattern("zero_sub_fast", FAMILY, "stablehlo.subtract", benefit=2, fast_math=True)
+def zero_sub_fast(op, rw):
+    """(+0.0) - x → -x for floats (wrong sign of zero for x = +0.0)."""
+    z, x = op.operands
+    if _is_pos_zero_float(x, z):
+        with rw.ip:
+            return _replace(rw, op, _neg(x, op.location))
+    return False
+
+
+@pattern("add_neg", FAMILY, "stablehlo.add", benefit=2)
+def add_neg(op, rw):
+    """a + (-b) → a - b and (-b) + a → a - b (IEEE defines a - b as a + (-b))."""
+    for a, nb in _pairs(op):
+        n = _def(nb, "negate")
+        if n is not None:
+            with rw.ip:
+                return _replace(rw, op, same_type_op("stablehlo.subtract", [a, n.operands[0]],
+                                                     loc=op.location))
+    return False
+
+
+@pattern("sub_neg", FAMILY, "stablehlo.subtract", benefit=2)
+def sub_neg(op, rw):
+    """a - (-b) → a + b."""
+    a, nb = op.operands
+    n = _def(nb, "negate")
+    if n is not None:
+        with rw.ip:
+            return _replace(rw, op, same_type_op("stablehlo.add", [a, n.operands[0]], loc=op.location))
+    return False
+
+
+@pattern("neg_sub", FAMILY, "stablehlo.negate", benefit=2)
+def neg_sub(op, rw):
+    """-(a - b) → b - a for integers."""
+    s = _def(op.operands[0], "subtract")
+    if s is not None and _is_int(op.operands[0]):
+        with rw.ip:
+            return _replace(rw, op, same_type_op("stablehlo.subtract", [s.operands[1], s.operands[0]],
+                                                 loc=op.location))
+    return False
+
+
+@pattern("neg_sub_fast", FAMILY, "stablehlo.negate", benefit=2, fast_math=True)
+def neg_sub_fast(op, rw):
+    """-(a - b) → b - a for floats (a == b gives -0.0 before, +0.0 after)."""
+    s = _def(op.operands[0], "subtract")
+    if s is not None and _is_float(op.operands[0]):
+        with rw.ip:
+            return _replace(rw, op, same_type_op("stablehlo.subtract", [s.operands[1], s.operands[0]],
+                                                 loc=op.location))
+    return False
+
+
+def _cancel_sub_of_add(op, rw, ok) -> bool:
+    """(a + b) - b → a, (a + b) - a → b."""
+    s, y = op.operands
+    a = _def(s, "add")
+    if a is None or not ok(y):
+        return False
+    p, q = a.operands
+    if q == y:
+        return _replace(rw, op, p)
+    if p == y:
+        return _replace(rw, op, q)
+    return False
+
+
+def _cancel_add_of_sub(op, rw, ok) -> bool:
+    """(a - b) + b → a and b + (a - b) → a."""
+    for s, y in _pairs(op):
+        d = _def(s, "subtract")
+        if d is not None and ok(y) and d.operands[1] == y:
+            return _replace(rw, op, d.operands[0])
+    return False
+
+
+@pattern("sub_add_cancel", FAMILY, "stablehlo.subtract", benefit=2)
+def sub_add_cancel(op, rw):
+    """(a + b) - b → a for integers (wrapping arithmetic is a group)."""
+    return _cancel_sub_of_add(op, rw, _is_int)
+
+
+@pattern("sub_add_cancel_fast", FAMILY, "stablehlo.subtract", benefit=2, fast_math=True)
+def sub_add_cancel_fast(op, rw):
+    """(a + b) - b → a for floats (not exact: rounding, overflow)."""
+    return _cancel_sub_of_add(op, rw, _is_float)
+
+
+@pattern("add_sub_cancel", FAMILY, "stablehlo.add", benefit=2)
+def add_sub_cancel(op, rw):
+    """(a - b) + b → a for integers."""
+    return _cancel_add_of_sub(op, rw, _is_int)
+
+
+@pattern("add_sub_cancel_fast", FAMILY, "stablehlo.add", benefit=2, fast_math=True)
+def add_sub_cancel_fast(op, rw):
+    """(a - b) + b → a for floats (not exact)."""
+    return _cancel_add_of_sub(op, rw, _is_float)
+
+
+def _const_reassoc(op, rw, ok) -> bool:
+    """(x op c1) op c2 → x op (c1 op c2) for splat constants c1, c2 (op add or multiply)."""
+    name = op.operation.name
+    for inner, c2 in _pairs(op):
+        s2 = scalar_value(c2)
+        if s2 is None or not ok(inner):
+            continue
+        d = defining_op(inner)
+        if d is None or d.operation.name != name:
+            continue
+        for x, c1 in _pairs(d):
+            s1 = scalar_value(c1)
+            if s1 is None or scalar_value(x) is not None:
+                continue
+            dt = np_dtype(element_type(x))
+            if dt is None:
+                return False
+            with np.errstate(all="ignore"):
+                a, b = np.array(s1).astype(dt), np.array(s2).astype(dt)
+                c = (a + b) if name == "stablehlo.add" else (a * b)
+            with rw.ip:
+                k = splat_constant(c.item(), ir.RankedTensorType(x.type), loc=op.location)
+                return _replace(rw, op, same_type_op(name, [x, k], loc=op.location))
+    return False
+
+
+def _int_not_bool(v):
+    return _is_int(v) and not _is_bool(v)
+
+
+@pattern("add_const_reassoc", FAMILY, "stablehlo.add", benefit=2)
+def add_const_reassoc(op, rw):
+    """(x + c1) + c2 → x + (c1 + c2) for integers (wrapping)."""
+    return _const_reassoc(op, rw, _int_not_bool)
+
+
+@pattern("mul_const_reassoc", FAMILY, "stablehlo.multiply", benefit=2)
+def mul_const_reassoc(op, rw):
+    """(x * c1) * c2 → x * (c1 * c2) for integers (wrapping)."""
+    return _const_reassoc(op, rw, _int_not_bool)
+
+
+@pattern("add_const_reassoc_fast", FAMILY, "stablehlo.add", benefit=2, fast_math=True)
+def add_const_reassoc_fast(op, rw):
+    """(x + c1) + c2 → x + (c1 + c2) for floats (rounding changes)."""
+    return _const_reassoc(op, rw, _is_float)
+
+
+@pattern("mul_const_reassoc_fast", FAMILY, "stablehlo.multiply", benefit=2, fast_math=True)
+def mul_const_reassoc_fast(op, rw):
+    """(x * c1) * c2 → x * (c1 * c2) for floats (rounding, overflow changes)."""
+    return _const_reassoc(op, rw, _is_float)
+
+
+# -- multiply / divide -----------------------------------------------------------------------
+
+@pattern("mul_one", FAMILY, "stablehlo.multiply", benefit=3)
+def mul_one(op, rw):
+    """x * 1 → x and 1 * x → x (any element type)."""
+    for x, o in _pairs(op):
+        if is_scalar_value(o, 1 if _is_int(x) else 1.0):
+            return _replace(rw, op, x)
+    return False
+
+
+@pattern("mul_zero", FAMILY, "stablehlo.multiply", benefit=3)
+def mul_zero(op, rw):
+    """x * 0 → 0 for integers (bool included)."""
+    for x, z in _pairs(op):
+        if _is_int(x) and is_scalar_value(z, 0):
+            return _replace(rw, op, z) if z.type == op.results[0].type else _with_zero(rw, op)
+    return False
+
+
+def _with_zero(rw, op):
+    with rw.ip:
+        return _replace(rw, op, _zero_like(op.results[0], op.location))
+
+
+@pattern("mul_zero_fast", FAMILY, "stablehlo.multiply", benefit=3, fast_math=True)
+def mul_zero_fast(op, rw):
+    """x * 0.0 → 0.0 for floats (wrong for Inf/NaN and for the sign of zero)."""
+    for x, z in _pairs(op):
+        if _is_float(x) and scalar_value(z) is not None and float(scalar_value(z)) == 0.0:
+            return _with_zero(rw, op)
+    return False
+
+
+@pattern("mul_neg_one", FAMILY, "stablehlo.multiply", benefit=2)
+def mul_neg_one(op, rw):
+    """x * -1 → -x (floats, signed integers; exact, INT_MIN included)."""
+    for x, m in _pairs(op):
+        if (_is_float(x) and is_scalar_value(m, -1.0)) or (_is_signed_int(x) and is_scalar_value(m, -1)):
+            with rw.ip:
+                return _replace(rw, op, _neg(x, op.location))
+    return False
+
+
+@pattern("mul_neg_neg", FAMILY, "stablehlo.multiply", benefit=2)
+def mul_neg_neg(op, rw):
+    """(-a) * (-b) → a * b."""
+    na, nb = _def(op.operands[0], "negate"), _def(op.operands[1], "negate")
+    if na is not None and nb is not None:
+        with rw.ip:
+            return _replace(rw, op, same_type_op("stablehlo.multiply", [na.operands[0], nb.operands[0]],
+                                                 loc=op.location))
+    return False
+
+
+@pattern("div_neg_neg", FAMILY, "stablehlo.divide", benefit=2)
+def div_neg_neg(op, rw):
+    """(-a) / (-b) → a / b for floats."""
+    na, nb = _def(op.operands[0], "negate"), _def(op.operands[1], "negate")
+    if na is not None and nb is not None and _is_float(op.operands[0]):
+        with rw.ip:
+            return _replace(rw, op, same_type_op("stablehlo.divide", [na.operands[0], nb.operands[0]],
+                                                 loc=op.location))
+    return False
+
+
+@pattern("neg_mul_const", FAMILY, "stablehlo.negate", benefit=2)
+def neg_mul_const(op, rw):
+    """-(x * c) → x * (-c) for a splat constant c (floats, signed integers)."""
+    m = _def(op.operands[0], "multiply")
+    if m is None:
+        return False
+    v = op.operands[0]
+    if not (_is_float(v) or _is_signed_int(v)):
+        return False
+    for x, c in _pairs(m):
+        s = scalar_value(c)
+        if s is None or scalar_value(x) is not None:
+            continue
+        dt = np_dtype(element_type(x))
+        if dt is None:
+            return False
+        with np.errstate(all="ignore"):
+            nc = (-np.array(s).astype(dt)).item()
+        with rw.ip:
+            k = splat_constant(nc, ir.RankedTensorType(x.type), loc=op.location)
+            return _replace(rw, op, same_type_op("stablehlo.multiply", [x, k], loc=op.location))
+    return False
+
+
+@pattern("div_one", FAMILY, "stablehlo.divide", benefit=3)
+def div_one(op, rw):
+    """x / 1 → x."""
+    x, o = op.operands
+    if is_scalar_value(o, 1 if _is_int(x) else 1.0):
+        return _replace(rw, op, x)
+    return False
+
+
+@pattern("div_neg_one", FAMILY, "stablehlo.divide", benefit=2)
+def div_neg_one(op, rw):
+    """x / -1 → -x for floats."""
+    x, o = op.operands
+    if _is_float(x) and is_scalar_value(o, -1.0):
+        with rw.ip:
+            return _replace(rw, op, _neg(x, op.location))
+    return False
+
+
+def _reciprocal_splat(op, exact_only: bool):
+    x, c = op.operands
+    if not _is_float(x):
+        return None
+    s = scalar_value(c)
+    if s is None:
+        return None
+    dt = np_dtype(element_type(x))
+    if dt is None:
+        return None
+    cv = np.array(s).astype(dt)
+    if not np.isfinite(cv) or cv == 0:
+        return None
+    with np.errstate(all="ignore"):
+        r = (np.array(1.0, dtype=np.float64) / cv.astype(np.float64)).astype(dt)
+    if not np.isfinite(r) or abs(float(r)) < float(np.finfo(dt).tiny):
+        return None  # 1/c overflows or is subnormal: x*(1/c) would not round like x/c
+    if exact_only:
+        m, _ = np.frexp(float(cv))
+        if abs(m) != 0.5:  # c is not a power of two
+            return None
+    return float(r)
+
+
+@pattern("div_pow2", FAMILY, "stablehlo.divide", benefit=2)
+def div_pow2(op, rw):
+    """x / c → x * (1/c) for a float splat c = ±2^k whose reciprocal is a normal number
+    (then both round the same real number once: exact)."""
+    r = _reciprocal_splat(op, exact_only=True)
+    if r is None:
+        return False
+    x = op.operands[0]
+    with rw.ip:
+        k = splat_constant(r, ir.RankedTensorType(x.type), loc=op.location)
+        return _replace(rw, op, same_type_op("stablehlo.multiply", [x, k], loc=op.location))
+
+
+@pattern("div_const_fast", FAMILY, "stablehlo.divide", benefit=1, fast_math=True)
+def div_const_fast(op, rw):
+    """x / c → x * (1/c) for any finite float splat c (one extra rounding)."""
+    r = _reciprocal_splat(op, exact_only=False)
+    if r is None:
+        return False
+    x = op.operands[0]
+    with rw.ip:
+        k = splat_constant(r, ir.RankedTensorType(x.type), loc=op.location)
+        return _replace(rw, op, same_type_op("stablehlo.multiply", [x, k], loc=op.location))
+
+
+@pattern("div_self_fast", FAMILY, "stablehlo.divide", benefit=3, fast_math=True)
+def div_self_fast(op, rw):
+    """x / x → 1 for floats (wrong for 0, Inf, NaN)."""
+    x, y = op.operands
+    if x == y and _is_float(x):
+        with rw.ip:
+            return _replace(rw, op, splat_constant(1.0, ir.RankedTensorType(x.type), loc=op.location))
+    return False
+
+
+@pattern("remainder_one", FAMILY, "stablehlo.remainder", benefit=3)
+def remainder_one(op, rw):
+    """x rem ±1 → 0 for integers."""
+    x, o = op.operands
+    if _int_not_bool(x) and (is_scalar_value(o, 1) or (_is_signed_int(x) and is_scalar_value(o, -1))):
+        return _with_zero(rw, op)
+    return False
+
+
+# -- unary involutions and idempotents ---------------------------------------------------------
+
+@pattern("neg_neg", FAMILY, "stablehlo.negate", benefit=3)
+def neg_neg(op, rw):
+    """-(-x) → x."""
+    n = _def(op.operands[0], "negate")
+    if n is not None:
+        return _replace(rw, op, n.operands[0])
+    return False
+
+
+@pattern("abs_abs", FAMILY, "stablehlo.abs", benefit=3)
+def abs_abs(op, rw):
+    """abs(abs x) → abs x."""
+    a = _def(op.operands[0], "abs")
+    if a is not None and a.results[0].type == op.results[0].type:
+        return _replace(rw, op, op.operands[0])
+    return False
+
+
+@pattern("abs_neg", FAMILY, "stablehlo.abs", benefit=2)
+def abs_neg(op, rw):
+    """abs(-x) → abs(x)."""
+    n = _def(op.operands[0], "negate")
+    if n is not None:
+        with rw.ip:
+            return _replace(rw, op, build("stablehlo.abs", [n.operands[0]], op.results[0].type,
+                                          loc=op.location))
+    return False
+
+
+@pattern("abs_square", FAMILY, "stablehlo.abs", benefit=2)
+def abs_square(op, rw):
+    """abs(x * x) → x * x for floats (a square is never negative; NaN stays NaN)."""
+    m = _def(op.operands[0], "multiply")
+    if m is not None and m.operands[0] == m.operands[1] and _is_float(op.operands[0]):
+        return _replace(rw, op, op.operands[0])
+    return False
+
+
+_ROUNDING = ("stablehlo.floor", "stablehlo.ceil", "stablehlo.round_nearest_even",
+             "stablehlo.round_nearest_afz")
+
+
+@pattern("round_of_integral", FAMILY, _ROUNDING, benefit=3)
+def round_of_integral(op, rw):
+    """floor/ceil/round of a value that is already integral (another rounding op, or a
+    float converted from an integer) → that value."""
+    x = op.operands[0]
+    d = defining_op(x)
+    if d is None:
+        return False
+    if d.operation.name in _ROUNDING:
+        return _replace(rw, op, x)
+    if d.operation.name == "stablehlo.convert" and _is_int(d.operands[0]) and _is_float(x):
+        return _replace(rw, op, x)
+    return False
+
+
+# -- exp / log / sqrt / pow ------------------------------------------------------------------
+
+@pattern("exp_log_fast", FAMILY, "stablehlo.exponential", benefit=3, fast_math=True)
+def exp_log_fast(op, rw):
+    """exp(log x) → x (wrong for x < 0 and up to rounding)."""
+    lg = _def(op.operands[0], "log")
+    if lg is not None:
+        return _replace(rw, op, lg.operands[0])
+    return False
+
+
+@pattern("log_exp_fast", FAMILY, "stablehlo.log", benefit=3, fast_math=True)
+def log_exp_fast(op, rw):
+    """log(exp x) → x (exp overflows to Inf for large x, so not exact)."""
+    e = _def(op.operands[0], "exponential")
+    if e is not None:
+        return _replace(rw, op, e.operands[0])
+    return False
+
+
+@pattern("sqrt_mul_self_fast", FAMILY, "stablehlo.multiply", benefit=3, fast_math=True)
+def sqrt_mul_self_fast(op, rw):
+    """sqrt(x) * sqrt(x) → x (wrong for x < 0 and up to rounding)."""
+    a, b = op.operands
+    s1, s2 = _def(a, "sqrt"), _def(b, "sqrt")
+    if s1 is not None and s2 is not None and s1.operands[0] == s2.operands[0]:
+        return _replace(rw, op, s1.operands[0])
+    return False
+
+
+@pattern("sqrt_square_fast", FAMILY, "stablehlo.sqrt", benefit=3, fast_math=True)
+def sqrt_square_fast(op, rw):
+    """sqrt(x * x) → abs(x) (x*x overflows for large x)."""
+    m = _def(op.operands[0], "multiply")
+    if m is not None and m.operands[0] == m.operands[1]:
+        with rw.ip:
+            return _replace(rw, op, same_type_op("stablehlo.abs", [m.operands[0]], loc=op.location))
+    return False
+
+
+def _pow_exponent(op):
+    x, e = op.operands
+    s = scalar_value(e)
+    if s is None:
+        return None
+    return float(s)
+
+
+@pattern("pow_two", FAMILY, "stablehlo.power", benefit=2)
+def pow_two(op, rw):
+    """pow(x, 2) → x * x."""
+    if _pow_exponent(op) == 2.0:
+        x = op.operands[0]
+        with rw.ip:
+            return _replace(rw, op, same_type_op("stablehlo.multiply", [x, x], loc=op.location))
+    return False
+
+
+@pattern("pow_one", FAMILY, "stablehlo.power", benefit=3)
+def pow_one(op, rw):
+    """pow(x, 1) → x."""
+    if _pow_exponent(op) == 1.0:
+        return _replace(rw, op, op.operands[0])
+    return False
+
+
+@pattern("pow_zero", FAMILY, "stablehlo.power", benefit=3)
+def pow_zero(op, rw):
+    """pow(x, 0) → 1 (IEEE pow(x, ±0) is 1 for every x, NaN included; integers too)."""
+    if _pow_exponent(op) == 0.0:
+        x = op.operands[0]
+        with rw.ip:
+            return _replace(rw, op, splat_constant(1, ir.RankedTensorType(x.type), loc=op.location))
+    return False
+
+
+@pattern("pow_neg_one", FAMILY, "stablehlo.power", benefit=2)
+def pow_neg_one(op, rw):
+    """pow(x, -1) → 1 / x for floats."""
+    x = op.operands[0]
+    if _is_float(x) and _pow_exponent(op) == -1.0:
+        with rw.ip:
+            one = splat_constant(1.0, ir.RankedTensorType(x.type), loc=op.location)
+            return _replace(rw, op, same_type_op("stablehlo.divide", [one, x], loc=op.location))
+    return False
+
+
+@pattern("pow_half_fast", FAMILY, "stablehlo.power", benefit=2, fast_math=True)
+def pow_half_fast(op, rw):
+    """pow(x, 0.5) → sqrt(x) (differs at -0.0 and -Inf)."""
+    x = op.operands[0]
+    if _is_float(x) and _pow_exponent(op) == 0.5:
+        with rw.ip:
+            return _replace(rw, op, same_type_op("stablehlo.sqrt", [x], loc=op.location))
+    return False
+
+
+@pattern("pow_neg_half_fast", FAMILY, "stablehlo.power", benefit=2, fast_math=True)
+def pow_neg_half_fast(op, rw):
+    """pow(x, -0.5) → rsqrt(x) (differs at -0.0, -Inf, and in rounding)."""
+    x = op.operands[0]
+    if _is_float(x) and _pow_exponent(op) == -0.5:
+        with rw.ip:
+            return _replace(rw, op, same_type_op("stablehlo.rsqrt", [x], loc=op.location))
+    return False
+
+
+# -- convert ---------------------------------------------------------------------------------
+
+_MANTISSA = {ir.F16Type: 11, ir.BF16Type: 8, ir.F32Type: 24, ir.F64Type: 53}
+_FWIDTH = {ir.F16Type: 16, ir.BF16Type: 16, ir.F32Type: 32, ir.F64Type: 64}
+
+
+def _mantissa(t):
+    for k, v in _MANTISSA.items():
+        if isinstance(t, k):
+            return v
+    return None
+
+
+def lossless(src: ir.Type, dst: ir.Type) -> bool:
+    """Every value of element type ``src`` converts to ``dst`` exactly (and back)."""
+    if src == dst:
+        return True
+    if isinstance(src, ir.IntegerType):
+        s = ir.IntegerType(src)
+        if isinstance(dst, ir.IntegerType):
+            d = ir.IntegerType(dst)
+            if s.width == 1:
+                return True
+            if d.width == 1:
+                return False
+            if s.is_unsigned:
+                return d.width >= s.width if d.is_unsigned else d.width > s.width
+            return (not d.is_unsigned) and d.width >= s.width
+        p = _mantissa(dst)
+        if p is None:
+            return False
+        if s.width == 1:
+            return True
+        return s.width <= p if s.is_unsigned else s.width - 1 <= p
+    ps, pd = _mantissa(src), _mantissa(dst)
+    if ps is None or pd is None:
+        return False
+    if isinstance(src, ir.BF16Type):
+        return isinstance(dst, (ir.F32Type, ir.F64Type))
+    if isinstance(src, ir.F16Type):
+        return isinstance(dst, (ir.F32Type, ir.F64Type))
+    if isinstance(src, ir.F32Type):
+        return isinstance(dst, ir.F64Type)
+    return False
+
+
+@pattern("convert_noop", FAMILY, "stablehlo.convert", benefit=3)
+def convert_noop(op, rw):
+    """convert(x) to x's own type → x."""
+    if op.operands[0].type == op.results[0].type:
+        return _replace(rw, op, op.operands[0])
+    return False
+
+
+@pattern("convert_convert", FAMILY, "stablehlo.convert", benefit=2)
+def convert_convert(op, rw):
+    """convert(convert(x : A → B) → C) → convert(x : A → C) when A → B is lossless (and not
+    float → integer at the end); x itself when C == A."""
+    inner = _def(op.operands[0], "convert")
+    if inner is None:
+        return False
+    x = inner.operands[0]
+    a, b, c = element_type(x), element_type(op.operands[0]), element_type(op.results[0])
+    if not lossless(a, b):
+        return False
+    if is_float_type(a) and isinstance(c, ir.IntegerType):
+        return False
+    with rw.ip:
+        return _replace(rw, op, convert_value(x, c, loc=op.location))
+
+
+# -- compare / logic -------------------------------------------------------------------------
+
+# (select, compare and and/or logic are family B's ``select.py``; only what it leaves out is here)
+
+_SELF_TRUE = {"EQ": True, "LE": True, "GE": True, "NE": False, "LT": False, "GT": False}
+
+
+def _bool_splat_like(v: ir.Value, value: bool, loc) -> ir.Value:
+    return splat_constant(bool(value), ir.RankedTensorType(v.type), loc=loc)
+
+
+@pattern("compare_self_fast", FAMILY, "stablehlo.compare", benefit=3, fast_math=True)
+def compare_self_fast(op, rw):
+    """compare(x, x) → constant for floats (wrong for NaN)."""
+    x, y = op.operands
+    if x == y and _is_float(x) and _compare_type(op) != "TOTALORDER":
+        with rw.ip:
+            return _replace(rw, op, _bool_splat_like(op.results[0], _SELF_TRUE[_direction(op)],
+                                                     op.location))
+    return False
+
+
+@pattern("xor_const", FAMILY, "stablehlo.xor", benefit=3)
+def xor_const(op, rw):
+    """x ^ 0 → x; x ^ all-ones → not x (integers and booleans)."""
+    for x, k in _pairs(op):
+        if not _is_int(x) or x.type != op.results[0].type:
+            return False
+        s = scalar_value(k)
+        if s is None:
+            continue
+        if s == 0:
+            return _replace(rw, op, x)
+        if (bool(s) if _is_bool(x) else s == all_ones_value(element_type(x))):
+            with rw.ip:
+                return _replace(rw, op, same_type_op("stablehlo.not", [x], loc=op.location))
+    return False
+
+
+@pattern("shift_zero", FAMILY, ("stablehlo.shift_left", "stablehlo.shift_right_arithmetic",
+                                "stablehlo.shift_right_logical"), benefit=3)
+def shift_zero(op, rw):
+    """x << 0 → x, x >> 0 → x."""
+    if is_scalar_value(op.operands[1], 0):
+        return _replace(rw, op, op.operands[0])
+    return False
+
+
+# -- min / max -------------------------------------------------------------------------------
+
+@pattern("minmax_self", FAMILY, ("stablehlo.minimum", "stablehlo.maximum"), benefit=3)
+def minmax_self(op, rw):
+    """min(x, x) → x, max(x, x) → x."""
+    if op.operands[0] == op.operands[1]:
+        return _replace(rw, op, op.operands[0])
+    return False
+
+
+@pattern("minmax_identity", FAMILY, ("stablehlo.minimum", "stablehlo.maximum"), benefit=3)
+def minmax_identity(op, rw):
+    """max(x, -Inf) → x, min(x, +Inf) → x (NaN propagates either way); integer min/max
+    values likewise."""
+    is_max = op.operation.name == "stablehlo.maximum"
+    for x, k in _pairs(op):
+        s = scalar_value(k)
+        if s is None:
+            continue
+        if _is_float(x):
+            ident = float("-inf") if is_max else float("inf")
+            if float(s) == ident:
+                return _replace(rw, op, x)
+        elif _is_int(x):
+            dt = np_dtype(element_type(x))
+            if dt is None:
+                continue
+            if dt == np.bool_:
+                ident = False if is_max else True
+                if bool(s) == ident:
+                    return _replace(rw, op, x)
+                continue
+            ident = int(np.iinfo(dt).min if is_max else np.iinfo(dt).max)
+            if s == ident:
+                return _replace(rw, op, x)
+    return False
