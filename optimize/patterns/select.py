@@ -1,0 +1,470 @@
+"""Family ``select``: select / compare / boolean logic / clamp simplifications.
+
+Every rewrite is exact: float compares are only inverted or folded where NaN cannot change
+the answer (EQ/NE, TOTALORDER, or constants evaluated with IEEE semantics); rewrites that
+would change NaN or signed-zero results live behind ``fast_math``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from ._registry import pattern
+from ._util import (
+    _int_view, _NP_CMP, all_ones_value, build, compare_attrs, compare_parts, const_array,
+    defining_op, element_type, has_one_use, int_range, is_float_type, np_dtype, op_name,
+    ranked, scalar_value, shape_of, splat_constant, constant_value,
+)
+
+FAMILY = "select"
+_FOLD_LIMIT = 1 << 16
+
+_INVERSE = {"EQ": "NE", "NE": "EQ", "LT": "GE", "GE": "LT", "LE": "GT", "GT": "LE"}
+_SWAP = {"EQ": "EQ", "NE": "NE", "LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE"}
+
+
+def _bool_scalar(v):
+    s = scalar_value(v)
+    if s is None:
+        return None
+    return bool(s)
+
+
+def _is_int(v) -> bool:
+    et = element_type(v)
+    return isinstance(et, ir.IntegerType) and ir.IntegerType(et).width > 1
+
+
+def _is_bool(v) -> bool:
+    et = element_type(v)
+    return isinstance(et, ir.IntegerType) and ir.IntegerType(et).width == 1
+
+
+def _exact_compare_type(op) -> bool:
+    """The compare is over integers (or a total order), so x<=y <=> !(x>y) etc."""
+    _, ct = compare_parts(op)
+    a = op.operands[0]
+    if ct == "TOTALORDER":
+        return True
+    return isinstance(element_type(a), ir.IntegerType)
+
+
+def _to_result_shape(p: ir.Value, result_type: ir.RankedTensorType, loc) -> ir.Value:
+    """``p`` with ``result_type``'s shape (broadcast a rank-0 ``p``)."""
+    if shape_of(p) == tuple(result_type.shape):
+        return p
+    return build("stablehlo.broadcast_in_dim", [p], ranked(result_type.shape, element_type(p)),
+                 {"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])}, loc=loc)
+
+
+def _select_parts(op):
+    return op.operands[0], op.operands[1], op.operands[2]
+
+
+# -- select ----------------------------------------------------------------------------------
+
+@pattern("select_const_pred", FAMILY, "stablehlo.select", benefit=3)
+def select_const_pred(op, rewriter):
+    """select(true, a, b) -> a; select(false, a, b) -> b (splat predicate)."""
+    p, a, b = _select_parts(op)
+    s = _bool_scalar(p)
+    if s is None:
+        return False
+    rewriter.replace_op(op, [a if s else b])
+    return True
+
+
+@pattern("select_one_zero_to_convert", FAMILY, "stablehlo.select", benefit=1)
+def select_one_zero_to_convert(op, rewriter):
+    """select(p, 1, 0) -> convert(p); select(p, 0, 1) -> convert(not p) (int/float results)."""
+    p, a, b = _select_parts(op)
+    et = element_type(a)
+    if _is_bool(a) or np_dtype(et) is None:
+        return False
+    sa, sb = scalar_value(a), scalar_value(b)
+    if sa is None or sb is None:
+        return False
+
+    def is_(s, v):
+        if isinstance(s, float):
+            return s == v and not np.signbit(s)
+        return s == v
+
+    if is_(sa, 1) and is_(sb, 0):
+        neg = False
+    elif is_(sa, 0) and is_(sb, 1):
+        neg = True
+    else:
+        return False
+    rt = ir.RankedTensorType(op.results[0].type)
+    with rewriter.ip:
+        q = build("stablehlo.not", [p], p.type, loc=op.location) if neg else p
+        q = _to_result_shape(q, rt, op.location)
+        r = build("stablehlo.convert", [q], rt, loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+@pattern("select_broadcast_scalar_pred", FAMILY, "stablehlo.select", benefit=1)
+def select_broadcast_scalar_pred(op, rewriter):
+    """select(broadcast_in_dim(p: tensor<i1>), a, b) -> select(p, a, b) (rank-0 predicate)."""
+    p, a, b = _select_parts(op)
+    d = defining_op(p)
+    if d is None or d.operation.name != "stablehlo.broadcast_in_dim":
+        return False
+    src = d.operands[0]
+    if shape_of(src) != () or shape_of(p) == ():
+        return False
+    if scalar_value(p) is not None:  # select_const_pred handles it
+        return False
+    with rewriter.ip:
+        r = build("stablehlo.select", [src, a, b], op.results[0].type, loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+@pattern("select_bool_to_logic", FAMILY, "stablehlo.select", benefit=2)
+def select_bool_to_logic(op, rewriter):
+    """For booleans: select(p, q, false) -> and(p, q); select(p, true, q) -> or(p, q)."""
+    p, a, b = _select_parts(op)
+    if not _is_bool(a) or p.type != op.results[0].type:
+        return False
+    sa, sb = _bool_scalar(a), _bool_scalar(b)
+    if sa is not None and sb is not None:
+        return False  # select_bool_branches / select_const_pred
+    if sb is False:
+        name, other = "stablehlo.and", a
+    elif sa is True:
+        name, other = "stablehlo.or", b
+    else:
+        return False
+    with rewriter.ip:
+        r = build(name, [p, other], op.results[0].type, loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+@pattern("select_merge_common_branch", FAMILY, "stablehlo.select", benefit=1)
+def select_merge_common_branch(op, rewriter):
+    """select(p, select(q, a, b), b) -> select(and(p, q), a, b);
+    select(p, a, select(q, a, b)) -> select(or(p, q), a, b) (same-shaped predicates)."""
+    p, a, b = _select_parts(op)
+    if p.type != ir.RankedTensorType.get(shape_of(a), ir.IntegerType.get_signless(1)):
+        return False
+    da, db = defining_op(a), defining_op(b)
+    if da is not None and da.operation.name == "stablehlo.select" and has_one_use(a):
+        q, x, y = _select_parts(da)
+        if y == b and q.type == p.type and q != p:
+            with rewriter.ip:
+                pq = build("stablehlo.and", [p, q], p.type, loc=op.location)
+                r = build("stablehlo.select", [pq, x, b], op.results[0].type, loc=op.location)
+            rewriter.replace_op(op, [r])
+            return True
+    if db is not None and db.operation.name == "stablehlo.select" and has_one_use(b):
+        q, x, y = _select_parts(db)
+        if x == a and q.type == p.type and q != p:
+            with rewriter.ip:
+                pq = build("stablehlo.or", [p, q], p.type, loc=op.location)
+                r = build("stablehlo.select", [pq, a, y], op.results[0].type, loc=op.location)
+            rewriter.replace_op(op, [r])
+            return True
+    return False
+
+
+@pattern("select_eq_const_identity", FAMILY, "stablehlo.select", benefit=2)
+def select_eq_const_identity(op, rewriter):
+    """select(x == c, c, x) -> x and select(x != c, x, c) -> x (integers, or a float c that
+    is neither zero nor NaN, where equality means identical bits)."""
+    p, a, b = _select_parts(op)
+    c = defining_op(p)
+    if c is None or c.operation.name != "stablehlo.compare" or shape_of(p) != shape_of(a):
+        return False
+    direction, ct = compare_parts(c)
+    if direction == "EQ":
+        k, x = a, b
+    elif direction == "NE":
+        x, k = a, b
+    else:
+        return False
+    ops_ = list(c.operands)
+    if not ((ops_[0] == x and ops_[1] == k) or (ops_[1] == x and ops_[0] == k)):
+        return False
+    et = element_type(x)
+    if is_float_type(et):
+        s = scalar_value(k)
+        if s is None or s == 0 or s != s or ct == "TOTALORDER":
+            return False
+    elif not _is_int(x) and not _is_bool(x):
+        return False
+    if x.type != op.results[0].type:
+        return False
+    rewriter.replace_op(op, [x])
+    return True
+
+
+# -- compare ---------------------------------------------------------------------------------
+
+def _compare_fold_constants_value(op):
+    a, b = op.operands
+    direction, ct = compare_parts(op)
+    if ct == "TOTALORDER":
+        return None
+    x = const_array(a, _FOLD_LIMIT)
+    y = const_array(b, _FOLD_LIMIT)
+    if x is None or y is None:
+        return None
+    if x.dtype.kind not in "biuf" or x.dtype.name == "bfloat16":
+        return None
+    with np.errstate(all="ignore"):
+        return _NP_CMP[direction](_int_view(x, ct), _int_view(y, ct))
+
+
+@pattern("compare_fold_constants", FAMILY, "stablehlo.compare", benefit=3)
+def compare_fold_constants(op, rewriter):
+    """compare(c1, c2) -> constant (IEEE semantics for floats; size-capped)."""
+    res = _compare_fold_constants_value(op)
+    if res is None:
+        return False
+    rt = ir.RankedTensorType(op.results[0].type)
+    with rewriter.ip:
+        r = constant_value(np.broadcast_to(res, tuple(rt.shape)), rt, loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+def _range_decides(direction, ra, rb):
+    (la, ha), (lb, hb) = ra, rb
+    if direction == "LT":
+        return True if ha < lb else (False if la >= hb else None)
+    if direction == "LE":
+        return True if ha <= lb else (False if la > hb else None)
+    if direction == "GT":
+        return True if la > hb else (False if ha <= lb else None)
+    if direction == "GE":
+        return True if la >= hb else (False if ha < lb else None)
+    if direction == "EQ":
+        if la == ha == lb == hb:
+            return True
+        return False if (ha < lb or hb < la) else None
+    if direction == "NE":
+        if la == ha == lb == hb:
+            return False
+        return True if (ha < lb or hb < la) else None
+    return None
+
+
+@pattern("compare_range_fold", FAMILY, "stablehlo.compare", benefit=2)
+def compare_range_fold(op, rewriter):
+    """compare(a, b) -> constant when the value ranges of integer a and b decide it
+    (e.g. iota < 0 is false everywhere)."""
+    a, b = op.operands
+    if not _is_int(a):
+        return False
+    direction, ct = compare_parts(op)
+    ra, rb = int_range(a), int_range(b)
+    if ra is None or rb is None:
+        return False
+    unsigned_type = ir.IntegerType(element_type(a)).is_unsigned
+    if ct == "UNSIGNED" and not unsigned_type and (ra[0] < 0 or rb[0] < 0):
+        return False
+    if ct == "SIGNED" and unsigned_type:
+        return False
+    if ra[0] == ra[1] and rb[0] == rb[1] and defining_op(a) is not None \
+            and op_name(a) == "stablehlo.constant" and op_name(b) == "stablehlo.constant":
+        return False  # compare_fold_constants
+    val = _range_decides(direction, ra, rb)
+    if val is None:
+        return False
+    with rewriter.ip:
+        r = splat_constant(val, ir.RankedTensorType(op.results[0].type), loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+def _is_constant_like(v) -> bool:
+    return scalar_value(v) is not None or op_name(v) == "stablehlo.constant"
+
+
+@pattern("compare_const_to_rhs", FAMILY, "stablehlo.compare", benefit=1)
+def compare_const_to_rhs(op, rewriter):
+    """compare(c, x) -> compare(x, c) with the swapped direction (canonical form)."""
+    a, b = op.operands
+    if not _is_constant_like(a) or _is_constant_like(b):
+        return False
+    direction, ct = compare_parts(op)
+    with rewriter.ip:
+        r = build("stablehlo.compare", [b, a], op.results[0].type,
+                  compare_attrs(_SWAP[direction], ct), loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+@pattern("compare_of_select_consts", FAMILY, "stablehlo.compare", benefit=2)
+def compare_of_select_consts(op, rewriter):
+    """compare(select(p, c1, c2), c3) -> select(p, c1 ? c3, c2 ? c3) with the compares folded
+    (splat constants; the select then simplifies to p, not p or a constant)."""
+    a, b = op.operands
+    d = defining_op(a)
+    if d is None or d.operation.name != "stablehlo.select" or not has_one_use(a):
+        return False
+    p, x, y = _select_parts(d)
+    sx, sy, sb = scalar_value(x), scalar_value(y), scalar_value(b)
+    if sx is None or sy is None or sb is None:
+        return False
+    direction, ct = compare_parts(op)
+    if ct == "TOTALORDER":
+        return False
+    dt = np_dtype(element_type(a))
+    if dt is None or dt.name == "bfloat16":
+        return False
+    with np.errstate(all="ignore"):
+        vx = bool(_NP_CMP[direction](_int_view(np.array([sx], dt), ct), _int_view(np.array([sb], dt), ct))[0])
+        vy = bool(_NP_CMP[direction](_int_view(np.array([sy], dt), ct), _int_view(np.array([sb], dt), ct))[0])
+    rt = ir.RankedTensorType(op.results[0].type)
+    with rewriter.ip:
+        if vx == vy:
+            r = splat_constant(vx, rt, loc=op.location)
+        else:
+            q = p if vx else build("stablehlo.not", [p], p.type, loc=op.location)
+            r = _to_result_shape(q, rt, op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+def _widening_source(v):
+    """For v = convert(x) widening an integer without changing signedness: x."""
+    d = defining_op(v)
+    if d is None or d.operation.name != "stablehlo.convert":
+        return None
+    x = d.operands[0]
+    src, dst = element_type(x), element_type(v)
+    if not (isinstance(src, ir.IntegerType) and isinstance(dst, ir.IntegerType)):
+        return None
+    s, t = ir.IntegerType(src), ir.IntegerType(dst)
+    if s.width == 1 or s.width >= t.width or s.is_unsigned != t.is_unsigned:
+        return None
+    return x
+
+
+@pattern("compare_convert_widen", FAMILY, "stablehlo.compare", benefit=1)
+def compare_convert_widen(op, rewriter):
+    """compare(convert(x), convert(y)) -> compare(x, y) for sign-preserving integer widening;
+    compare(convert(x), c) -> compare(x, c') when the constant c fits x's type."""
+    a, b = op.operands
+    xa = _widening_source(a)
+    if xa is None:
+        return False
+    direction, ct = compare_parts(op)
+    unsigned = ir.IntegerType(element_type(a)).is_unsigned
+    if ct not in (None, "UNSIGNED" if unsigned else "SIGNED"):
+        return False
+    xb = _widening_source(b)
+    if xb is not None:
+        if element_type(xb) != element_type(xa):
+            return False
+        new_b = xb
+        with rewriter.ip:
+            r = build("stablehlo.compare", [xa, new_b], op.results[0].type,
+                      compare_attrs(direction, ct), loc=op.location)
+        rewriter.replace_op(op, [r])
+        return True
+    s = scalar_value(b)
+    if s is None:
+        return False
+    dt = np_dtype(element_type(xa))
+    info = np.iinfo(dt)
+    if not (int(info.min) <= int(s) <= int(info.max)):
+        return False
+    with rewriter.ip:
+        k = splat_constant(int(s), ir.RankedTensorType(xa.type), loc=op.location)
+        r = build("stablehlo.compare", [xa, k], op.results[0].type,
+                  compare_attrs(direction, ct), loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+# -- clamp -----------------------------------------------------------------------------------
+
+def _clamp_bound(v, lower: bool):
+    s = scalar_value(v)
+    if s is not None:
+        return s
+    a = const_array(v, _FOLD_LIMIT)
+    if a is None or a.size == 0:
+        return None
+    return a.max() if lower else a.min()
+
+
+@pattern("clamp_covering", FAMILY, "stablehlo.clamp", benefit=2)
+def clamp_covering(op, rewriter):
+    """clamp(lo, x, hi) -> x when [lo, hi] covers the element type's range (ints) or is
+    [-inf, inf] (floats), or when x's known value range lies within [lo, hi] (ints)."""
+    lo_v, x, hi_v = op.operands
+    if x.type != op.results[0].type:
+        return False
+    et = element_type(x)
+    lo, hi = _clamp_bound(lo_v, True), _clamp_bound(hi_v, False)
+    if lo is None or hi is None:
+        return False
+    if is_float_type(et):
+        ok = np.isneginf(lo) and np.isposinf(hi)
+    elif _is_int(x):
+        dt = np_dtype(et)
+        if dt is None:
+            return False
+        info = np.iinfo(dt)
+        lo, hi = int(lo), int(hi)
+        ok = lo <= int(info.min) and hi >= int(info.max)
+        if not ok:
+            r = int_range(x)
+            ok = r is not None and lo <= r[0] and r[1] <= hi
+    else:
+        return False
+    if not ok:
+        return False
+    rewriter.replace_op(op, [x])
+    return True
+
+@pattern("clamp_clamp", FAMILY, "stablehlo.clamp", benefit=2)
+def clamp_clamp(op, rewriter):
+    """clamp(a, clamp(b, x, c), d) -> clamp(max(a,b), x, min(c,d)) for integer scalar constant
+    bounds (a constant when the intervals do not meet)."""
+    lo1, inner, hi1 = op.operands
+    d = defining_op(inner)
+    if d is None or d.operation.name != "stablehlo.clamp" or not _is_int(inner):
+        return False
+    lo2, x, hi2 = d.operands
+    b = [scalar_value(v) for v in (lo1, hi1, lo2, hi2)]
+    if any(v is None for v in b) or any(shape_of(v) != () for v in (lo1, hi1, lo2, hi2)):
+        return False
+    a_, d_, b_, c_ = (int(v) for v in b)
+    if b_ > c_ or a_ > d_:
+        return False
+    lo, hi = max(a_, b_), min(c_, d_)
+    et = ir.RankedTensorType(lo1.type)
+    with rewriter.ip:
+        if lo > hi:  # disjoint: everything ends at the outer clamp of the inner interval
+            val = a_ if c_ < a_ else d_
+            r = splat_constant(val, ir.RankedTensorType(op.results[0].type), loc=op.location)
+        else:
+            r = build("stablehlo.clamp", [splat_constant(lo, et, loc=op.location), x,
+                                          splat_constant(hi, et, loc=op.location)],
+                      op.results[0].type, loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+@pattern("clamp_fold_constants", FAMILY, "stablehlo.clamp", benefit=3)
+def clamp_fold_constants(op, rewriter):
+    """clamp(lo, c, hi) with all-constant integer operands -> constant."""
+    lo, x, hi = op.operands
+    if not _is_int(x):
+        return False
+    arrs = [const_array(v, _FOLD_LIMIT) for v in (lo, x, hi)]
+    if any(a is None for a in arrs):
+        return False
+    rt = ir.RankedTensorType(op.results[0].type)
+    res = np.minimum(np.maximum(arrs[1], arrs[0]), arrs[2])
+    with rewriter.ip:
+        r = constant_value(np.broadcast_to(res, tuple(rt.shape)), rt, loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
