@@ -75,7 +75,9 @@ def stack_objects(arr: np.ndarray, dtype=None) -> TracedRArray:
     elems = list(arr.reshape(-1))
     if not elems:
         return ops.constant(np.zeros(arr.shape, dtype=dtype or np.float64))
-    dt = np.dtype(dtype) if dtype is not None else np.result_type(*[dtype_for_promotion(e) for e in elems])
+    # array construction is not NEP 50 promotion: Python scalars count as int64/float64...
+    dt = np.dtype(dtype) if dtype is not None else np.result_type(
+        *[e.dtype if isinstance(e, TracedRArray) else np.asarray(e).dtype for e in elems])
     traced = [as_traced(e, dt) for e in elems]
     inner = traced[0].shape
     for t in traced:
