@@ -191,8 +191,7 @@ def _basic(x: TracedRArray, entries) -> TracedRArray:
     y = ops.reverse(x, flip)
     y = ops.slice(y, start, limit, strides)
     if dyn:
-        zero = ops.constant(np.int32(0))
-        starts = [_index_scalar(dyn[d], x.shape[d]) if d in dyn else zero for d in range(x.ndim)]
+        starts = _common_index_dtype([_index_scalar(dyn[d], x.shape[d]) if d in dyn else 0 for d in range(x.ndim)])
         sizes = [1 if d in dyn else y.shape[d] for d in range(x.ndim)]
         y = ops.dynamic_slice(y, starts, sizes)
     return ops.reshape(y, tuple(n for n, k in zip(y.shape, keep) if k))
@@ -254,8 +253,8 @@ def setitem(x: TracedRArray, index, value) -> None:
 def updated(x: TracedRArray, index, value, combine=None) -> TracedRArray:
     """The array ``x`` with ``x[index]`` replaced (``combine=None``) or combined with
     ``value`` by ``combine(old, new)`` (scatter semantics: duplicates accumulate)."""
-    if index is Ellipsis or (isinstance(index, tuple) and index == (Ellipsis,)) or (
-        isinstance(index, slice) and index == slice(None)
+    if index is Ellipsis or (isinstance(index, tuple) and len(index) == 1 and index[0] is Ellipsis) or (
+        isinstance(index, slice) and index.start is None and index.stop is None and index.step is None
     ):
         v = broadcast_to(as_traced(value, x.dtype), x.shape)
         return v if combine is None else combine(x, v)
@@ -332,10 +331,17 @@ def _box_update(x: TracedRArray, ix: _Index, v: TracedRArray) -> TracedRArray:
     st = [_index_scalar(s, x.shape[d]) if isinstance(s, TracedRArray) else None for d, s in zip(dims, starts)]
     if all(s is None for s in st) and tuple(sizes) == x.shape:
         return upd
-    idt = next((s.dtype for s in st if s is not None), np.dtype(np.int32))
-    st = [s if s is not None else ops.constant(np.asarray(starts[d], idt)) for d, s in enumerate(st)]
-    st = [ops.convert(s, idt) for s in st]
+    st = _common_index_dtype([s if s is not None else starts[d] for d, s in enumerate(st)])
     return ops.dynamic_update_slice(x, upd, st)
+
+
+def _common_index_dtype(starts) -> list[TracedRArray]:
+    """Start indices of dynamic_slice / dynamic_update_slice must share one integer type;
+    plain ints become constants of it."""
+    wide = any(isinstance(s, TracedRArray) and s.dtype.itemsize == 8 for s in starts)
+    idt = np.dtype(np.int64 if wide else np.int32)
+    return [ops.convert(s, idt) if isinstance(s, TracedRArray) else ops.constant(np.asarray(s, idt))
+            for s in starts]
 
 
 def _masked_update(x, mask, value, combine):

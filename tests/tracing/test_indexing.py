@@ -1,0 +1,175 @@
+"""Indexing vs NumPy: basic, advanced, mixed, masks; writes (x[i] = v, x += v at an index);
+traced indices; x.at[...]; np.add.at, take, take_along_axis; errors."""
+
+import numpy as np
+import pytest
+from npcheck import check
+
+import reactant
+
+X = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+
+STATIC_INDICES = [
+    0, -1, (1, 2), (1, 2, 3), (-1, -2, -3), slice(None), slice(1, None), slice(None, None, 2), slice(None, None, -1),
+    (slice(None), slice(1, 3)), (Ellipsis, 1), (Ellipsis, slice(None, None, -2)), (None, 1), (1, None, Ellipsis, None),
+    (slice(2, 0, -1), slice(None), slice(4, None, -3)), (slice(10, 20),), (slice(-10, 2),),
+    np.array([0, 2]), np.array([[0, 1], [2, 0]]), [0, 2, -1], (np.array([0, 2]), np.array([1, 3])),
+    (slice(None), np.array([0, 3])), (1, np.array([0, 3])), (np.array([0, 2]), slice(None), np.array([1, 4])),
+    (np.array([0, 2]), 1, np.array([1, 4])), (slice(None), np.array([[0], [1]]), np.array([0, 2, 4])),
+    (Ellipsis, np.array([1, 1, 0])), (None, np.array([0, 1]), slice(1, 3)), np.array(1),
+    X[..., 0] > 20, (X[:, :, 0] > 20,), (1, X[0, :, 0] > 5), (slice(None), slice(None), X[0, 0] > 1),
+]
+
+
+@pytest.mark.parametrize("index", STATIC_INDICES, ids=range(len(STATIC_INDICES)))
+def test_getitem_static(index):
+    check(lambda a: a[index], X)
+
+
+@pytest.mark.parametrize("index", STATIC_INDICES, ids=range(len(STATIC_INDICES)))
+def test_setitem_static(index):
+    target_shape = X[index].shape
+
+    def f(a):
+        a[index] = np.arange(int(np.prod(target_shape)), dtype=np.float32).reshape(target_shape) + 100
+        return a
+
+    def g(a):
+        a[index] = -1.0  # scalar broadcast
+        return a
+
+    check(f, X)
+    check(g, X)
+
+
+def test_traced_integer_indices():
+    i = np.int32(2)
+    j = np.int64(-1)
+    idx = np.array([[0, 2], [1, -1]], np.int32)
+    check(lambda a, k: a[k], X, i)
+    check(lambda a, k, l: a[k, 1:3, l], X, i, j)
+    check(lambda a, k: a[k], X, idx)
+    check(lambda a, k: a[:, k, 0], X, idx)
+    check(lambda a, k, l: a[k, l], X, idx, np.array([1, 2], np.int64))
+
+    def setk(a, k, v):
+        a[k] = v
+        return a
+
+    check(setk, X, i, np.float32(7.0))
+    check(setk, X, j, np.float32(7.0))
+
+    def addk(a, k):
+        a[k, 1] += 10
+        return a
+
+    check(addk, X, idx)
+
+
+def test_traced_mask_write_and_where():
+    def f(a):
+        a[a > 30] = 0.0
+        return a
+
+    check(f, X)
+
+    def g(a, m):
+        a[m] = -a.max()
+        return a
+
+    check(g, X, X > 10)
+
+
+def test_traced_mask_read_is_a_clear_error():
+    x = reactant.to_rarray(X)
+
+    @reactant.compile
+    def f(a):
+        return a[a > 3]
+
+    with pytest.raises(reactant.IndexError, match="data-dependent") as e:
+        f(x)
+    assert "return a[a > 3]" in str(e.value)
+
+
+@pytest.mark.parametrize("index,axis_size", [((3,), 3), ((0, 4), 4), ((0, 0, -6), 5), ((np.array([0, 3]),), 3)])
+def test_static_out_of_range_is_a_clear_error(index, axis_size):
+    x = reactant.to_rarray(X)
+
+    @reactant.compile
+    def f(a):
+        return a[index]
+
+    with pytest.raises(reactant.IndexError, match=f"out of bounds for axis .* with size {axis_size}") as e:
+        f(x)
+    assert "test_indexing.py" in str(e.value)
+    with pytest.raises(IndexError):
+        X[index]
+
+
+def test_too_many_indices():
+    x = reactant.to_rarray(X)
+    with pytest.raises(reactant.IndexError, match="too many indices"):
+        reactant.compile(lambda a: a[0, 0, 0, 0])(x)
+
+
+def test_at_functional_updates():
+    idx = np.array([0, 1, 0, 2])
+    v = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+
+    @reactant.compile
+    def f(a, w):
+        return (a.at[idx].add(w[:, None, None]), a.at[idx].set(w[:, None, None]), a.at[0, 1].multiply(3.0),
+                a.at[:, 0].min(10.0), a.at[1].max(30.0), a.at[2, 3].get(), a)
+
+    out = [np.asarray(o) for o in f(reactant.to_rarray(X), reactant.to_rarray(v))]
+    want = [X.copy() for _ in range(5)]
+    np.add.at(want[0], idx, v[:, None, None])
+    want[1][idx] = v[:, None, None]  # duplicates: XLA may apply either write; index 0 gets 1.0 or 3.0
+    want[2][0, 1] *= 3.0
+    want[3][:, 0] = np.minimum(want[3][:, 0], 10.0)
+    want[4][1] = np.maximum(want[4][1], 30.0)
+    np.testing.assert_allclose(out[0], want[0])
+    np.testing.assert_allclose(out[1][1:], want[1][1:])
+    assert np.allclose(out[1][0], 1.0) or np.allclose(out[1][0], 3.0)
+    for k in (2, 3, 4):
+        np.testing.assert_allclose(out[k], want[k])
+    np.testing.assert_allclose(out[5], X[2, 3])
+    np.testing.assert_allclose(out[6], X)  # functional: the input is unchanged
+
+
+def test_ufunc_at_and_segment_sum():
+    ids = np.array([0, 2, 2, 1, 0, 2], np.int32)
+    vals = np.arange(6, dtype=np.float64)
+
+    def seg(v, i):
+        out = np.zeros_like(v, shape=(3,))
+        np.add.at(out, i, v)
+        return out
+
+    check(seg, vals, ids)
+
+
+def test_take_and_take_along_axis():
+    idx = np.array([[0, 2], [1, 1]])
+    check(lambda a: (np.take(a, [0, 2], axis=1), np.take(a, idx), np.take(a, 7), np.take(a, [-1, 9], mode="wrap"),
+                     np.take(a, [10, -2], axis=2, mode="clip")), X)
+    order = np.argsort(X[:, :, 0] % 7, axis=1)
+    check(lambda a, o: np.take_along_axis(a[:, :, 0], o, axis=1), X, order)
+
+    def put(a, o):
+        b = a[:, :, 0]
+        np.put_along_axis(b, o, 0.0, axis=1)
+        return b
+
+    check(put, X, order)
+
+
+def test_item_assignment_of_rows_in_a_loop():
+    def f(a):
+        out = np.zeros_like(a)
+        for i in range(a.shape[0]):
+            out[i] = a[i] * (i + 1)
+        return out
+
+    check(f, X)
