@@ -5,3 +5,4 @@ Each family lives in its own module; importing this package registers them all."
 from ._registry import PATTERNS, Pattern, apply_patterns, enabled, pattern  # noqa: F401
 from . import algebraic  # noqa: F401,E402  (families A)
 from . import select  # noqa: F401,E402  (families B)
+from . import constants  # noqa: F401,E402  (families A)

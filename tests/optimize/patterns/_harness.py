@@ -42,6 +42,7 @@ class Case:
     atol: float = 1e-6
     also: tuple = ()
     run: bool = True
+    zero_sign: bool = True
     id: str = ""
     extra: dict = field(default_factory=dict)
 
@@ -159,26 +160,33 @@ def execute(text: str, args) -> list[np.ndarray]:
 
     exe = compile_text(text)
     _, dev = _backend()
-    outs = exe.execute([jax.device_put(a, dev) for a in args])
-    return [np.asarray(o) for o in outs]
+    with jax.enable_x64(True):  # keep 64-bit inputs 64-bit
+        outs = exe.execute([jax.device_put(np.asarray(a), dev) for a in args])
+        return [np.asarray(o) for o in outs]
 
 
-def assert_same_results(before, after, *, rtol=1e-5, atol=1e-6, what=""):
+def assert_same_results(before, after, *, rtol=1e-5, atol=1e-6, what="", zero_sign=True):
+    """Same shapes and dtypes; floats to tolerance (NaN where NaN, and with ``zero_sign`` the
+    same sign where both are zero); integers and booleans exactly."""
     assert len(before) == len(after), what
     for i, (x, y) in enumerate(zip(before, after)):
         assert x.shape == y.shape and x.dtype == y.dtype, (what, i, x.shape, y.shape, x.dtype, y.dtype)
         if x.dtype.kind in "fc":
             np.testing.assert_allclose(y, x, rtol=rtol, atol=atol, equal_nan=True,
                                        err_msg=f"{what} result {i}")
+            if zero_sign and x.dtype.kind == "f":
+                z = (x == 0) & (y == 0)
+                assert (np.signbit(x[z]) == np.signbit(y[z])).all(), f"{what} result {i}: sign of zero"
         else:
             np.testing.assert_array_equal(y, x, err_msg=f"{what} result {i}")
 
 
 def differential(before: str, after: str, *, inputs="normal", rtol=1e-5, atol=1e-6, seed=0,
-                 what=""):
+                 what="", zero_sign=True):
     rng = np.random.default_rng(seed)
     args = [draw(rng, s, d, inputs) for s, d in main_arg_types(before)]
-    assert_same_results(execute(before, args), execute(after, args), rtol=rtol, atol=atol, what=what)
+    assert_same_results(execute(before, args), execute(after, args), rtol=rtol, atol=atol, what=what,
+                        zero_sign=zero_sign)
 
 
 def check_case(c: Case) -> str:
@@ -197,7 +205,8 @@ def check_case(c: Case) -> str:
     for s in c.lacks:
         assert s not in body, f"{c.name}: did not expect {s!r} in\n{body}"
     if c.run and c.fires:
-        differential(before, after, inputs=c.inputs, rtol=c.rtol, atol=c.atol, what=c.name)
+        differential(before, after, inputs=c.inputs, rtol=c.rtol, atol=c.atol, what=c.name,
+                     zero_sign=c.zero_sign)
     return after
 
 
