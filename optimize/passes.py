@@ -91,7 +91,8 @@ def run_pipeline(
     for i, name in enumerate(names, 1):
         before = count_ops(module) if stats is not None else 0
         t0 = time.perf_counter()
-        PASSES[name](module, options)
+        with module.context, ir.Location.unknown(module.context):  # a default for builders
+            PASSES[name](module, options)
         dt = time.perf_counter() - t0
         if verify:
             module.operation.verify()

@@ -47,6 +47,9 @@ def result_handler(shape: tuple[int, ...], dtype: np.dtype, device):
 
 
 def compile_and_load(client, code: str | bytes, devices: Sequence[Any], options: CompileOptions):
+    # one partition per device, in this order (otherwise PJRT assigns device 0)
+    ids = np.asarray([d.id for d in devices], dtype=np.int64).reshape(1, len(devices))
+    options.device_assignment = xc.DeviceAssignment.create(ids)
     return client.compile_and_load(code, DeviceList(tuple(devices)), options)
 
 

@@ -1,0 +1,177 @@
+"""@reactant.compile: pytree arguments and results, the cache (hits and recompiles), static
+values, track_numbers, in-place updates written back, and donation."""
+
+import dataclasses
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+import reactant
+
+State = namedtuple("State", "pos vel")
+
+
+@dataclasses.dataclass
+class Model:
+    w: object
+    b: object
+    act: str = "tanh"
+
+
+def test_pytree_arguments_and_results():
+    rng = np.random.default_rng(0)
+    w, b = rng.standard_normal((3, 2)), rng.standard_normal(2)
+    x = rng.standard_normal((4, 3))
+    m = reactant.to_rarray(Model(w, b))
+    st = reactant.to_rarray(State(np.ones(3), np.zeros(3)))
+
+    @reactant.compile
+    def f(model, data, state, *, scale):
+        h = data["x"] @ model.w + model.b
+        h = np.tanh(h) if model.act == "tanh" else h
+        return {"h": h * scale, "pair": (h.sum(), [state.pos + state.vel]), "static": model.act,
+                "state": State(state.pos * 2, state.vel)}
+
+    out = f(m, {"x": reactant.to_rarray(x)}, st, scale=2.0)
+    want = np.tanh(x @ w + b) * 2.0
+    np.testing.assert_allclose(np.asarray(out["h"]), want)
+    np.testing.assert_allclose(float(out["pair"][0]), np.tanh(x @ w + b).sum())
+    assert isinstance(out["pair"][0], reactant.ConcreteRNumber)
+    assert isinstance(out["pair"][1], list)
+    assert out["static"] == "tanh"
+    assert isinstance(out["state"], State)
+    np.testing.assert_allclose(np.asarray(out["state"].pos), 2 * np.ones(3))
+    assert out["state"].vel is st.vel  # an input returned unchanged is the caller's own object
+
+
+def test_cache_hits_and_recompiles():
+    calls = []
+
+    @reactant.compile
+    def f(x, k):
+        calls.append(1)  # runs only while tracing
+        return x * k
+
+    a = reactant.to_rarray(np.ones(3, np.float32))
+    b = reactant.to_rarray(np.full(3, 2.0, np.float32))
+    np.testing.assert_allclose(np.asarray(f(a, 2.0)), 2.0)
+    np.testing.assert_allclose(np.asarray(f(b, 2.0)), 4.0)  # same signature: cache hit
+    assert f.compile_count == 1 and len(calls) == 1
+    np.testing.assert_allclose(np.asarray(f(a, 3.0)), 3.0)  # changed Python scalar: recompile
+    assert f.compile_count == 2
+    f(reactant.to_rarray(np.ones(4, np.float32)), 3.0)  # new shape
+    f(reactant.to_rarray(np.ones(3, np.float64)), 3.0)  # new dtype
+    f(a, 3)  # int vs float constant: different key
+    f(a, np.float32(3.0))  # NumPy scalar: keyed by type and value
+    assert f.compile_count == 6
+    for _ in range(3):
+        f(a, 3.0)
+        f(b, 2.0)
+    assert f.compile_count == 6 and len(calls) == 6
+
+
+def test_static_values_in_key_exactly():
+    f = reactant.compile(lambda x, s: x * s)
+    a = reactant.to_rarray(np.ones(2))
+    assert np.asarray(f(a, 0.0))[0] == 0.0 and not np.signbit(np.asarray(f(a, 0.0))[0])
+    assert np.signbit(np.asarray(f(a, -0.0))[0])  # -0.0 is not the cached 0.0
+    assert np.isnan(np.asarray(f(a, float("nan")))[0])
+    c1, c2 = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    np.testing.assert_allclose(np.asarray(f(a, c1)), c1)
+    np.testing.assert_allclose(np.asarray(f(a, c2)), c2)  # NumPy constants keyed by content
+
+
+def test_track_numbers_makes_scalars_runtime_inputs():
+    f = reactant.compile(lambda x, s: x * s, track_numbers=True)
+    a = reactant.to_rarray(np.ones(3, np.float32))
+    for s in (1.0, 2.5, -4.0):
+        out = f(a, s)
+        np.testing.assert_allclose(np.asarray(out), s)
+        assert out.dtype == np.float32  # a tracked Python float stays weakly typed (NEP 50)
+    assert f.compile_count == 1
+    g = reactant.compile(lambda x, s: x * s)
+    n = reactant.to_rarray(2.0, track_numbers=True)
+    for v in (2.0, 5.0):
+        n = reactant.to_rarray(v, track_numbers=True)
+        np.testing.assert_allclose(np.asarray(g(a, n)), v)
+    assert g.compile_count == 1
+
+
+def test_inplace_updates_are_written_back():
+    @reactant.compile
+    def step(x, v, dt):
+        x += v * dt
+        v[0] = 0.0
+        return (x * x).sum()
+
+    x = reactant.to_rarray(np.arange(4.0))
+    v = reactant.to_rarray(np.ones(4))
+    e = step(x, v, 0.5)
+    np.testing.assert_allclose(np.asarray(x), np.arange(4.0) + 0.5)
+    np.testing.assert_allclose(np.asarray(v), [0.0, 1.0, 1.0, 1.0])
+    np.testing.assert_allclose(float(e), ((np.arange(4.0) + 0.5) ** 2).sum())
+    step(x, v, 0.5)
+    np.testing.assert_allclose(np.asarray(x), np.arange(4.0) + [0.5, 1.0, 1.0, 1.0])
+    assert step.compile_count == 1
+    assert "tf.aliasing_output" in reactant.code_hlo(step, x, v, 0.5)
+
+
+def test_updated_argument_passed_twice():
+    @reactant.compile
+    def f(a, b):
+        a += 1
+        return b * 1
+
+    x = reactant.to_rarray(np.zeros(3))
+    out = f(x, x)  # the same buffer cannot be donated and read: reactant copies it
+    np.testing.assert_allclose(np.asarray(x), 1.0)
+    np.testing.assert_allclose(np.asarray(out), 0.0)
+
+
+def test_function_returning_its_mutated_input():
+    @reactant.compile
+    def f(a):
+        a[1:] = 5.0
+        return a
+
+    x = reactant.to_rarray(np.zeros(3))
+    y = f(x)
+    assert y is x
+    np.testing.assert_allclose(np.asarray(x), [0.0, 5.0, 5.0])
+
+
+def test_options_methods_nesting_and_kwargs():
+    inner = reactant.compile(lambda x: np.sin(x))
+
+    @reactant.compile(optimize="O1")
+    def outer(x, *, k=2):
+        return inner(x) * k  # a compiled function called inside a trace is traced inline
+
+    a = reactant.to_rarray(np.linspace(0, 1, 5))
+    np.testing.assert_allclose(np.asarray(outer(a)), 2 * np.sin(np.linspace(0, 1, 5)))
+    np.testing.assert_allclose(np.asarray(outer(a, k=3)), 3 * np.sin(np.linspace(0, 1, 5)))
+    assert inner.compile_count == 0 and outer.compile_count == 2
+
+    class Layer:
+        def __init__(self, s):
+            self.s = s
+
+        @reactant.compile
+        def __call__(self, x):
+            return x * self.s
+
+        def __hash__(self):
+            return hash(self.s)
+
+        def __eq__(self, other):
+            return isinstance(other, Layer) and other.s == self.s
+
+    np.testing.assert_allclose(np.asarray(Layer(3.0)(a)), 3 * np.linspace(0, 1, 5))
+
+
+def test_no_array_arguments_and_constant_results():
+    f = reactant.compile(lambda n: np.arange(n) * 2.0)
+    np.testing.assert_allclose(np.asarray(f(4)), np.arange(4) * 2.0)
+    g = reactant.compile(lambda x: (x.shape, 3, None))
+    assert g(reactant.to_rarray(np.ones((2, 5)))) == ((2, 5), 3, None)
