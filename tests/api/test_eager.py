@@ -1,0 +1,53 @@
+"""Eager NumPy on ConcreteRArrays outside compiled functions (compiled once per op signature)."""
+
+import numpy as np
+
+import reactant
+from reactant import eager
+
+
+def test_eager_arithmetic_and_functions():
+    a_np = np.arange(6.0).reshape(2, 3)
+    a = reactant.to_rarray(a_np)
+    b = reactant.to_rarray(np.ones((2, 3)))
+    r = (a + b) * 2 - a / 3
+    assert isinstance(r, reactant.ConcreteRArray)
+    np.testing.assert_allclose(np.asarray(r), (a_np + 1) * 2 - a_np / 3)
+    np.testing.assert_allclose(np.asarray(np.exp(a)), np.exp(a_np))
+    np.testing.assert_allclose(float(np.sum(a)), a_np.sum())
+    np.testing.assert_allclose(np.asarray(a @ a.T), a_np @ a_np.T)
+    np.testing.assert_allclose(np.asarray(a.mean(axis=0)), a_np.mean(axis=0))
+    np.testing.assert_allclose(np.asarray(np.concatenate([a, b])), np.concatenate([a_np, np.ones((2, 3))]))
+    np.testing.assert_allclose(np.asarray(a[1, ::-1]), a_np[1, ::-1])
+    np.testing.assert_allclose(np.asarray(a + np.ones(3)), a_np + 1)
+    assert np.shape(a) == (2, 3)
+    assert (a > 2).dtype == np.bool_
+
+
+def test_eager_ops_are_cached():
+    a = reactant.to_rarray(np.ones(5, np.float32))
+    _ = a * 3.0
+    n = eager.cache_size()
+    for _ in range(5):
+        _ = a * 3.0
+    assert eager.cache_size() == n
+    _ = a * 4.0  # a new constant: one more executable
+    assert eager.cache_size() == n + 1
+
+
+def test_eager_inplace_and_setitem():
+    a = reactant.to_rarray(np.zeros(4))
+    a += 1
+    a[1:3] = 7.0
+    a[0] *= 5
+    np.testing.assert_allclose(np.asarray(a), [5.0, 7.0, 7.0, 1.0])
+    idx = reactant.to_rarray(np.array([3, 3, 0]))
+    np.add.at(a, idx, 1.0)
+    np.testing.assert_allclose(np.asarray(a), [6.0, 7.0, 7.0, 3.0])
+
+
+def test_concrete_arrays_captured_by_a_trace_are_constants():
+    c = reactant.to_rarray(np.array([1.0, 2.0, 3.0]))
+    f = reactant.compile(lambda x: x * c + c.sum())
+    x = reactant.to_rarray(np.ones(3))
+    np.testing.assert_allclose(np.asarray(f(x)), [7.0, 8.0, 9.0])
