@@ -13,6 +13,10 @@
 
 from __future__ import annotations
 
+import os as _os
+
+_os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # XLA's startup INFO lines; before jax loads
+
 from . import tracing  # noqa: F401  (reactant.tracing)
 from .arrays import ConcreteRArray, ConcreteRNumber, to_rarray
 from .compiler import CompiledFunction, code_hlo, code_xla, compile
