@@ -6,3 +6,5 @@ from ._registry import PATTERNS, Pattern, apply_patterns, enabled, pattern  # no
 from . import algebraic  # noqa: F401,E402  (families A)
 from . import select  # noqa: F401,E402  (families B)
 from . import constants  # noqa: F401,E402  (families A)
+from . import slicing  # noqa: F401,E402  (families B)
+from . import layout  # noqa: F401,E402  (families A)
