@@ -1,0 +1,215 @@
+"""Forward mode (tangents / JVP), interleaved with the primal.
+
+The primal ops of the (prepared) function are cloned at the marker, and after each op whose
+operands carry tangents its forward rule emits the tangents of its results. With a marker
+``width`` W > 1 each value carries W tangent lanes (vector forward mode); a rule is applied
+once per lane. Loops carry their tangents as extra iteration arguments; branches return them
+as extra results (zeros from a branch that has none).
+"""
+
+from __future__ import annotations
+
+from jaxlib.mlir import ir
+
+from . import emit as E
+from .activity import Activity
+from .errors import ADError
+from .ir_util import captured_values, clone_op, copy_attrs, ops_of, terminator, while_parts
+from .rules import NONDIFF, RULES
+
+
+class Env:
+    """A chained map from source values to values at the current emission point."""
+
+    __slots__ = ("m", "parent")
+
+    def __init__(self, parent: "Env | None" = None):
+        self.m = {}
+        self.parent = parent
+
+    def lookup(self, v, default=None):
+        e = self
+        while e is not None:
+            r = e.m.get(v)
+            if r is not None:
+                return r
+            e = e.parent
+        return default
+
+    def get(self, v):
+        r = self.lookup(v)
+        if r is None:
+            raise KeyError(f"internal: no value for {v.get_name() if hasattr(v, 'get_name') else v}")
+        return r
+
+    def set(self, k, v):
+        self.m[k] = v
+
+    def update(self, keys, vals):
+        for k, v in zip(keys, vals):
+            self.m[k] = v
+
+
+class Forward:
+    def __init__(self, act: Activity, width: int):
+        self.act = act
+        self.W = width
+
+    def zeros_lanes(self, t: ir.Type):
+        return [E.zeros(t) for _ in range(self.W)]
+
+    # -- blocks ---------------------------------------------------------------------------------
+    def block(self, ops, P: Env, T: Env) -> None:
+        for op in ops:
+            op = op.operation
+            name = op.name
+            if name == "stablehlo.while":
+                self._while(op, P, T)
+            elif name in ("stablehlo.if", "stablehlo.case"):
+                self._branch(op, P, T)
+            else:
+                self._op(op, P, T)
+
+    def _plain(self, op, P: Env):
+        with op.location:
+            new = clone_op(op, P.get)
+        P.update(op.results, new.results)
+        return new
+
+    def _op(self, op, P: Env, T: Env) -> None:
+        tans = [T.lookup(v) for v in op.operands]
+        caps = captured_values(op) if len(op.regions) else []
+        with op.location:
+            new = clone_op(op, P.get, caps)
+        P.update(op.results, new.results)
+        cap_active = any(T.lookup(c) is not None for c in caps)
+        if all(t is None for t in tans) and not cap_active:
+            return
+        if op.name in NONDIFF:
+            return
+        if cap_active:
+            raise ADError(f"no derivative rule for {op.name} with a differentiated value captured by its region",
+                          op)
+        rule = RULES.get(op.name)
+        if rule is None or rule.fwd is None:
+            raise ADError(f"no derivative rule for {op.name}", op)
+        n = len(op.results)
+        lanes = [[] for _ in range(n)]
+        with op.location:
+            for lane in range(self.W):
+                ts = [None if t is None else t[lane] for t in tans]
+                outs = list(rule.fwd(P, op, ts))
+                outs += [None] * (n - len(outs))
+                for j in range(n):
+                    lanes[j].append(outs[j])
+            for j, r in enumerate(op.results):
+                ls = lanes[j]
+                if all(x is None for x in ls) or not E.is_differentiable_type(r.type):
+                    continue
+                T.set(r, [x if x is not None else E.zeros(r.type) for x in ls])
+
+    # -- loops ----------------------------------------------------------------------------------
+    def _while(self, op, P: Env, T: Env) -> None:
+        cond, body = while_parts(op)
+        n = len(op.operands)
+        V = [j for j in range(n) if self.act.is_varied(body.arguments[j])]
+        if not V:
+            self._plain(op, P)
+            return
+        W = self.W
+        with op.location:
+            init = [P.get(v) for v in op.operands]
+            tinit = []
+            for j in V:
+                t = T.lookup(op.operands[j])
+                tinit += t if t is not None else self.zeros_lanes(op.operands[j].type)
+            types = [v.type for v in op.operands] + [op.operands[j].type for j in V for _ in range(W)]
+            new = E.create("stablehlo.while", init + tinit, types, copy_attrs(op) or None, regions=2)
+            ccond = ir.Block.create_at_start(new.regions[0], types)
+            cbody = ir.Block.create_at_start(new.regions[1], types)
+        env = Env(P)
+        env.update(cond.arguments, list(ccond.arguments)[:n])
+        with ir.InsertionPoint(ccond), op.location:
+            for o in ops_of(cond):
+                c = clone_op(o, env.get)
+                env.update(o.results, c.results)
+            E.create("stablehlo.return", [env.get(terminator(cond).operands[0])], [])
+        Pb, Tb = Env(P), Env(T)
+        bargs = list(cbody.arguments)
+        Pb.update(body.arguments, bargs[:n])
+        for k, j in enumerate(V):
+            Tb.set(body.arguments[j], bargs[n + k * W: n + (k + 1) * W])
+        with ir.InsertionPoint(cbody), op.location:
+            self.block(ops_of(body), Pb, Tb)
+            ret = terminator(body)
+            outs = [Pb.get(v) for v in ret.operands]
+            for j in V:
+                t = Tb.lookup(ret.operands[j])
+                outs += t if t is not None else self.zeros_lanes(op.operands[j].type)
+            E.create("stablehlo.return", outs, [])
+        res = list(new.results)
+        P.update(op.results, res[:n])
+        for k, j in enumerate(V):
+            T.set(op.results[j], res[n + k * W: n + (k + 1) * W])
+
+    # -- branches -------------------------------------------------------------------------------
+    def _branch(self, op, P: Env, T: Env) -> None:
+        n = len(op.results)
+        V = [j for j in range(n) if self.act.is_varied(op.results[j])]
+        if not V:
+            self._plain(op, P)
+            return
+        W = self.W
+        types = [r.type for r in op.results] + [op.results[j].type for j in V for _ in range(W)]
+        with op.location:
+            new = E.create(op.name, [P.get(op.operands[0])], types, copy_attrs(op) or None,
+                           regions=len(op.regions))
+        for i, region in enumerate(op.regions):
+            src = region.blocks[0]
+            blk = ir.Block.create_at_start(new.regions[i], [])
+            Pb, Tb = Env(P), Env(T)
+            with ir.InsertionPoint(blk), op.location:
+                self.block(ops_of(src), Pb, Tb)
+                ret = terminator(src)
+                outs = [Pb.get(v) for v in ret.operands]
+                for j in V:
+                    t = Tb.lookup(ret.operands[j])
+                    outs += t if t is not None else self.zeros_lanes(op.results[j].type)
+                E.create("stablehlo.return", outs, [])
+        res = list(new.results)
+        P.update(op.results, res[:n])
+        for k, j in enumerate(V):
+            T.set(op.results[j], res[n + k * W: n + (k + 1) * W])
+
+
+def expand_forward(spec, work, act: Activity, options) -> list:
+    """Emit the forward-mode expansion of marker ``spec`` before it; returns its results."""
+    W = spec.width
+    body = work.regions[0].blocks[0]
+    P, T = Env(), Env()
+    marker = spec.op
+    with ir.InsertionPoint(marker), marker.location:
+        for i, a in enumerate(body.arguments):
+            P.set(a, spec.args[i])
+            if spec.activity[i] == "dup" and act.is_varied(a):
+                sh = spec.shadows[i]
+                if W == 1:
+                    lanes = [sh]
+                else:
+                    lanes = [E.reshape(E.slice_in_dim(sh, l, l + 1, 0), E.shape(a)) for l in range(W)]
+                T.set(a, lanes)
+        Forward(act, W).block(ops_of(body), P, T)
+        ret = terminator(body)
+        outs = [P.get(ret.operands[j]) for j, a in enumerate(spec.ret_activity) if a in ("dup", "const")]
+        for j, a in enumerate(spec.ret_activity):
+            if a not in ("dup", "dupnoneed"):
+                continue
+            v = ret.operands[j]
+            lanes = T.lookup(v)
+            if lanes is None:
+                lanes = [E.zeros(v.type) for _ in range(W)]
+            if W == 1:
+                outs.append(lanes[0])
+            else:
+                outs.append(E.concatenate([E.reshape(l, [1] + E.shape(v)) for l in lanes], 0))
+    return outs

@@ -1,0 +1,329 @@
+"""IR utilities for the AD pass: cloning ops with a value mapping, captured values of
+regions, and the preparation of a working copy of the function to differentiate (calls
+inlined, loop-invariant code hoisted out of while loops, sorts given a permutation)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from jaxlib.mlir import ir
+
+from . import emit as E
+from .errors import ADError
+
+CONTROL_FLOW = ("stablehlo.while", "stablehlo.if", "stablehlo.case")
+
+# ops never moved or rematerialized (effects, or too special)
+NO_MOVE = frozenset({
+    "stablehlo.while", "stablehlo.if", "stablehlo.case", "stablehlo.custom_call", "stablehlo.rng",
+    "stablehlo.rng_bit_generator", "stablehlo.infeed", "stablehlo.outfeed", "stablehlo.send", "stablehlo.recv",
+    "stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.all_to_all", "stablehlo.reduce_scatter",
+    "stablehlo.collective_permute", "stablehlo.collective_broadcast", "stablehlo.optimization_barrier",
+    "stablehlo.create_token", "stablehlo.after_all", "func.call", "func.return", "stablehlo.return",
+    "stablehlo.partition_id", "stablehlo.replica_id",
+})
+
+
+def ops_of(block: ir.Block) -> list:
+    """The ops of a block without its terminator (func.return / stablehlo.return)."""
+    ops = list(block.operations)
+    if ops and ops[-1].operation.name in ("func.return", "stablehlo.return"):
+        ops = ops[:-1]
+    return ops
+
+
+def terminator(block: ir.Block):
+    return list(block.operations)[-1]
+
+
+def walk_nested(op, fn: Callable) -> None:
+    """Call ``fn(nested_op)`` for every op nested in ``op``'s regions (pre-order, not op)."""
+    for region in op.regions:
+        for block in region.blocks:
+            for o in block.operations:
+                fn(o)
+                if len(o.regions):
+                    walk_nested(o, fn)
+
+
+def defined_inside(op) -> set:
+    """Values defined in the regions of ``op`` (block arguments and nested results)."""
+    out = set()
+
+    def visit(o):
+        for r in o.results:
+            out.add(r)
+        for region in o.regions:
+            for b in region.blocks:
+                for a in b.arguments:
+                    out.add(a)
+
+    for region in op.regions:
+        for b in region.blocks:
+            for a in b.arguments:
+                out.add(a)
+    walk_nested(op, visit)
+    return out
+
+
+def captured_values(op) -> list:
+    """Values used inside ``op``'s regions but defined outside ``op`` (in first-use order)."""
+    if not len(op.regions):
+        return []
+    inside = defined_inside(op)
+    seen = {}
+
+    def visit(o):
+        for v in o.operands:
+            if v not in inside and v not in seen:
+                seen[v] = None
+
+    walk_nested(op, visit)
+    return list(seen)
+
+
+def copy_attrs(op) -> dict:
+    out = {}
+    attrs = op.attributes
+    for k in attrs:
+        name = k if isinstance(k, str) else k.name
+        out[name] = attrs[name]
+    return out
+
+
+def clone_op(op, get: Callable, caps: list | None = None) -> ir.Operation:
+    """A copy of ``op`` at the ambient insertion point, with every operand ``v`` (also those
+    captured inside its regions) replaced by ``get(v)``. Location kept."""
+    op = op.operation
+    if not len(op.regions):
+        return ir.Operation.create(op.name, results=[r.type for r in op.results],
+                                   operands=[get(v) for v in op.operands], attributes=copy_attrs(op) or None,
+                                   loc=op.location)
+    caps = captured_values(op) if caps is None else caps
+    new_operands = [get(v) for v in op.operands]
+    capmap = {v: get(v) for v in caps}
+    new = op.clone()
+    for i, v in enumerate(new_operands):
+        new.operands[i] = v
+    if capmap:
+        def fix(o):
+            o = o.operation
+            for i, v in enumerate(o.operands):
+                nv = capmap.get(v)
+                if nv is not None:
+                    o.operands[i] = nv
+        walk_nested(new, fix)
+    return new
+
+
+def value_block(v: ir.Value):
+    """The block in which ``v`` is defined."""
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return owner
+    return owner.operation.block if hasattr(owner.operation, "block") else None
+
+
+def defining_op(v: ir.Value):
+    owner = v.owner
+    return None if isinstance(owner, ir.Block) else owner.operation
+
+
+def is_within(v: ir.Value, op) -> bool:
+    """Whether ``v`` is defined inside the regions of ``op``."""
+    op = op.operation
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        cur = owner.owner  # the op owning the region of this block
+        cur = cur.operation if cur is not None else None
+    else:
+        cur = owner.operation.parent
+    while cur is not None:
+        if cur == op:
+            return True
+        cur = cur.parent
+    return False
+
+
+# ---------------------------------------------------------------------------------------------
+# working copy preparation
+
+
+def _callee_name(call) -> str:
+    a = call.attributes["callee"]
+    try:
+        return ir.FlatSymbolRefAttr(a).value
+    except (ValueError, TypeError):
+        return str(a).lstrip("@")
+
+
+def inline_calls(fn, funcs: dict) -> None:
+    """Inline every ``func.call`` (at any depth) inside ``fn``'s body."""
+    for depth in range(200):
+        calls = []
+
+        def visit(o):
+            if o.operation.name == "func.call":
+                calls.append(o.operation)
+
+        walk_nested(fn, visit)
+        if not calls:
+            return
+        for call in calls:
+            name = _callee_name(call)
+            callee = funcs.get(name)
+            if callee is None or not len(callee.regions[0].blocks):
+                raise ADError(f"cannot differentiate through a call to @{name}: no body in the module", call)
+            body = callee.regions[0].blocks[0]
+            env = dict(zip(body.arguments, call.operands))
+            get = env.__getitem__
+            ret = None
+            with ir.InsertionPoint(call):
+                for o in body.operations:
+                    if o.operation.name == "func.return":
+                        ret = [env[v] for v in o.operands]
+                        break
+                    new = clone_op(o, get)
+                    env.update(zip(o.results, new.results))
+            for r, v in zip(call.results, ret):
+                r.replace_all_uses_with(v)
+            call.erase()
+    raise ADError("call nesting deeper than 200 (recursive functions cannot be differentiated)", fn)
+
+
+def while_parts(w):
+    cond = w.regions[0].blocks[0]
+    body = w.regions[1].blocks[0]
+    return cond, body
+
+
+def passthrough_slots(w) -> set[int]:
+    """Slots j whose body returns its own block argument unchanged (loop invariant)."""
+    _, body = while_parts(w)
+    ret = terminator(body)
+    return {j for j, (a, r) in enumerate(zip(body.arguments, ret.operands)) if r == a}
+
+
+def hoist_loop_invariants(fn) -> None:
+    """Move ops of while bodies that depend only on values from outside the loop (or on
+    pass-through iteration arguments) in front of the loop. Inner loops first."""
+    whiles = []
+
+    def visit(o):
+        if o.operation.name == "stablehlo.while":
+            whiles.append(o.operation)
+
+    walk_nested(fn, visit)
+    for w in reversed(whiles):  # pre-order list reversed: inner loops before their parents
+        _hoist_one(w)
+
+
+def _hoist_one(w) -> None:
+    _, body = while_parts(w)
+    pt = passthrough_slots(w)
+    pt_args = {body.arguments[j]: w.operands[j] for j in pt}
+    hoisted = set()
+
+    def invariant(v) -> bool:
+        return v in pt_args or v in hoisted or not is_within(v, w)
+
+    for o in ops_of(body):
+        o = o.operation
+        if o.name in NO_MOVE or o.name.startswith("enzyme."):
+            continue
+        vals = list(o.operands) + captured_values(o)
+        if not all(invariant(v) for v in vals):
+            continue
+        for i, v in enumerate(o.operands):
+            if v in pt_args:
+                o.operands[i] = pt_args[v]
+        if len(o.regions):
+            def fix(x):
+                x = x.operation
+                for i, v in enumerate(x.operands):
+                    if v in pt_args:
+                        x.operands[i] = pt_args[v]
+            walk_nested(o, fix)
+        o.move_before(w)
+        hoisted.update(o.results)
+
+
+def iota_dimension(v) -> int | None:
+    """If ``v`` is an integer iota (possibly broadcast), the dimension it counts along."""
+    op = defining_op(v)
+    if op is None:
+        return None
+    if op.name == "stablehlo.iota":
+        return int(ir.IntegerAttr(op.attributes["iota_dimension"]).value)
+    if op.name == "stablehlo.broadcast_in_dim":
+        inner = iota_dimension(op.operands[0])
+        if inner is None:
+            return None
+        dims = E.i64_list(op.attributes["broadcast_dimensions"])
+        src_shape = E.shape(op.operands[0])
+        if src_shape[inner] != E.shape(v)[dims[inner]]:
+            return None
+        return dims[inner]
+    return None
+
+
+def sort_permutation_operand(sort_op) -> int | None:
+    """Index of an operand of ``sort_op`` that is an iota along the sort dimension."""
+    dim = int(ir.IntegerAttr(sort_op.attributes["dimension"]).value)
+    r = E.rank(sort_op.operands[0])
+    if dim < 0:
+        dim += r
+    for i, v in enumerate(sort_op.operands):
+        if E.is_int(E.etype(v)) and iota_dimension(v) == dim:
+            return i
+    return None
+
+
+def add_sort_permutation(sort_op) -> ir.Operation:
+    """Replace ``sort_op`` by a sort with an extra iota operand (the permutation); returns it."""
+    sort_op = sort_op.operation
+    dim = int(ir.IntegerAttr(sort_op.attributes["dimension"]).value)
+    x0 = sort_op.operands[0]
+    if dim < 0:
+        dim += E.rank(x0)
+    it = E.tensor(E.shape(x0), E.i64())
+    n = len(sort_op.operands)
+    with ir.InsertionPoint(sort_op), sort_op.location:
+        io = E.iota(it, dim)
+        new = ir.Operation.create("stablehlo.sort", results=[r.type for r in sort_op.results] + [it],
+                                  operands=list(sort_op.operands) + [io], attributes=copy_attrs(sort_op),
+                                  regions=1)
+        old_blk = sort_op.regions[0].blocks[0]
+        st = E.tensor([], E.i64())
+        blk = ir.Block.create_at_start(new.regions[0], [a.type for a in old_blk.arguments] + [st, st])
+        env = dict(zip(old_blk.arguments, list(blk.arguments)[:2 * n]))
+        with ir.InsertionPoint(blk):
+            for o in old_blk.operations:
+                c = clone_op(o, lambda v: env.get(v, v))
+                env.update(zip(o.results, c.results))
+    for a, b in zip(sort_op.results, list(new.results)[:n]):
+        a.replace_all_uses_with(b)
+    sort_op.erase()
+    return new
+
+
+def unique_symbol(funcs: dict, base: str) -> str:
+    i = 0
+    while True:
+        name = f"{base}_{i}"
+        if name not in funcs:
+            return name
+        i += 1
+
+
+def make_working_copy(fn, funcs: dict, module_body: ir.Block):
+    """A private clone of ``fn`` placed in the module, with calls inlined and loop invariants
+    hoisted. The caller erases it when done."""
+    name = unique_symbol(funcs, "__enzyme_ad_work")
+    with ir.InsertionPoint(module_body):
+        work = fn.operation.clone()
+    work.attributes["sym_name"] = ir.StringAttr.get(name)
+    work.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    inline_calls(work, funcs)
+    hoist_loop_invariants(work)
+    return work

@@ -1,0 +1,543 @@
+"""Reverse mode through ``stablehlo.while``.
+
+Strategy (one loop ``W`` with carried slots 0..n-1):
+
+1. **Reverse loop first.** A reverse ``while`` counts the forward iteration index ``k``
+   down from the trip count to 0; its carry holds the cotangents of the active slots and
+   accumulators for the active values the body captures from outside the loop. Its body is
+   the adjoint of ``W``'s body. Whenever that adjoint needs a primal value of iteration ``k``
+   (:meth:`LoopRevScope.get`) it is
+   * taken from outside the loop when it is loop invariant (defined outside ``W``, a
+     pass-through slot, or hoisted out by the preparation step),
+   * recomputed in the reverse body when it depends only on the induction variable
+     (``init + k*step``), constants and invariants (index arithmetic, ``x[i]``...),
+   * otherwise **cached**: read with ``dynamic_slice`` at ``k`` from a stacked tensor
+     ``tensor<N x ...>`` (a placeholder until step 2).
+2. **Augmented forward loop.** ``W`` is re-emitted with an iteration counter and one stack
+   per cached value, written with ``dynamic_update_slice`` at ``k`` each iteration. It
+   replaces the primal clone of ``W`` (so the primal runs once), and its stacks replace the
+   placeholders.
+
+Trip count. The stacks need a static size N. The common counter pattern (an integer slot
+compared LT/LE/GT/GE/NE against a constant bound, stepped by a constant, from a constant
+init: JAX's ``fori_loop``/``scan``) gives N exactly and the reverse loop runs N times (with a
+constant bound, so a second differentiation recognizes it too). For other loops the trip
+count is not known at compile time and cannot be obtained from a counting pre-pass with
+static shapes; set ``PassOptions.extra["ad_max_trip_count"] = N`` to allocate stacks of N
+entries: the forward loop runs unchanged and counts its iterations, the reverse loop runs
+that many, and if the loop ran more than N times every cotangent the loop produces is NaN
+(the run-time check; XLA has no exceptions). Without the option such a loop raises
+:class:`ADError` naming it.
+
+Checkpointing. ``PassOptions.extra["ad_checkpoint"] = "sqrt"`` (period ceil(sqrt(N))) or an
+int period c stores only the carried state at the start of every c-th iteration (``N/c``
+snapshots) in a two-level forward loop; the reverse loop walks the segments backwards,
+recomputes each segment from its snapshot with the caching forward loop above (c entries),
+and runs the segment's reverse loop. Memory O((N/c + c) x state) instead of O(N x cached),
+for one extra forward pass.
+
+Nested loops: the reverse of an inner loop (inside the adjoint of an outer body) recomputes
+the inner forward loop from its (cached) inputs, so only the inputs of the inner loop are
+cached per outer iteration.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from . import emit as E
+from .errors import ADError
+from .ir_util import (NO_MOVE, captured_values, clone_op, copy_attrs, defining_op, is_within, ops_of,
+                      passthrough_slots, terminator, walk_nested, while_parts)
+from .reverse import Scope, SegmentScope, reverse_block
+
+# ---------------------------------------------------------------------------------------------
+# loop analysis
+
+
+def const_int(v) -> int | None:
+    """The value of a scalar integer constant (possibly converted), else None."""
+    op = defining_op(v)
+    if op is None:
+        return None
+    if op.name == "stablehlo.convert":
+        if not E.is_int(E.etype(v)):
+            return None
+        return const_int(op.operands[0])
+    if op.name != "stablehlo.constant":
+        return None
+    if not E.is_int(E.etype(v)) or E.shape(v) not in ([], [1]):
+        return None
+    attr = op.attributes["value"]
+    try:
+        a = ir.DenseIntElementsAttr(attr)
+        if a.is_splat:
+            return int(a.get_splat_value().value)
+        return int(list(a)[0])
+    except (ValueError, TypeError):
+        return int(np.array(ir.DenseElementsAttr(attr)).reshape(-1)[0])
+
+
+@dataclass
+class LoopInfo:
+    n: int
+    passthrough: set = field(default_factory=set)
+    induction: dict = field(default_factory=dict)  # slot -> constant step
+    trip_count: int | None = None
+
+
+def _slot_of(v, block: ir.Block) -> int | None:
+    owner = v.owner
+    if isinstance(owner, ir.Block) and owner == block:
+        for j, a in enumerate(block.arguments):
+            if a == v:
+                return j
+    return None
+
+
+def analyze_loop(w) -> LoopInfo:
+    cond, body = while_parts(w)
+    n = len(w.operands)
+    info = LoopInfo(n=n, passthrough=passthrough_slots(w))
+    ret = terminator(body)
+    for j in range(n):
+        if not E.is_int(E.etype(w.operands[j])) or E.shape(w.operands[j]) != []:
+            continue
+        op = defining_op(ret.operands[j])
+        if op is None or op.name not in ("stablehlo.add", "stablehlo.subtract"):
+            continue
+        a, b = op.operands
+        if a == body.arguments[j] and const_int(b) is not None:
+            step = const_int(b)
+            info.induction[j] = -step if op.name == "stablehlo.subtract" else step
+        elif op.name == "stablehlo.add" and b == body.arguments[j] and const_int(a) is not None:
+            info.induction[j] = const_int(a)
+    info.trip_count = _trip_count(w, info)
+    return info
+
+
+_FLIP = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE", "EQ": "EQ", "NE": "NE"}
+
+
+def _bound_value(v, w, cond, info) -> int | None:
+    c = const_int(v)
+    if c is not None:
+        return c
+    k = _slot_of(v, cond)
+    if k is not None and k in info.passthrough:
+        return const_int(w.operands[k])
+    return None
+
+
+def _trip_count(w, info: LoopInfo) -> int | None:
+    cond, _ = while_parts(w)
+    cops = ops_of(cond)
+    pred = terminator(cond).operands[0]
+    cmp = defining_op(pred)
+    if cmp is None or cmp.name != "stablehlo.compare":
+        return None
+    from jaxlib.mlir.dialects import stablehlo as hlo
+
+    direction = hlo.ComparisonDirectionAttr(cmp.attributes["comparison_direction"]).value
+    lhs, rhs = cmp.operands
+    j = _slot_of(lhs, cond)
+    bound = _bound_value(rhs, w, cond, info)
+    if j is None or j not in info.induction or bound is None:
+        j = _slot_of(rhs, cond)
+        bound = _bound_value(lhs, w, cond, info)
+        direction = _FLIP[direction]
+        if j is None or j not in info.induction or bound is None:
+            return None
+    init = const_int(w.operands[j])
+    if init is None:
+        return None
+    step = info.induction[j]
+    if step == 0:
+        return None
+    if direction == "LT" and step > 0:
+        t = -(-(bound - init) // step)
+    elif direction == "LE" and step > 0:
+        t = (bound - init) // step + 1
+    elif direction == "GT" and step < 0:
+        t = -(-(init - bound) // (-step))
+    elif direction == "GE" and step < 0:
+        t = (init - bound) // (-step) + 1
+    elif direction == "NE":
+        d = bound - init
+        if d % step != 0 or d // step < 0:
+            return None
+        t = d // step
+    else:
+        return None
+    del cops
+    return max(0, int(t))
+
+
+# ---------------------------------------------------------------------------------------------
+# the reverse loop body scope
+
+
+def _carried_dependent(w, info: LoopInfo) -> set:
+    """Body values that depend on carried state other than pass-through and induction slots."""
+    _, body = while_parts(w)
+    dep = {a for j, a in enumerate(body.arguments) if j not in info.passthrough and j not in info.induction}
+    for o in ops_of(body):
+        o = o.operation
+        vals = list(o.operands)
+        if len(o.regions):
+            vals += captured_values(o)
+        if o.name in NO_MOVE or any(v in dep for v in vals):
+            dep.update(o.results)
+    return dep
+
+
+class LoopRevScope(Scope):
+    """The body of a reverse loop: primal values of forward iteration ``k`` (see module doc)."""
+
+    def __init__(self, eng, parent: Scope, w, info: LoopInfo, init_vals, k, head_ip, ip, N: int, rev_op):
+        super().__init__(eng, parent, ip)
+        self.w = w
+        self.info = info
+        _, self.body = while_parts(w)
+        self.init_vals = init_vals
+        self.k = k
+        self.head_ip = head_ip
+        self.N = N
+        self.rev_op = rev_op
+        self.local: dict = {}
+        self.cached: list = []  # (source value, placeholder stack value)
+        self.pt = {self.body.arguments[j]: init_vals[j] for j in info.passthrough}
+        self.ind = {self.body.arguments[j]: (init_vals[j], s) for j, s in info.induction.items()
+                    if j not in info.passthrough}
+        self.dep = _carried_dependent(w, info)
+
+    def get(self, v):
+        r = self.local.get(v)
+        if r is not None:
+            return r
+        if not is_within(v, self.w):
+            return self.parent.get(v)
+        if v in self.pt:
+            r = self.pt[v]
+        elif v in self.ind:
+            init, step = self.ind[v]
+            with self.head_ip:
+                kk = E.convert(self.k, E.etype(init))
+                r = E.add(init, E.mul(kk, E.full(step, init.type)))
+        else:
+            o = defining_op(v)
+            if o is not None and v not in self.dep and o.parent.operation == self.w and o.name not in NO_MOVE:
+                with self.head_ip, o.location:
+                    new = clone_op(o, self.get)
+                for a, b in zip(o.results, new.results):
+                    self.local[a] = b
+                return self.local[v]
+            if o is not None and o.parent.operation != self.w:
+                raise ADError("internal: a value nested inside the loop body was requested", o)
+            r = self._cache(v)
+        self.local[v] = r
+        return r
+
+    def _cache(self, v):
+        shp = E.shape(v)
+        st = E.tensor([self.N] + shp, E.etype(v))
+        with ir.InsertionPoint(self.rev_op), self.rev_op.location:
+            ph = E.placeholder(st)
+        with self.head_ip:
+            z = E.scalar_const(0, E.i64())
+            sl = E.dynamic_slice(ph, [self.k] + [z] * len(shp), [1] + shp)
+            r = E.reshape(sl, shp)
+        self.cached.append((v, ph))
+        return r
+
+
+# ---------------------------------------------------------------------------------------------
+# building blocks
+
+
+def _clone_region_ops(src_block, env_get, env: dict):
+    for o in ops_of(src_block):
+        c = clone_op(o, env_get)
+        for a, b in zip(o.results, c.results):
+            env[a] = b
+
+
+def _emit_cond(w, env_get, carry, extra_pred=None):
+    """Re-emit ``w``'s condition on ``carry`` at the ambient insertion point; returns i1."""
+    cond, _ = while_parts(w)
+    env = dict(zip(cond.arguments, carry))
+    g = lambda v: env[v] if v in env else env_get(v)  # noqa: E731
+    _clone_region_ops(cond, g, env)
+    p = g(terminator(cond).operands[0])
+    if extra_pred is not None:
+        p = E.and_(p, extra_pred)
+    return p
+
+
+def _emit_body(w, env_get, carry):
+    """Re-emit ``w``'s body on ``carry``; returns (env dict, new carry)."""
+    _, body = while_parts(w)
+    env = dict(zip(body.arguments, carry))
+    g = lambda v: env[v] if v in env else env_get(v)  # noqa: E731
+    _clone_region_ops(body, g, env)
+    return env, [g(v) for v in terminator(body).operands]
+
+
+def _new_while(operands, loc):
+    types = [v.type for v in operands]
+    with loc:
+        op = E.create("stablehlo.while", operands, types, regions=2)
+        cb = ir.Block.create_at_start(op.regions[0], types)
+        bb = ir.Block.create_at_start(op.regions[1], types)
+    return op, cb, bb
+
+
+def _i64(v):
+    return E.scalar_const(v, E.i64())
+
+
+def _stack_zero(v, N):
+    return E.zeros(E.tensor([N] + E.shape(v), E.etype(v)))
+
+
+def _push(stack, val, k):
+    shp = E.shape(val)
+    z = _i64(0)
+    return E.dynamic_update_slice(stack, E.reshape(val, [1] + shp), [k] + [z] * len(shp))
+
+
+def _read(stack, k, shp):
+    z = _i64(0)
+    return E.reshape(E.dynamic_slice(stack, [k] + [z] * len(shp), [1] + list(shp)), shp)
+
+
+def _loop_io(scope: Scope, w):
+    """(A: active slots, O: active values from outside the loop that its body uses)."""
+    act = scope.eng.act
+    _, body = while_parts(w)
+    n = len(w.operands)
+    A = [j for j in range(n) if act.is_active(w.results[j]) or act.is_active(body.arguments[j])]
+    seen = {}
+
+    def visit(o):
+        for v in o.operands:
+            if v not in seen and act.is_active(v) and not is_within(v, w):
+                seen[v] = None
+
+    for o in body.operations:
+        visit(o)
+        if len(o.regions):
+            walk_nested(o, visit)
+    return A, list(seen)
+
+
+# ---------------------------------------------------------------------------------------------
+# the reverse of one loop
+
+
+def reverse_while(scope: Scope, w, cts) -> None:
+    eng = scope.eng
+    A, O = _loop_io(scope, w)
+    if not A and not O:
+        return
+    info = analyze_loop(w)
+    init_vals = [scope.get(v) for v in w.operands]
+    plain = scope.plain.get(w)
+    with scope.ip, w.location:
+        ct_init = [cts[j] if cts[j] is not None else E.zeros(w.results[j].type) for j in A]
+        acc_init = [E.zeros(v.type) for v in O]
+    T = info.trip_count
+    N = T
+    if N is None:
+        N = eng.extra.get("ad_max_trip_count")
+        if N is None:
+            raise ADError("reverse-mode AD through a stablehlo.while whose trip count is not known at compile "
+                          "time (no constant counter pattern): set PassOptions.extra['ad_max_trip_count'] to an "
+                          "upper bound", w)
+        N = int(N)
+    ck = eng.extra.get("ad_checkpoint")
+    period = None
+    if ck is not None and ck is not False:
+        if ck == "sqrt" or ck is True:
+            period = max(1, math.ceil(math.sqrt(max(N, 1))))
+        else:
+            period = int(ck)
+            if period < 1:
+                raise ADError(f"ad_checkpoint period must be >= 1, got {ck!r}", w)
+    if period is not None and period < N:
+        ct_out, acc_out = _reverse_checkpointed(scope, w, info, init_vals, ct_init, acc_init, A, O, N, period,
+                                                T, plain)
+    else:
+        ct_out, acc_out, _ = _reverse_core(scope, w, info, init_vals, ct_init, acc_init, A, O, N, None, T, plain)
+    for j, g in zip(A, ct_out):
+        scope.add_ct(w.operands[j], g)
+    for v, g in zip(O, acc_out):
+        scope.add_ct(v, g)
+
+
+def _replace_plain(scope: Scope, w, plain, results) -> None:
+    for a, b in zip(plain.results, results):
+        a.replace_all_uses_with(b)
+    for src, b in zip(w.results, results):
+        if src in scope.P:
+            scope.P[src] = b
+    plain.erase()
+    scope.plain.pop(w, None)
+
+
+def _reverse_core(scope: Scope, w, info: LoopInfo, init_vals, ct_init, acc_init, A, O, N: int, limit,
+                  static_T, plain):
+    """Augmented forward loop + reverse loop. Returns (slot cotangents, accumulators, primal results)."""
+    eng = scope.eng
+    n = len(w.operands)
+    _, body = while_parts(w)
+    loc = w.location
+    # 1. the reverse loop (stacks and the trip count are placeholders until step 2)
+    with scope.ip, loc:
+        if static_T is not None:
+            kstart = _i64(static_T)
+        else:
+            kstart = E.placeholder(E.tensor([], E.i64()))
+        rev, rcond, rbody = _new_while(list(ct_init) + list(acc_init) + [kstart], loc)
+    with ir.InsertionPoint(rcond), loc:
+        k = list(rcond.arguments)[-1]
+        E.create("stablehlo.return", [E.compare(k, _i64(0), "GT")], [])
+    rargs = list(rbody.arguments)
+    with ir.InsertionPoint(rbody), loc:
+        km1 = E.sub(rargs[-1], _i64(1))
+        sentinel = E.create("enzyme.sentinel", [], [])
+    L = LoopRevScope(eng, scope, w, info, init_vals, km1, ir.InsertionPoint(sentinel), ir.InsertionPoint(rbody), N,
+                     rev)
+    ret = terminator(body)
+    for idx, j in enumerate(A):
+        L.add_ct(ret.operands[j], rargs[idx])
+    reverse_block(L, ops_of(body))
+    with L.ip, loc:
+        outs = []
+        for j in A:
+            g = L.ct.get(body.arguments[j])
+            outs.append(g if g is not None else E.zeros(body.arguments[j].type))
+        for i, v in enumerate(O):
+            acc = rargs[len(A) + i]
+            g = L.ct.get(v)
+            outs.append(E.add(acc, g) if g is not None else acc)
+        E.create("stablehlo.return", outs + [km1], [])
+    sentinel.erase()
+
+    # 2. the augmented forward loop
+    pos = ir.InsertionPoint(plain) if plain is not None else ir.InsertionPoint(rev)
+    cached = L.cached
+    with pos, loc:
+        ops0 = list(init_vals) + [_i64(0)] + [_stack_zero(v, N) for v, _ in cached]
+        aug, acond, abody = _new_while(ops0, loc)
+    with ir.InsertionPoint(acond), loc:
+        cargs = list(acond.arguments)
+        extra = E.compare(cargs[n], _i64(limit), "LT") if limit is not None else None
+        p = _emit_cond(w, scope.get, cargs[:n], extra)
+        E.create("stablehlo.return", [p], [])
+    with ir.InsertionPoint(abody), loc:
+        bargs = list(abody.arguments)
+        kk = bargs[n]
+        env, new_carry = _emit_body(w, scope.get, bargs[:n])
+        stacks = [_push(bargs[n + 1 + i], env[v] if v in env else scope.get(v), kk) for i, (v, _) in enumerate(cached)]
+        E.create("stablehlo.return", new_carry + [E.add(kk, _i64(1))] + stacks, [])
+    ares = list(aug.results)
+    prim, kfinal, stack_vals = ares[:n], ares[n], ares[n + 1:]
+    if plain is not None:
+        _replace_plain(scope, w, plain, prim)
+    for (_, ph), s in zip(cached, stack_vals):
+        ph.replace_all_uses_with(s)
+        ph.owner.operation.erase()
+    poison = None
+    if static_T is None:
+        with ir.InsertionPoint(rev), loc:
+            if limit is not None:
+                kval = kfinal
+            else:
+                kval = E.minimum(kfinal, _i64(N))
+                poison = E.compare(kfinal, _i64(N), "GT")
+        kstart.replace_all_uses_with(kval)
+        kstart.owner.operation.erase()
+    res = list(rev.results)
+    ct_out, acc_out = res[:len(A)], res[len(A):len(A) + len(O)]
+    if poison is not None:
+        with scope.ip, loc:
+            ct_out = [_poison(poison, g) for g in ct_out]
+            acc_out = [_poison(poison, g) for g in acc_out]
+    return ct_out, acc_out, prim
+
+
+def _poison(flag, g):
+    nan = E.full(float("nan"), g.type)
+    return E.select(flag, nan, g)
+
+
+def _reverse_checkpointed(scope: Scope, w, info: LoopInfo, init_vals, ct_init, acc_init, A, O, N: int, c: int,
+                          static_T, plain):
+    """Periodic checkpointing: snapshots of the carried state every ``c`` iterations."""
+    n = len(w.operands)
+    loc = w.location
+    nseg = -(-N // c)
+    S = [j for j in range(n) if j not in info.passthrough]
+    # forward: segments of c iterations, a snapshot before each
+    pos = ir.InsertionPoint(plain) if plain is not None else scope.ip
+    with pos, loc:
+        ops0 = list(init_vals) + [_i64(0)] + [_stack_zero(init_vals[j], nseg) for j in S]
+        outer, ocond, obody = _new_while(ops0, loc)
+    with ir.InsertionPoint(ocond), loc:
+        a = list(ocond.arguments)
+        extra = E.compare(a[n], _i64(nseg), "LT") if static_T is not None else None
+        E.create("stablehlo.return", [_emit_cond(w, scope.get, a[:n], extra)], [])
+    with ir.InsertionPoint(obody), loc:
+        a = list(obody.arguments)
+        s = a[n]
+        snaps = [_push(a[n + 1 + i], a[j], s) for i, j in enumerate(S)]
+        inner, icond, ibody = _new_while(a[:n] + [_i64(0)], loc)
+        with ir.InsertionPoint(icond):
+            ia = list(icond.arguments)
+            E.create("stablehlo.return", [_emit_cond(w, scope.get, ia[:n], E.compare(ia[n], _i64(c), "LT"))], [])
+        with ir.InsertionPoint(ibody):
+            ia = list(ibody.arguments)
+            _, new_carry = _emit_body(w, scope.get, ia[:n])
+            E.create("stablehlo.return", new_carry + [E.add(ia[n], _i64(1))], [])
+        E.create("stablehlo.return", list(inner.results)[:n] + [E.add(s, _i64(1))] + snaps, [])
+    ores = list(outer.results)
+    prim, sfinal, snap_vals = ores[:n], ores[n], ores[n + 1:]
+    if plain is not None:
+        _replace_plain(scope, w, plain, prim)
+    # reverse: segments backwards, each recomputed from its snapshot
+    with scope.ip, loc:
+        if static_T is not None:
+            sstart = _i64(nseg)
+            poison = None
+        else:
+            sstart = E.minimum(sfinal, _i64(nseg))
+            poison = E.compare(sfinal, _i64(nseg), "GT")
+        rev, rcond, rbody = _new_while(list(ct_init) + list(acc_init) + [sstart], loc)
+    with ir.InsertionPoint(rcond), loc:
+        E.create("stablehlo.return", [E.compare(list(rcond.arguments)[-1], _i64(0), "GT")], [])
+    ra = list(rbody.arguments)
+    with ir.InsertionPoint(rbody), loc:
+        sm1 = E.sub(ra[-1], _i64(1))
+        restored = list(init_vals)
+        for i, j in enumerate(S):
+            restored[j] = _read(snap_vals[i], sm1, E.shape(init_vals[j]))
+    seg = SegmentScope(scope.eng, scope, ir.InsertionPoint(rbody))
+    ct_o, acc_o, _ = _reverse_core(seg, w, info, restored, ra[:len(A)], ra[len(A):len(A) + len(O)], A, O, c, c,
+                                   None, None)
+    with ir.InsertionPoint(rbody), loc:
+        E.create("stablehlo.return", list(ct_o) + list(acc_o) + [sm1], [])
+    res = list(rev.results)
+    ct_out, acc_out = res[:len(A)], res[len(A):len(A) + len(O)]
+    if poison is not None:
+        with scope.ip, loc:
+            ct_out = [_poison(poison, g) for g in ct_out]
+            acc_out = [_poison(poison, g) for g in acc_out]
+    return ct_out, acc_out
+
+
+__all__ = ["reverse_while", "analyze_loop", "LoopInfo", "LoopRevScope", "copy_attrs"]

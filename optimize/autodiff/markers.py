@@ -1,0 +1,269 @@
+"""The automatic-differentiation marker ops: contract, parsing and validation.
+
+The tracer (``reactant.autodiff``) does not differentiate while tracing. It records a marker
+op that names the traced primal function; the ``autodiff`` pass of ``reactant.optimize``
+expands every marker into derivative code after the module has been optimized. Markers live
+in the unregistered ``enzyme`` dialect (the context must allow unregistered dialects).
+
+Reverse mode
+------------
+``%r:N = "enzyme.autodiff"(%operands...) {fn = @f, activity = [...], ret_activity = [...]}``
+
+``@f`` is a ``func.func`` in the same module (usually private) with arguments a_1..a_n and
+results r_1..r_m.
+
+* ``activity``: an ArrayAttr of StringAttr, one per argument of ``@f``:
+  ``"active"`` (its gradient is returned), ``"const"`` (no derivative), ``"dup"``
+  (duplicated: the argument is followed in the operand list by its shadow, a gradient
+  accumulator of the same type; the op returns shadow + gradient).
+* ``ret_activity``: an ArrayAttr of StringAttr, one per result of ``@f``:
+  ``"active"`` (primal result returned AND differentiated: a seed/cotangent operand is
+  given), ``"activenoneed"`` (differentiated with a seed, primal not returned), ``"const"``
+  (primal returned, not differentiated), ``"constnoneed"`` (neither).
+* Operands: for each argument in order, the argument value, then its shadow if ``"dup"``;
+  then one seed per result whose ret_activity is ``"active"``/``"activenoneed"``, in result
+  order. A seed has the type of its result.
+* Results: first the primal results whose ret_activity is ``"active"`` or ``"const"`` (in
+  order), then for each argument in order: its gradient if ``"active"``, its updated shadow
+  if ``"dup"``.
+
+Forward mode
+------------
+``%r:N = "enzyme.fwddiff"(%operands...) {fn = @f, activity = [...], ret_activity = [...],
+width = 1 : i64}`` (``width`` optional, default 1).
+
+* ``activity`` per argument: ``"const"`` or ``"dup"`` (followed by its tangent operand).
+* ``ret_activity`` per result: ``"dup"`` (primal and tangent returned), ``"dupnoneed"``
+  (tangent only), ``"const"`` (primal only), ``"constnoneed"`` (neither).
+* Results: the primal results whose ret_activity is ``"dup"`` or ``"const"`` (in order),
+  then the tangents of the results whose ret_activity is ``"dup"``/``"dupnoneed"`` (in
+  order).
+* With ``width = W > 1`` (vector forward mode, for BatchDuplicated) every tangent operand
+  and tangent result has an extra leading dimension W (``tensor<Wx...>``).
+
+Activities may also be written as Enzyme's ``#enzyme<activity enzyme_active>`` attributes
+(any attribute whose text contains ``enzyme_<name>``); they mean the same.
+
+After the pass no ``enzyme.*`` op remains; the differentiated functions stay (DCE may
+remove them later). Violations of this contract raise :class:`ADError` naming the marker
+and its source location: unknown ``fn``, activity list length mismatch, an unknown
+activity, an ``"active"``/``"dup"`` argument of integer type, a shadow, tangent or seed of
+the wrong type, a missing seed (too few operands), a result list that does not match.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from jaxlib.mlir import ir
+
+from . import emit as E
+from .errors import ADError
+
+REVERSE = "enzyme.autodiff"
+FORWARD = "enzyme.fwddiff"
+MARKERS = (REVERSE, FORWARD)
+
+ARG_REV = ("active", "const", "dup")
+RET_REV = ("active", "activenoneed", "const", "constnoneed")
+ARG_FWD = ("const", "dup")
+RET_FWD = ("dup", "dupnoneed", "const", "constnoneed")
+
+_ENZYME_ACT = re.compile(r"enzyme_([a-z]+)")
+
+
+@dataclass
+class MarkerSpec:
+    """A parsed, validated marker op."""
+
+    op: ir.Operation
+    mode: str  # "reverse" | "forward"
+    fn_name: str
+    fn: object  # func.FuncOp (OpView)
+    activity: list[str]
+    ret_activity: list[str]
+    width: int = 1
+    args: list[ir.Value] = field(default_factory=list)  # primal argument per fn argument
+    shadows: list[ir.Value | None] = field(default_factory=list)  # per argument (dup)
+    seeds: list[ir.Value | None] = field(default_factory=list)  # per result (reverse)
+
+    @property
+    def arg_types(self) -> list[ir.Type]:
+        return list(ir.FunctionType(ir.TypeAttr(self.fn.attributes["function_type"]).value).inputs)
+
+    @property
+    def result_types(self) -> list[ir.Type]:
+        return list(ir.FunctionType(ir.TypeAttr(self.fn.attributes["function_type"]).value).results)
+
+
+def is_marker(op) -> bool:
+    return op.name in MARKERS
+
+
+def _activity_name(attr: ir.Attribute) -> str:
+    if isinstance(attr, ir.StringAttr):
+        return attr.value
+    try:
+        return ir.StringAttr(attr).value
+    except (ValueError, TypeError):
+        pass
+    m = _ENZYME_ACT.search(str(attr))
+    if m:
+        return m.group(1)
+    return str(attr)
+
+
+def _str_list(op, name: str) -> list[str]:
+    attrs = op.attributes
+    if name not in attrs:
+        raise ADError(f"{op.name}: missing attribute {name!r}", op)
+    try:
+        arr = ir.ArrayAttr(attrs[name])
+    except (ValueError, TypeError):
+        raise ADError(f"{op.name}: attribute {name!r} must be an array of strings, got {attrs[name]}", op)
+    return [_activity_name(a) for a in arr]
+
+
+def symbol_table(module_op: ir.Operation) -> dict[str, object]:
+    """Top-level func ops of the module by symbol name."""
+    out = {}
+    for o in module_op.regions[0].blocks[0].operations:
+        if o.operation.name == "func.func":
+            out[ir.StringAttr(o.attributes["sym_name"]).value] = o
+    return out
+
+
+def fn_symbol(op) -> str:
+    attrs = op.attributes
+    if "fn" not in attrs:
+        raise ADError(f"{op.name}: missing attribute 'fn' (the function to differentiate)", op)
+    a = attrs["fn"]
+    try:
+        return ir.FlatSymbolRefAttr(a).value
+    except (ValueError, TypeError):
+        s = str(a)
+        return s[1:] if s.startswith("@") else s
+
+
+def parse_marker(op, funcs: dict[str, object]) -> MarkerSpec:
+    """Parse and validate one marker op against the contract in this module's docstring."""
+    op = getattr(op, "operation", op)
+    name = op.name
+    if name not in MARKERS:
+        raise ADError(f"not an AD marker: {name}", op)
+    mode = "reverse" if name == REVERSE else "forward"
+    fname = fn_symbol(op)
+    fn = funcs.get(fname)
+    if fn is None:
+        raise ADError(f"{name}: function @{fname} is not defined in the module", op)
+    if len(fn.regions[0].blocks) == 0:
+        raise ADError(f"{name}: function @{fname} has no body (external declaration)", op)
+    ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+    arg_types, res_types = list(ftype.inputs), list(ftype.results)
+    activity = _str_list(op, "activity")
+    ret_activity = _str_list(op, "ret_activity")
+    allowed_arg, allowed_ret = (ARG_REV, RET_REV) if mode == "reverse" else (ARG_FWD, RET_FWD)
+    if len(activity) != len(arg_types):
+        raise ADError(f"{name}: activity has {len(activity)} entries but @{fname} has {len(arg_types)} "
+                      f"argument(s)", op)
+    if len(ret_activity) != len(res_types):
+        raise ADError(f"{name}: ret_activity has {len(ret_activity)} entries but @{fname} has "
+                      f"{len(res_types)} result(s)", op)
+    for i, a in enumerate(activity):
+        if a not in allowed_arg:
+            raise ADError(f"{name}: activity[{i}] = {a!r} is not one of {list(allowed_arg)}", op)
+    for j, a in enumerate(ret_activity):
+        if a not in allowed_ret:
+            raise ADError(f"{name}: ret_activity[{j}] = {a!r} is not one of {list(allowed_ret)}", op)
+    width = 1
+    if "width" in op.attributes:
+        width = int(ir.IntegerAttr(op.attributes["width"]).value)
+        if width < 1:
+            raise ADError(f"{name}: width must be >= 1, got {width}", op)
+        if mode == "reverse" and width != 1:
+            raise ADError(f"{name}: reverse mode supports width = 1 only, got {width}", op)
+
+    # argument types: derivatives only for float/complex tensors
+    for i, (a, t) in enumerate(zip(activity, arg_types)):
+        if a in ("active", "dup") and not E.is_differentiable_type(t):
+            raise ADError(f"{name}: argument {i} of @{fname} is marked {a!r} but has non-differentiable "
+                          f"type {t} (only float/complex tensors have derivatives; mark it 'const')", op)
+
+    operands = list(op.operands)
+    n_expected = sum(2 if a == "dup" else 1 for a in activity)
+    if mode == "reverse":
+        n_seeds = sum(1 for a in ret_activity if a in ("active", "activenoneed"))
+        n_expected += n_seeds
+    if len(operands) != n_expected:
+        detail = ""
+        if mode == "reverse" and len(operands) < n_expected:
+            seeded = [j for j, a in enumerate(ret_activity) if a in ("active", "activenoneed")]
+            detail = (f"; reverse mode needs one seed (cotangent) operand per differentiated result "
+                      f"(results {seeded} are marked active)")
+        raise ADError(f"{name}: expected {n_expected} operand(s) for activity {activity} and ret_activity "
+                      f"{ret_activity}, got {len(operands)}{detail}", op)
+    spec = MarkerSpec(op=op, mode=mode, fn_name=fname, fn=fn, activity=activity, ret_activity=ret_activity,
+                      width=width)
+    k = 0
+    for i, (a, t) in enumerate(zip(activity, arg_types)):
+        v = operands[k]
+        k += 1
+        if v.type != t:
+            raise ADError(f"{name}: operand for argument {i} of @{fname} has type {v.type}, expected {t}", op)
+        spec.args.append(v)
+        if a == "dup":
+            s = operands[k]
+            k += 1
+            want = t
+            if mode == "forward" and width > 1:
+                tt = E.ttype(t)
+                want = E.tensor([width] + list(tt.shape), tt.element_type)
+            if s.type != want:
+                what = "shadow" if mode == "reverse" else "tangent"
+                raise ADError(f"{name}: {what} of duplicated argument {i} of @{fname} has type {s.type}, "
+                              f"expected {want} (the argument's type"
+                              + (f" with leading width {width})" if want != t else ")"), op)
+            spec.shadows.append(s)
+        else:
+            spec.shadows.append(None)
+    if mode == "reverse":
+        for j, (a, t) in enumerate(zip(ret_activity, res_types)):
+            if a in ("active", "activenoneed"):
+                if not E.is_differentiable_type(t):
+                    raise ADError(f"{name}: result {j} of @{fname} is marked {a!r} but has non-differentiable "
+                                  f"type {t}", op)
+                s = operands[k]
+                k += 1
+                if s.type != t:
+                    raise ADError(f"{name}: seed for result {j} of @{fname} has type {s.type}, expected {t}", op)
+                spec.seeds.append(s)
+            else:
+                spec.seeds.append(None)
+    else:
+        for j, (a, t) in enumerate(zip(ret_activity, res_types)):
+            if a in ("dup", "dupnoneed") and not E.is_differentiable_type(t):
+                raise ADError(f"{name}: result {j} of @{fname} is marked {a!r} but has non-differentiable "
+                              f"type {t}", op)
+    want_types = expected_result_types(spec, arg_types, res_types)
+    got = [r.type for r in op.results]
+    if got != want_types:
+        raise ADError(f"{name}: result types {[str(t) for t in got]} do not match the contract "
+                      f"{[str(t) for t in want_types]}", op)
+    return spec
+
+
+def expected_result_types(spec: MarkerSpec, arg_types, res_types) -> list[ir.Type]:
+    out = []
+    if spec.mode == "reverse":
+        out += [t for a, t in zip(spec.ret_activity, res_types) if a in ("active", "const")]
+        out += [t for a, t in zip(spec.activity, arg_types) if a in ("active", "dup")]
+    else:
+        out += [t for a, t in zip(spec.ret_activity, res_types) if a in ("dup", "const")]
+        for a, t in zip(spec.ret_activity, res_types):
+            if a in ("dup", "dupnoneed"):
+                if spec.width > 1:
+                    tt = E.ttype(t)
+                    t = E.tensor([spec.width] + list(tt.shape), tt.element_type)
+                out.append(t)
+    return out

@@ -1,0 +1,186 @@
+"""Reverse mode (adjoints / VJP).
+
+At the marker the primal ops of the prepared function are cloned in order (the forward
+sweep, whose values the adjoint sweep reuses), then the adjoint sweep walks the ops in
+reverse and each active op's reverse rule turns the cotangents of its results into
+cotangents of its operands, accumulated with ``add`` (a value with no cotangent has none:
+zeros are materialized only where a result needs one).
+
+Scopes say where primal values come from and where code goes:
+
+* :class:`TopScope`: the marker's block; primal values are the forward sweep's clones.
+* :class:`BranchScope`: one branch of the adjoint of an ``if``/``case``. The adjoint
+  ``if``/``case`` branches on the same predicate; each branch recomputes its primal (from the
+  enclosing values, captured) and runs its adjoint, returning the cotangents of the active
+  values it captures (zeros from the other branches).
+* :class:`~.loops.LoopRevScope`: the body of a reverse loop (``loops.py``).
+"""
+
+from __future__ import annotations
+
+from jaxlib.mlir import ir
+
+from . import emit as E
+from .activity import Activity
+from .errors import ADError
+from .ir_util import captured_values, clone_op, copy_attrs, ops_of, terminator
+from .rules import NONDIFF, RULES
+
+
+class Engine:
+    def __init__(self, act: Activity, options):
+        self.act = act
+        self.options = options
+        extra = getattr(options, "extra", None) or {}
+        self.extra = extra
+
+
+class Scope:
+    """Where the adjoint code of a block is emitted, and how primal values are found."""
+
+    def __init__(self, eng: Engine, parent: "Scope | None", ip: ir.InsertionPoint):
+        self.eng = eng
+        self.parent = parent
+        self.ip = ip
+        self.ct: dict = {}
+        self.plain: dict = {}  # source while op -> its plain clone in this scope
+        self.P: dict = {}
+
+    def get(self, v):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def add_ct(self, v, g) -> None:
+        if g is None or not self.eng.act.is_active(v):
+            return
+        cur = self.ct.get(v)
+        if cur is None:
+            self.ct[v] = g
+        else:
+            with self.ip:
+                self.ct[v] = E.add(cur, g)
+
+
+class TopScope(Scope):
+    def __init__(self, eng, P: dict, ip):
+        super().__init__(eng, None, ip)
+        self.P = P
+
+    def get(self, v):
+        r = self.P.get(v)
+        if r is None:
+            raise ADError("internal: primal value not available in the forward sweep")
+        return r
+
+
+class BranchScope(Scope):
+    def get(self, v):
+        r = self.P.get(v)
+        if r is not None:
+            return r
+        return self.parent.get(v)
+
+
+class SegmentScope(Scope):
+    """A block with no source values of its own (the body of a checkpoint segment loop)."""
+
+    def get(self, v):
+        return self.parent.get(v)
+
+
+def forward_sweep(scope: Scope, ops) -> None:
+    """Clone ``ops`` with ``scope.get``; remember plain clones of loops."""
+    for op in ops:
+        op = op.operation
+        with op.location:
+            new = clone_op(op, scope.get)
+        for a, b in zip(op.results, new.results):
+            scope.P[a] = b
+        if op.name == "stablehlo.while":
+            scope.plain[op] = new
+
+
+def reverse_block(scope: Scope, ops) -> None:
+    """The adjoint sweep over ``ops`` (a block's ops in forward order) in ``scope``."""
+    from .loops import reverse_while
+
+    act = scope.eng.act
+    for op in reversed(list(ops)):
+        op = op.operation
+        cts = [scope.ct.get(r) for r in op.results]
+        if all(c is None for c in cts):
+            continue
+        name = op.name
+        if name == "stablehlo.while":
+            reverse_while(scope, op, cts)
+            continue
+        if name in ("stablehlo.if", "stablehlo.case"):
+            reverse_branch(scope, op, cts)
+            continue
+        if name in NONDIFF:
+            continue
+        want = [act.is_active(v) for v in op.operands]
+        caps = captured_values(op) if len(op.regions) else []
+        if any(act.is_active(c) for c in caps):
+            raise ADError(f"no derivative rule for {name} with a differentiated value captured by its region", op)
+        if not any(want):
+            continue
+        rule = RULES.get(name)
+        if rule is None or rule.rev is None:
+            raise ADError(f"no derivative rule for {name}", op)
+        with scope.ip, op.location:
+            outs = list(rule.rev(scope, op, cts, want))
+        for v, w, g in zip(op.operands, want, outs):
+            if w and g is not None:
+                scope.add_ct(v, g)
+
+
+def reverse_branch(scope: Scope, op, cts) -> None:
+    act = scope.eng.act
+    O = [v for v in captured_values(op) if act.is_active(v)]
+    if not O:
+        return
+    with scope.ip, op.location:
+        new = E.create(op.name, [scope.get(op.operands[0])], [v.type for v in O], copy_attrs(op) or None,
+                       regions=len(op.regions))
+    for i, region in enumerate(op.regions):
+        src = region.blocks[0]
+        blk = ir.Block.create_at_start(new.regions[i], [])
+        B = BranchScope(scope.eng, scope, ir.InsertionPoint(blk))
+        with B.ip, op.location:
+            forward_sweep(B, ops_of(src))
+            ret = terminator(src)
+            for j, g in enumerate(cts):
+                if g is not None:
+                    B.add_ct(ret.operands[j], g)
+        reverse_block(B, ops_of(src))
+        with B.ip, op.location:
+            outs = [B.ct.get(v) if B.ct.get(v) is not None else E.zeros(v.type) for v in O]
+            E.create("stablehlo.return", outs, [])
+    for v, r in zip(O, new.results):
+        scope.add_ct(v, r)
+
+
+def expand_reverse(spec, work, act: Activity, options) -> list:
+    """Emit the reverse-mode expansion of marker ``spec`` before it; returns its results."""
+    eng = Engine(act, options)
+    body = work.regions[0].blocks[0]
+    P = dict(zip(body.arguments, spec.args))
+    top = TopScope(eng, P, ir.InsertionPoint(spec.op))
+    with top.ip, spec.op.location:
+        forward_sweep(top, ops_of(body))
+    ret = terminator(body)
+    for j, a in enumerate(spec.ret_activity):
+        if a in ("active", "activenoneed"):
+            top.add_ct(ret.operands[j], spec.seeds[j])
+    reverse_block(top, ops_of(body))
+    with top.ip, spec.op.location:
+        outs = [top.get(ret.operands[j]) for j, a in enumerate(spec.ret_activity) if a in ("active", "const")]
+        for i, a in enumerate(spec.activity):
+            arg = body.arguments[i]
+            g = top.ct.get(arg)
+            if a == "active":
+                outs.append(g if g is not None else E.zeros(arg.type))
+            elif a == "dup":
+                sh = spec.shadows[i]
+                outs.append(E.add(sh, g) if g is not None else sh)
+    return outs

@@ -1,0 +1,315 @@
+"""Derivative rules: reductions (reduce with add/max/min/mul bodies, argmax-style variadic
+reduce) and windowed reductions (reduce_window add/max/min)."""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from . import emit as E
+from .errors import ADError
+from .ir_util import iota_dimension, terminator
+from .rules import prim, register, res, tadd
+
+_KINDS = {"stablehlo.add": "add", "stablehlo.maximum": "max", "stablehlo.minimum": "min",
+          "stablehlo.multiply": "mul"}
+
+
+def body_kind(op) -> str | None:
+    """``add``/``max``/``min``/``mul`` when the single-value reduction body is that op."""
+    blk = op.regions[0].blocks[0]
+    ops = list(blk.operations)
+    if len(ops) != 2 or len(blk.arguments) != 2:
+        return None
+    inner, ret = ops[0].operation, ops[1].operation
+    if ret.operands[0] != inner.results[0] or len(inner.operands) != 2:
+        return None
+    a, b = blk.arguments
+    if not ((inner.operands[0] == a and inner.operands[1] == b) or (inner.operands[0] == b and inner.operands[1] == a)):
+        return None
+    return _KINDS.get(inner.name)
+
+
+def _dims(op):
+    return E.i64_list(op.attributes["dimensions"])
+
+
+def _bcast_back(y, x_shape, dims):
+    kept = [d for d in range(len(x_shape)) if d not in dims]
+    return E.broadcast_in_dim(y, x_shape, kept)
+
+
+def _indicators(x, y, dims):
+    """1.0 where x equals the reduced extremum, and the count of such places."""
+    yb = _bcast_back(y, E.shape(x), dims)
+    loc = E.select(E.compare(x, yb, "EQ"), E.full_like(x, 1), E.zeros_like(x))
+    return loc, E.reduce_sum(loc, dims)
+
+
+def _prod_others(x, dims, init):
+    """For each element, the product of the other elements of its reduction group (times the
+    init value), computed without dividing by zero."""
+    z, one = E.zeros_like(x), E.full_like(x, 1)
+    iszero = E.compare(x, z, "EQ")
+    xnz = E.select(iszero, one, x)
+    pnz = E.reduce(xnz, E.scalar_const(1, E.etype(x)), dims, "stablehlo.multiply")
+    pnz = E.mul(pnz, E.broadcast_to(init, E.shape(pnz)))
+    cz = E.reduce_sum(E.select(iszero, one, z), dims)
+    xs = E.shape(x)
+    pb = _bcast_back(pnz, xs, dims)
+    czb = _bcast_back(cz, xs, dims)
+    no_zero = E.compare(czb, z, "EQ")
+    one_zero_here = E.and_(E.compare(czb, one, "EQ"), iszero)
+    return E.select(no_zero, E.div(pb, xnz), E.select(one_zero_here, pb, z))
+
+
+def _argmax_parts(op):
+    """For a variadic reduce over one dimension with an iota operand: (dim, iota index)."""
+    dims = _dims(op)
+    n = len(op.results)
+    if len(dims) != 1:
+        return None
+    for k in range(n):
+        if E.is_int(E.etype(op.operands[k])) and iota_dimension(op.operands[k]) == dims[0]:
+            return dims[0], k
+    return None
+
+
+def _check_select_body(op, j):
+    blk = op.regions[0].blocks[0]
+    r = terminator(blk).operands[j]
+    owner = r.owner
+    if isinstance(owner, ir.Block) or owner.operation.name != "stablehlo.select":
+        raise ADError("variadic reduce: result %d is not chosen by a select (only argmax/argmin-style "
+                      "variadic reductions are differentiable)" % j, op)
+
+
+def _reduce_fwd(cx, op, ts):
+    n = len(op.results)
+    dims = _dims(op)
+    if n == 1:
+        kind = body_kind(op)
+        t, tinit = ts
+        x, y = prim(cx, op, 0), res(cx, op)
+        if kind == "add":
+            out = None if t is None else E.reduce_sum(t, dims)
+            if tinit is not None:
+                out = tadd(out, E.broadcast_to(tinit, E.shape(y)))
+            return [out]
+        if kind in ("max", "min"):
+            if tinit is not None:
+                raise ADError(f"derivative of a {kind} reduction with respect to its init value is not "
+                              "supported", op)
+            loc, cnt = _indicators(x, y, dims)
+            return [E.div(E.reduce_sum(E.mul(t, loc), dims), cnt)]
+        if kind == "mul":
+            init = prim(cx, op, 1)
+            out = None
+            if t is not None:
+                out = E.reduce_sum(E.mul(t, _prod_others(x, dims, init)), dims)
+            if tinit is not None:
+                px = E.reduce(x, E.scalar_const(1, E.etype(x)), dims, "stablehlo.multiply")
+                out = tadd(out, E.mul(E.broadcast_to(tinit, E.shape(y)), px))
+            return [out]
+        raise ADError("no derivative rule for a reduce with this body (add, max, min and multiply "
+                      "reductions are differentiable)", op)
+    parts = _argmax_parts(op)
+    if parts is None:
+        raise ADError("no derivative rule for this variadic reduce (only argmax/argmin-style reductions "
+                      "with an iota operand are differentiable)", op)
+    d, k = parts
+    if any(t is not None for t in ts[n:]):
+        raise ADError("derivative of a variadic reduce with respect to its init values is not supported", op)
+    idx = res(cx, op, k)
+    outs = []
+    for j in range(n):
+        t = ts[j]
+        if t is None or j == k:
+            outs.append(None)
+            continue
+        _check_select_body(op, j)
+        xs = E.shape(op.operands[j])
+        es = list(xs)
+        es[d] = 1
+        idx_e = E.reshape(idx, es)
+        outs.append(E.reshape(E.take_along(t, idx_e, d), E.shape(op.results[j])))
+    return outs
+
+
+def _reduce_rev(cx, op, cts, want):
+    n = len(op.results)
+    dims = _dims(op)
+    if n == 1:
+        kind = body_kind(op)
+        g = cts[0]
+        x = op.operands[0]
+        xs = E.shape(x)
+        if kind == "add":
+            gx = _bcast_back(g, xs, dims) if want[0] else None
+            gi = E.reduce_sum(g, range(E.rank(g))) if want[1] else None
+            return [gx, gi]
+        if kind in ("max", "min"):
+            if want[1]:
+                raise ADError(f"derivative of a {kind} reduction with respect to its init value is not "
+                              "supported", op)
+            loc, cnt = _indicators(prim(cx, op, 0), res(cx, op), dims)
+            return [E.mul(_bcast_back(E.div(g, cnt), xs, dims), loc), None]
+        if kind == "mul":
+            xv, init = prim(cx, op, 0), prim(cx, op, 1)
+            gx = E.mul(_bcast_back(g, xs, dims), _prod_others(xv, dims, init)) if want[0] else None
+            gi = None
+            if want[1]:
+                px = E.reduce(xv, E.scalar_const(1, E.etype(xv)), dims, "stablehlo.multiply")
+                gi = E.reduce_sum(E.mul(g, px), range(E.rank(g)))
+            return [gx, gi]
+        raise ADError("no derivative rule for a reduce with this body (add, max, min and multiply "
+                      "reductions are differentiable)", op)
+    parts = _argmax_parts(op)
+    if parts is None:
+        raise ADError("no derivative rule for this variadic reduce (only argmax/argmin-style reductions "
+                      "with an iota operand are differentiable)", op)
+    d, k = parts
+    if any(want[n:]):
+        raise ADError("derivative of a variadic reduce with respect to its init values is not supported", op)
+    idx = res(cx, op, k)
+    outs = []
+    for j in range(n):
+        g = cts[j] if j < len(cts) else None
+        if not want[j] or j == k or g is None:
+            outs.append(None)
+            continue
+        _check_select_body(op, j)
+        xs = E.shape(op.operands[j])
+        es = list(xs)
+        es[d] = 1
+        idx_e = E.reshape(idx, es)
+        outs.append(E.scatter_add_along(op.operands[j].type, idx_e, E.reshape(g, es), d))
+    return outs + [None] * n
+
+
+register("stablehlo.reduce", _reduce_fwd, _reduce_rev)
+
+# ---------------------------------------------------------------------------------------------
+# reduce_window
+
+
+def _rw_params(op):
+    x = op.operands[0]
+    r = E.rank(x)
+    a = op.attributes
+
+    def get(name, default):
+        return E.i64_list(a[name]) if name in a else default
+
+    win = get("window_dimensions", None)
+    strides = get("window_strides", [1] * r)
+    bdil = get("base_dilations", [1] * r)
+    wdil = get("window_dilations", [1] * r)
+    if "padding" in a:
+        flat = E.i64_list(a["padding"])
+        padding = [(flat[2 * i], flat[2 * i + 1]) for i in range(r)]
+    else:
+        padding = [(0, 0)] * r
+    return win, strides, bdil, wdil, padding
+
+
+def _padding_attr(padding):
+    return ir.DenseIntElementsAttr.get(np.array(padding, dtype=np.int64).reshape(len(padding), 2))
+
+
+def reduce_window(x, init, win, strides, bdil, wdil, padding, body="stablehlo.add"):
+    r = E.rank(x)
+    xs = E.shape(x)
+    out = []
+    for i in range(r):
+        dilated = (xs[i] - 1) * bdil[i] + 1 if xs[i] > 0 else 0
+        padded = dilated + padding[i][0] + padding[i][1]
+        wext = (win[i] - 1) * wdil[i] + 1
+        out.append(max(0, (padded - wext) // strides[i] + 1) if padded >= wext else 0)
+    attrs = {"window_dimensions": E.i64_array(win), "window_strides": E.i64_array(strides),
+             "base_dilations": E.i64_array(bdil), "window_dilations": E.i64_array(wdil),
+             "padding": _padding_attr(padding)}
+    o = E.create("stablehlo.reduce_window", [x, init], [E.tensor(out, E.etype(x))], attrs, regions=1)
+    E._scalar_body(o.regions[0], E.etype(x), body)
+    return o.result
+
+
+def _rw_fwd(cx, op, ts):
+    if len(op.results) != 1:
+        raise ADError("no derivative rule for a variadic reduce_window", op)
+    kind = body_kind(op)
+    t, tinit = ts
+    if tinit is not None:
+        raise ADError("derivative of reduce_window with respect to its init value is not supported", op)
+    if t is None:
+        return [None]
+    win, strides, bdil, wdil, padding = _rw_params(op)
+    if kind == "add":
+        return [reduce_window(t, E.scalar_const(0, E.etype(t)), win, strides, bdil, wdil, padding)]
+    if kind in ("max", "min"):
+        x = prim(cx, op, 0)
+        init = prim(cx, op, 1)
+        et = E.etype(x)
+        st = E.tensor([], et)
+        attrs = {"window_dimensions": E.i64_array(win), "window_strides": E.i64_array(strides),
+                 "base_dilations": E.i64_array(bdil), "window_dilations": E.i64_array(wdil),
+                 "padding": _padding_attr(padding)}
+        rt = op.results[0].type
+        o = E.create("stablehlo.reduce_window", [x, t, init, E.scalar_const(0, et)], [rt, rt], attrs, regions=1)
+        blk = ir.Block.create_at_start(o.regions[0], [st, st, st, st])
+        ax, at, bx, bt = blk.arguments
+        with ir.InsertionPoint(blk):
+            pick = E.compare(ax, bx, "GE" if kind == "max" else "LE")
+            E.create("stablehlo.return", [E.select(pick, ax, bx), E.select(pick, at, bt)], [])
+        return [o.results[1]]
+    raise ADError("no derivative rule for a reduce_window with this body (add, max and min are "
+                  "differentiable)", op)
+
+
+def _rw_rev(cx, op, cts, want):
+    if len(op.results) != 1:
+        raise ADError("no derivative rule for a variadic reduce_window", op)
+    if want[1]:
+        raise ADError("derivative of reduce_window with respect to its init value is not supported", op)
+    kind = body_kind(op)
+    g = cts[0]
+    win, strides, bdil, wdil, padding = _rw_params(op)
+    xs = E.shape(op.operands[0])
+    if kind == "add":
+        gs = E.shape(g)
+        lo, hi, interior = [], [], []
+        for i in range(len(xs)):
+            m = gs[i]
+            if m == 0 or xs[i] == 0:
+                return [E.zeros(op.operands[0].type), None]
+            gd_len = (m - 1) * strides[i] + 1
+            low = (win[i] - 1) * wdil[i] - padding[i][0]
+            req = (xs[i] - 1) * bdil[i] + (win[i] - 1) * wdil[i] + 1
+            lo.append(low)
+            hi.append(req - low - gd_len)
+            interior.append(strides[i] - 1)
+        gp = E.pad(g, E.scalar_const(0, E.etype(g)), lo, hi, interior)
+        return [reduce_window(gp, E.scalar_const(0, E.etype(g)), win, bdil, [1] * len(xs), wdil,
+                              [(0, 0)] * len(xs)), None]
+    if kind in ("max", "min"):
+        if any(b != 1 for b in bdil) or any(w != 1 for w in wdil):
+            raise ADError(f"reverse-mode derivative of a dilated {kind} reduce_window is not supported", op)
+        x = prim(cx, op, 0)
+        et = E.etype(x)
+        st = E.tensor([], et)
+        attrs = {"window_dimensions": E.i64_array(win), "window_strides": E.i64_array(strides),
+                 "padding": _padding_attr(padding)}
+        o = E.create("stablehlo.select_and_scatter", [x, g, E.scalar_const(0, et)], [x.type], attrs, regions=2)
+        sel = ir.Block.create_at_start(o.regions[0], [st, st])
+        with ir.InsertionPoint(sel):
+            E.create("stablehlo.return", [E.compare(sel.arguments[0], sel.arguments[1],
+                                                    "GE" if kind == "max" else "LE")], [])
+        sc = ir.Block.create_at_start(o.regions[1], [st, st])
+        with ir.InsertionPoint(sc):
+            E.create("stablehlo.return", [E.add(sc.arguments[0], sc.arguments[1])], [])
+        return [o.result, None]
+    raise ADError("no derivative rule for a reduce_window with this body (add, max and min are "
+                  "differentiable)", op)
+
+
+register("stablehlo.reduce_window", _rw_fwd, _rw_rev)
