@@ -649,9 +649,12 @@ def _type_bounds(dt) -> tuple[int, int] | None:
     return None
 
 
-def int_range(v: ir.Value, _depth: int = 0) -> tuple[int, int] | None:
+def int_range(v: ir.Value, _depth: int = 0, env: dict | None = None) -> tuple[int, int] | None:
     """Inclusive bounds (lo, hi) of an integer tensor's elements, from constants, iotas and
-    interval arithmetic through layout ops and overflow-free arithmetic; None if unknown."""
+    interval arithmetic through layout ops and overflow-free arithmetic; None if unknown.
+    ``env`` maps values (e.g. a loop's induction variable) to known bounds."""
+    if env and v in env:
+        return env[v]
     try:
         dt = np_dtype(element_type(v))
     except Exception:
@@ -683,7 +686,7 @@ def int_range(v: ir.Value, _depth: int = 0) -> tuple[int, int] | None:
         return None
 
     def r(x):
-        return int_range(x, _depth + 1)
+        return int_range(x, _depth + 1, env)
 
     def fits(lo, hi):
         return (lo, hi) if tb[0] <= lo and hi <= tb[1] else None

@@ -1,0 +1,771 @@
+"""Family ``control_flow``: ``stablehlo.while`` / ``if`` / ``case`` and ``func.call``.
+
+Loops: loop-invariant code motion, pass-through and dead iteration arguments, duplicate
+induction variables, induction-variable range facts (compares against the counter fold),
+loops that run zero times or once. Branches: constant predicates and indices, identical
+branches, branches that only pick values (-> select), unused results. Calls to functions
+of the module are inlined (XLA inlines them too; inlining lets the other patterns see
+through them, e.g. to hoist a norm out of a loop body).
+
+Ops are only moved or duplicated when they have no side effects (``is_pure_op``), and
+hoisting out of a loop never changes results (a pure op computes the same value in every
+iteration).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from ._registry import pattern
+from ._util import (
+    _attrs_equal, build, compare_attrs, compare_parts, copy_attrs, create, defining_op, element_type, eval_int_array,
+    int_range, is_defined_outside, is_pure_op, np_dtype, ranked, regions_equivalent,
+    scalar_value, shape_of, splat_constant,
+)
+
+FAMILY = "control_flow"
+
+# Ops not worth hoisting on their own (XLA fuses them into their consumers); they move out
+# of a loop only together with an expensive op that needs them.
+_CHEAP = frozenset("stablehlo." + n for n in (
+    "constant iota broadcast_in_dim reshape bitcast_convert convert".split()))
+
+
+# -- helpers -------------------------------------------------------------------------------------
+
+def _is_ranked(t) -> bool:
+    try:
+        ir.RankedTensorType(t)
+        return True
+    except Exception:
+        return False
+
+
+def _block(region: ir.Region) -> ir.Block | None:
+    blocks = list(region.blocks)
+    return blocks[0] if len(blocks) == 1 else None
+
+
+def _terminator(block: ir.Block):
+    ops = list(block.operations)
+    return ops[-1] if ops else None
+
+
+def _captures(op) -> list[ir.Value]:
+    """Values used inside ``op``'s regions that are defined outside ``op``."""
+    out = []
+    if not len(op.regions):
+        return out
+
+    def visit(o):
+        for v in o.operands:
+            if is_defined_outside(v, op):
+                out.append(v)
+        return ir.WalkResult.ADVANCE
+
+    for r in op.regions:
+        for b in r.blocks:
+            for o in b.operations:
+                o.operation.walk(visit)
+    return out
+
+
+def _inputs(op) -> list[ir.Value]:
+    return list(op.operands) + _captures(op)
+
+
+def _replace_in(op, old: ir.Value, new: ir.Value) -> None:
+    """Replace uses of ``old`` by ``new`` in ``op`` and everything nested in it."""
+
+    def visit(o):
+        for i, v in enumerate(o.operands):
+            if v == old:
+                o.operands[i] = new
+        return ir.WalkResult.ADVANCE
+
+    op.operation.walk(visit)
+
+
+def _scalar_int(v: ir.Value, memo=None):
+    a = eval_int_array(v, 1, memo)
+    if a is None:
+        return None
+    return np.asarray(a).reshape(()).item()
+
+
+def _inline_block(rewriter, op, block: ir.Block, arg_values=()) -> None:
+    """Replace ``op`` by the ops of ``block`` (moved before ``op``) with the block arguments
+    bound to ``arg_values``; ``op``'s results become the terminator's operands."""
+    for a, v in zip(block.arguments, arg_values):
+        a.replace_all_uses_with(v)
+    ops = list(block.operations)
+    term = ops[-1]
+    for o in ops[:-1]:
+        o.operation.move_before(op.operation)
+    rewriter.replace_op(op, list(term.operands))
+
+
+def _new_op_with_regions(name: str, operands, result_types, attrs, loc, old_regions, order=None):
+    """Create ``name`` and move the single blocks of ``old_regions`` (in ``order``) into it."""
+    order = list(range(len(old_regions))) if order is None else order
+    new = create(name, operands, result_types, attrs, loc=loc, regions=len(order))
+    for k, i in enumerate(order):
+        old_regions[i].blocks[0].append_to(new.regions[k])
+    return new
+
+
+def _set_return(rewriter, block: ir.Block, values) -> None:
+    term = _terminator(block)
+    with ir.InsertionPoint(term), term.location:
+        create(term.operation.name, list(values), [], loc=term.location)
+    rewriter.erase_op(term)
+
+
+# -- func.call ---------------------------------------------------------------------------------------
+
+def _module_of(op):
+    o = op.operation
+    while o is not None and o.name != "builtin.module":
+        o = o.parent
+    return o
+
+
+def _lookup_func(module_op, name: str):
+    for f in module_op.regions[0].blocks[0].operations:
+        if f.operation.name == "func.func" and ir.StringAttr(f.attributes["sym_name"]).value == name:
+            return f
+    return None
+
+
+def _callees(fn) -> set[str]:
+    out = set()
+
+    def visit(o):
+        if o.name == "func.call":
+            out.add(ir.FlatSymbolRefAttr(o.attributes["callee"]).value)
+        return ir.WalkResult.ADVANCE
+
+    fn.operation.walk(visit)
+    return out
+
+
+def _recursive(module_op, name: str) -> bool:
+    seen, stack = set(), [name]
+    while stack:
+        n = stack.pop()
+        f = _lookup_func(module_op, n)
+        if f is None:
+            continue
+        for c in _callees(f):
+            if c == name:
+                return True
+            if c not in seen:
+                seen.add(c)
+                stack.append(c)
+    return False
+
+
+@pattern("inline_call", FAMILY, "func.call", benefit=2)
+def inline_call(op, rewriter):
+    """func.call @f(args) -> the body of @f (single block, not recursive)."""
+    module_op = _module_of(op)
+    if module_op is None:
+        return False
+    name = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+    fn = _lookup_func(module_op, name)
+    if fn is None or len(fn.regions[0].blocks) != 1 or _recursive(module_op, name):
+        return False
+    block = fn.regions[0].blocks[0]
+    if len(block.arguments) != len(op.operands):
+        return False
+    mapping = {a: v for a, v in zip(block.arguments, op.operands)}
+    ops = list(block.operations)
+    term = ops[-1]
+    if term.operation.name != "func.return":
+        return False
+    for o in ops[:-1]:
+        new = o.operation.clone(rewriter.ip)
+
+        def remap(x):
+            for i, v in enumerate(x.operands):
+                if v in mapping:
+                    x.operands[i] = mapping[v]
+            return ir.WalkResult.ADVANCE
+
+        new.walk(remap)
+        for a, b in zip(o.results, new.results):
+            mapping[a] = b
+    rewriter.replace_op(op, [mapping.get(v, v) for v in term.operands])
+    return True
+
+
+# -- stablehlo.while -------------------------------------------------------------------------------
+
+def _while_parts(op):
+    cond, body = _block(op.regions[0]), _block(op.regions[1])
+    if cond is None or body is None:
+        return None
+    return list(op.operands), cond, body, list(_terminator(body).operands)
+
+
+@pattern("while_passthrough_arg", FAMILY, "stablehlo.while", benefit=2)
+def while_passthrough_arg(op, rewriter):
+    """An iteration argument the body returns unchanged (or replaces by its own init value)
+    is that init value everywhere: in the condition, the body and the result."""
+    parts = _while_parts(op)
+    if parts is None:
+        return False
+    inits, cond, body, yields = parts
+    changed = False
+    for i, init in enumerate(inits):
+        y = yields[i]
+        same = y == body.arguments[i] or y == init
+        if not same and defining_op(y) is not None and defining_op(init) is not None:
+            dy, di = defining_op(y), defining_op(init)
+            same = (dy.operation.name == di.operation.name == "stablehlo.constant"
+                    and dy.attributes["value"] == di.attributes["value"])
+        if not same:
+            continue
+        ba, ca, res = body.arguments[i], cond.arguments[i], op.results[i]
+        uses_ba = [u for u in ba.uses if not (u.owner.operation.name == "stablehlo.return"
+                                              and u.owner.operation.parent == op.operation
+                                              and u.operand_number == i)]
+        if not uses_ba and not list(ca.uses) and not list(res.uses):
+            continue
+        ba.replace_all_uses_with(init)
+        ca.replace_all_uses_with(init)
+        res.replace_all_uses_with(init)
+        changed = True
+    return changed
+
+
+def _while_live_args(op, cond, body, yields) -> set[int]:
+    n = len(yields)
+    args = {a: i for i, a in enumerate(body.arguments)}
+    live = {i for i in range(n) if list(op.results[i].uses) or list(cond.arguments[i].uses)}
+    body_ops = list(body.operations)[:-1]
+    defined_by = {}
+    for o in body_ops:
+        for r in o.results:
+            defined_by[r] = o
+    needed_ops = set()
+    work = [yields[i] for i in live]
+    for o in body_ops:  # side effects keep their inputs alive
+        if not is_pure_op(o):
+            needed_ops.add(o.operation)
+            work.extend(_inputs(o))
+    seen = set()
+    while work:
+        v = work.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if v in args:
+            i = args[v]
+            if i not in live:
+                live.add(i)
+                work.append(yields[i])
+            continue
+        o = defined_by.get(v)
+        if o is not None and o.operation not in needed_ops:
+            needed_ops.add(o.operation)
+            work.extend(_inputs(o))
+        elif o is not None:
+            work.extend(_inputs(o))
+    return live
+
+
+@pattern("while_dead_arg", FAMILY, "stablehlo.while", benefit=2)
+def while_dead_arg(op, rewriter):
+    """Remove iteration arguments whose values nobody observes: result unused, not read by
+    the condition, and in the body only feeding their own (or other dead) next values."""
+    parts = _while_parts(op)
+    if parts is None:
+        return False
+    inits, cond, body, yields = parts
+    live = _while_live_args(op, cond, body, yields)
+    dead = [i for i in range(len(inits)) if i not in live]
+    if not dead or not live:
+        return False
+    for i in dead:
+        body.arguments[i].replace_all_uses_with(inits[i])
+    _set_return(rewriter, body, [yields[i] for i in sorted(live)])
+    for i in sorted(dead, reverse=True):
+        if list(body.arguments[i].uses) or list(cond.arguments[i].uses):
+            raise AssertionError("while_dead_arg: dead argument still used")  # pragma: no cover
+        body.erase_argument(i)
+        cond.erase_argument(i)
+    keep = sorted(live)
+    with rewriter.ip:
+        new = _new_op_with_regions("stablehlo.while", [inits[i] for i in keep],
+                                   [op.results[i].type for i in keep], copy_attrs(op), op.location,
+                                   [op.regions[0], op.regions[1]])
+    pos = {i: k for k, i in enumerate(keep)}
+    rewriter.replace_op(op, [new.results[pos[i]] if i in pos else inits[i] for i in range(len(inits))])
+    return True
+
+
+def _structurally_same_step(yi, yj, ai, aj) -> bool:
+    """yi (next value of arg ai) and yj (of aj) are the same function of ai and aj."""
+    if yi == yj:
+        return True
+    oi, oj = defining_op(yi), defining_op(yj)
+    if oi is None or oj is None or oi.operation.name != oj.operation.name:
+        return False
+    if len(oi.results) != 1 or len(oj.results) != 1 or len(oi.regions) or len(oj.regions):
+        return False
+    if oi.results[0].type != oj.results[0].type or len(oi.operands) != len(oj.operands):
+        return False
+    if not _attrs_equal(oi, oj) or not is_pure_op(oi):
+        return False
+    uses_self = False
+    for p, q in zip(oi.operands, oj.operands):
+        if p == ai and q == aj:
+            uses_self = True
+        elif p != q or p == aj or q == ai:
+            return False
+    return uses_self
+
+
+@pattern("while_duplicate_iv", FAMILY, "stablehlo.while", benefit=2)
+def while_duplicate_iv(op, rewriter):
+    """Two iteration arguments with the same init and the same step function (e.g. two
+    counters 0, 1, 2, ...) are always equal: the second is replaced by the first."""
+    parts = _while_parts(op)
+    if parts is None:
+        return False
+    inits, cond, body, yields = parts
+    n = len(inits)
+    for i in range(n):
+        for j in range(i + 1, n):
+            if inits[i].type != inits[j].type:
+                continue
+            same_init = inits[i] == inits[j]
+            if not same_init:
+                di, dj = defining_op(inits[i]), defining_op(inits[j])
+                same_init = (di is not None and dj is not None
+                             and di.operation.name == dj.operation.name == "stablehlo.constant"
+                             and di.attributes["value"] == dj.attributes["value"])
+            if not same_init:
+                continue
+            ai, aj = body.arguments[i], body.arguments[j]
+            if not _structurally_same_step(yields[i], yields[j], ai, aj):
+                continue
+            bj, cj, rj = body.arguments[j], cond.arguments[j], op.results[j]
+            if not (list(bj.uses) or list(cj.uses) or list(rj.uses)):
+                continue
+            bj.replace_all_uses_with(ai)
+            cj.replace_all_uses_with(cond.arguments[i])
+            rj.replace_all_uses_with(op.results[i])
+            return True
+    return False
+
+
+def _induction_variables(op, cond, body, yields):
+    """{index: (lo, hi)}: counters with a constant init, a constant positive step and a
+    condition ``arg < limit`` (or <=, or the mirrored forms) with a constant limit; (lo, hi)
+    bounds the argument inside the body."""
+    term = _terminator(cond)
+    if term is None or len(term.operands) != 1:
+        return {}
+    c = defining_op(term.operands[0])
+    if c is None or c.operation.name != "stablehlo.compare" or shape_of(c.results[0]) != ():
+        return {}
+    direction, ct = compare_parts(c)
+    a, b = c.operands
+    cargs = {x: i for i, x in enumerate(cond.arguments)}
+    if a in cargs and b not in cargs:
+        k, lim_v = cargs[a], b
+    elif b in cargs and a not in cargs:
+        k, lim_v = cargs[b], a
+        direction = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE"}.get(direction, direction)
+    else:
+        return {}
+    if direction not in ("LT", "LE"):
+        return {}
+    et = element_type(a)
+    dt = np_dtype(et)
+    if dt is None or dt.kind not in "iu" or (ct == "UNSIGNED" and dt.kind == "i") \
+            or (ct == "SIGNED" and dt.kind == "u"):
+        return {}
+    limit = _scalar_int(lim_v)
+    init = _scalar_int(op.operands[k])
+    if limit is None or init is None:
+        return {}
+    y = defining_op(yields[k])
+    if y is None or y.operation.name != "stablehlo.add":
+        return {}
+    x0, x1 = y.operands
+    arg = body.arguments[k]
+    step_v = x1 if x0 == arg else (x0 if x1 == arg else None)
+    if step_v is None:
+        return {}
+    step = _scalar_int(step_v)
+    if step is None or step <= 0:
+        return {}
+    hi = limit - 1 if direction == "LT" else limit
+    if init > hi:
+        return {}
+    if hi + step > int(np.iinfo(dt).max):
+        return {}
+    return {k: (init, hi)}
+
+
+@pattern("while_iv_compare_fold", FAMILY, "stablehlo.while", benefit=1)
+def while_iv_compare_fold(op, rewriter):
+    """Inside a counted loop (counter from c0 by a positive step while < limit), compares
+    whose answer the counter's range [c0, limit) decides become constants (e.g. the
+    negative-index wrap-around ``i < 0`` of ``x[i]``)."""
+    parts = _while_parts(op)
+    if parts is None:
+        return False
+    inits, cond, body, yields = parts
+    ivs = _induction_variables(op, cond, body, yields)
+    if not ivs:
+        return False
+    env = {body.arguments[k]: r for k, r in ivs.items()}
+    from .select import _range_decides
+
+    todo = []
+
+    def visit(o):
+        if o.name == "stablehlo.compare" and list(o.results[0].uses):
+            a, b = o.operands
+            dt = np_dtype(element_type(a))
+            if dt is None or dt.kind not in "iu":
+                return ir.WalkResult.ADVANCE
+            direction, ct = compare_parts(o.opview)
+            if ct == "UNSIGNED" and dt.kind == "i":
+                return ir.WalkResult.ADVANCE
+            ra, rb = int_range(a, env=env), int_range(b, env=env)
+            if ra is None or rb is None:
+                return ir.WalkResult.ADVANCE
+            if not any(v in env for v in (a, b)) and not _depends_on(o, env):
+                return ir.WalkResult.ADVANCE
+            val = _range_decides(direction, ra, rb)
+            if val is not None:
+                todo.append((o, val))
+        return ir.WalkResult.ADVANCE
+
+    for o in list(body.operations):
+        o.operation.walk(visit)
+    if not todo:
+        return False
+    for o, val in todo:
+        with ir.InsertionPoint(o), o.location:
+            c = splat_constant(val, ir.RankedTensorType(o.results[0].type), loc=o.location)
+        o.results[0].replace_all_uses_with(c)
+    return True
+
+
+def _depends_on(o, env) -> bool:
+    seen, work = set(), list(o.operands)
+    while work and len(seen) < 64:
+        v = work.pop()
+        if v in env:
+            return True
+        if v in seen:
+            continue
+        seen.add(v)
+        d = defining_op(v)
+        if d is not None:
+            work.extend(d.operands)
+    return False
+
+
+@pattern("while_licm", FAMILY, "stablehlo.while", benefit=1)
+def while_licm(op, rewriter):
+    """Loop-invariant code motion: pure ops of the body (or condition) whose inputs are all
+    defined outside the loop are computed once, before it. Cheap ops (constants,
+    broadcasts, reshapes, converts, iotas) only move along with an expensive op using them;
+    when they have other users in the loop they are copied instead of moved."""
+    hoisted_any = False
+    for region in (op.regions[1], op.regions[0]):
+        block = _block(region)
+        if block is None:
+            continue
+        ops = list(block.operations)[:-1]
+        invariant = set()
+        cand = []
+        for o in ops:
+            ins = _inputs(o)
+            ok = o.operation.name != "stablehlo.return" and is_pure_op(o) and all(
+                v in invariant or is_defined_outside(v, op) for v in ins)
+            if ok:
+                cand.append(o)
+                for r in o.results:
+                    invariant.add(r)
+        if not cand:
+            continue
+        producer = {}
+        for o in cand:
+            for r in o.results:
+                producer[r] = o
+        # the expensive candidates, plus every candidate they (transitively) need
+        hoist = set()
+        work = [o for o in cand if o.operation.name not in _CHEAP]
+        while work:
+            o = work.pop()
+            if o.operation in hoist:
+                continue
+            hoist.add(o.operation)
+            for v in _inputs(o):
+                p = producer.get(v)
+                if p is not None:
+                    work.append(p)
+        if not hoist:
+            continue
+        for o in cand:
+            if o.operation not in hoist:
+                continue
+            cheap_shared = o.operation.name in _CHEAP and any(
+                _owner_top(u.owner, block) not in hoist for r in o.results for u in r.uses)
+            if cheap_shared:
+                clone = o.operation.clone(ir.InsertionPoint(op))
+                for r, cr in zip(o.results, clone.results):
+                    for u in list(r.uses):
+                        top = _owner_top(u.owner, block)
+                        if top in hoist and top != o.operation:
+                            _replace_in(top.opview, r, cr)
+            else:
+                o.operation.move_before(op.operation)
+            hoisted_any = True
+    return hoisted_any
+
+
+def _owner_top(owner, block: ir.Block):
+    """The op at the top level of ``block`` that contains ``owner`` (an op)."""
+    o = owner.operation
+    while o is not None and o.parent is not None and not (o.block == block):
+        o = o.parent
+    return o
+
+
+def _eval_cond(cond: ir.Block, values) -> bool | None:
+    memo = {}
+    for a, v in zip(cond.arguments, values):
+        if v is not None:
+            memo[a] = v
+    term = _terminator(cond)
+    r = eval_int_array(term.operands[0], 1, memo)
+    if r is None:
+        return None
+    return bool(np.asarray(r).reshape(()))
+
+
+@pattern("while_zero_trip", FAMILY, "stablehlo.while", benefit=3)
+def while_zero_trip(op, rewriter):
+    """A loop whose condition is false on the initial values never runs: its results are the
+    initial values."""
+    parts = _while_parts(op)
+    if parts is None:
+        return False
+    inits, cond, body, yields = parts
+    vals = [eval_int_array(v, 1 << 12) for v in inits]
+    if _eval_cond(cond, vals) is not False:
+        return False
+    rewriter.replace_op(op, inits)
+    return True
+
+
+@pattern("while_single_trip", FAMILY, "stablehlo.while", benefit=2)
+def while_single_trip(op, rewriter):
+    """A loop that provably runs exactly once (condition true on the initial values, false on
+    the values after one iteration) is replaced by its body."""
+    parts = _while_parts(op)
+    if parts is None:
+        return False
+    inits, cond, body, yields = parts
+    vals = [eval_int_array(v, 1 << 12) for v in inits]
+    if _eval_cond(cond, vals) is not True:
+        return False
+    memo = {a: v for a, v in zip(body.arguments, vals) if v is not None}
+    nxt = [eval_int_array(y, 1 << 12, memo) for y in yields]
+    if _eval_cond(cond, nxt) is not False:
+        return False
+    if not all(is_pure_op(o) for o in list(body.operations)[:-1]):
+        return False
+    _inline_block(rewriter, op, body, inits)
+    return True
+
+
+# -- stablehlo.if / stablehlo.case -------------------------------------------------------------------
+
+def _branch_blocks(op):
+    blocks = [_block(r) for r in op.regions]
+    return None if any(b is None for b in blocks) else blocks
+
+
+@pattern("if_const_pred", FAMILY, "stablehlo.if", benefit=3)
+def if_const_pred(op, rewriter):
+    """if(constant p) -> the taken branch, inlined."""
+    p = _scalar_int(op.operands[0])
+    if p is None:
+        return False
+    blocks = _branch_blocks(op)
+    if blocks is None:
+        return False
+    _inline_block(rewriter, op, blocks[0] if p else blocks[1])
+    return True
+
+
+@pattern("case_const_index", FAMILY, "stablehlo.case", benefit=3)
+def case_const_index(op, rewriter):
+    """case(constant i) -> branch i inlined (the last branch when i is out of range)."""
+    i = _scalar_int(op.operands[0])
+    if i is None:
+        return False
+    blocks = _branch_blocks(op)
+    if blocks is None:
+        return False
+    n = len(blocks)
+    _inline_block(rewriter, op, blocks[i if 0 <= i < n else n - 1])
+    return True
+
+
+@pattern("case_single_branch", FAMILY, "stablehlo.case", benefit=3)
+def case_single_branch(op, rewriter):
+    """case with one branch -> that branch inlined."""
+    blocks = _branch_blocks(op)
+    if blocks is None or len(blocks) != 1:
+        return False
+    _inline_block(rewriter, op, blocks[0])
+    return True
+
+
+@pattern("branches_identical", FAMILY, ("stablehlo.if", "stablehlo.case"), benefit=2)
+def branches_identical(op, rewriter):
+    """if/case whose branches all compute the same thing -> one branch inlined."""
+    blocks = _branch_blocks(op)
+    if blocks is None or len(blocks) < 2:
+        return False
+    for r in op.regions[1:]:
+        if not regions_equivalent(op.regions[0], r):
+            return False
+    _inline_block(rewriter, op, blocks[0])
+    return True
+
+
+@pattern("if_to_select", FAMILY, "stablehlo.if", benefit=2)
+def if_to_select(op, rewriter):
+    """if(p) {return a} else {return b}, with a and b defined outside -> select(p, a, b)."""
+    blocks = _branch_blocks(op)
+    if blocks is None:
+        return False
+    t, f = blocks
+    if len(list(t.operations)) != 1 or len(list(f.operations)) != 1:
+        return False
+    tv, fv = list(_terminator(t).operands), list(_terminator(f).operands)
+    if not all(_is_ranked(v.type) for v in tv):
+        return False
+    p = op.operands[0]
+    with rewriter.ip:
+        vals = [a if a == b else build("stablehlo.select", [p, a, b], a.type, loc=op.location)
+                for a, b in zip(tv, fv)]
+    rewriter.replace_op(op, vals)
+    return True
+
+
+@pattern("branches_unused_results", FAMILY, ("stablehlo.if", "stablehlo.case"), benefit=2)
+def branches_unused_results(op, rewriter):
+    """Drop results of an if/case that nobody uses (the branches stop computing them)."""
+    blocks = _branch_blocks(op)
+    if blocks is None:
+        return False
+    keep = [i for i, r in enumerate(op.results) if list(r.uses)]
+    if len(keep) == len(op.results):
+        return False
+    if not all(_is_ranked(r.type)
+               and np_dtype(ir.RankedTensorType(r.type).element_type) is not None
+               for r in op.results):
+        return False
+    for b in blocks:
+        vals = list(_terminator(b).operands)
+        _set_return(rewriter, b, [vals[i] for i in keep])
+    with rewriter.ip:
+        new = _new_op_with_regions(op.operation.name, list(op.operands),
+                                   [op.results[i].type for i in keep], copy_attrs(op), op.location,
+                                   list(op.regions))
+    pos = {i: k for k, i in enumerate(keep)}
+    repl = []
+    with rewriter.ip:
+        for i, r in enumerate(op.results):
+            if i in pos:
+                repl.append(new.results[pos[i]])
+            else:  # unused: any value of the right type
+                repl.append(_any_value(r.type, op.location))
+    rewriter.replace_op(op, repl)
+    return True
+
+
+def _any_value(t, loc):
+    rt = ir.RankedTensorType(t)
+    return splat_constant(0, rt, loc=loc)
+
+
+@pattern("if_not_pred", FAMILY, "stablehlo.if", benefit=1)
+def if_not_pred(op, rewriter):
+    """if(not p) {A} else {B} -> if(p) {B} else {A}."""
+    n = defining_op(op.operands[0])
+    if n is None or n.operation.name != "stablehlo.not" or _branch_blocks(op) is None:
+        return False
+    with rewriter.ip:
+        new = _new_op_with_regions("stablehlo.if", [n.operands[0]], [r.type for r in op.results],
+                                   copy_attrs(op), op.location, list(op.regions), order=[1, 0])
+    rewriter.replace_op(op, list(new.results))
+    return True
+
+
+@pattern("case_two_branches_to_if", FAMILY, "stablehlo.case", benefit=1)
+def case_two_branches_to_if(op, rewriter):
+    """case(i) {A, B} -> if(i == 0) {A} else {B} (an out-of-range index takes the last branch)."""
+    if len(op.regions) != 2 or _branch_blocks(op) is None:
+        return False
+    idx = op.operands[0]
+    with rewriter.ip:
+        zero = splat_constant(0, ir.RankedTensorType(idx.type), loc=op.location)
+        p = build("stablehlo.compare", [idx, zero], ranked([], ir.IntegerType.get_signless(1)),
+                  compare_attrs("EQ", "SIGNED"), loc=op.location)
+        new = _new_op_with_regions("stablehlo.if", [p], [r.type for r in op.results], {},
+                                   op.location, list(op.regions))
+    rewriter.replace_op(op, list(new.results))
+    return True
+
+
+def _symbol_used(module_op, name: str) -> bool:
+    """Some attribute of some op (a call's callee, an autodiff marker's ``fn``...) names @name."""
+    rx = re.compile(re.escape("@" + name) + r"(?![A-Za-z0-9_$.\-])")
+    found = [False]
+
+    def visit(o):
+        for a in o.attributes:
+            attr = o.attributes[a]
+            if isinstance(attr, ir.StringAttr):
+                continue
+            if rx.search(str(attr)):
+                found[0] = True
+                return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module_op.walk(visit)
+    return found[0]
+
+
+@pattern("dead_private_function", FAMILY, "func.func", benefit=1)
+def dead_private_function(op, rewriter):
+    """A private function nothing refers to any more (e.g. after inlining) is erased."""
+    if "sym_visibility" not in op.attributes:
+        return False
+    if ir.StringAttr(op.attributes["sym_visibility"]).value != "private":
+        return False
+    module_op = _module_of(op)
+    if module_op is None or op.operation.parent != module_op:
+        return False
+    name = ir.StringAttr(op.attributes["sym_name"]).value
+    if _symbol_used(module_op, name):
+        return False
+    rewriter.erase_op(op)
+    return True

@@ -1,0 +1,407 @@
+"""Before/after and differential-execution tests of the ``control_flow`` pattern family."""
+
+import pytest
+
+from _harness_b import Case, apply_named, check_execution, check_rewrite, params, to_text
+
+LOOP_NORM = """
+func.func @main(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %z = stablehlo.constant dense<0.0> : tensor<64xf32>
+  %0:3 = stablehlo.while(%i = %c0, %xx = %x, %acc = %z) : tensor<i32>, tensor<64xf32>, tensor<64xf32>
+  cond {
+    %n = stablehlo.constant dense<64> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %sq = stablehlo.multiply %xx, %xx : tensor<64xf32>
+    %zero = stablehlo.constant dense<0.0> : tensor<f32>
+    %s = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<64xf32>, tensor<f32>) -> tensor<f32>
+    %nrm = stablehlo.sqrt %s : tensor<f32>
+    %e = stablehlo.dynamic_slice %xx, %i, sizes = [1] : (tensor<64xf32>, tensor<i32>) -> tensor<1xf32>
+    %b = stablehlo.broadcast_in_dim %nrm, dims = [] : (tensor<f32>) -> tensor<1xf32>
+    %q = stablehlo.divide %e, %b : tensor<1xf32>
+    %u = stablehlo.dynamic_update_slice %acc, %q, %i : (tensor<64xf32>, tensor<1xf32>, tensor<i32>) -> tensor<64xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i1, %xx, %u : tensor<i32>, tensor<64xf32>, tensor<64xf32>
+  }
+  return %0#2 : tensor<64xf32>
+}"""
+
+CASES = [
+    Case("inline_call", """
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @f(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = func.call @f(%0, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+func.func private @f(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.multiply %x, %y : tensor<4xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %1 = stablehlo.reduce(%0 init: %z) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+  %2 = stablehlo.broadcast_in_dim %1, dims = [] : (tensor<f32>) -> tensor<4xf32>
+  %3 = stablehlo.add %2, %x : tensor<4xf32>
+  return %3 : tensor<4xf32>
+}""", present=[r"stablehlo.multiply %arg0, %arg0", r"stablehlo.reduce"], absent=[r"func.call"]),
+    Case("inline_call", """
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @f(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @g(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @g(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @f(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}""", changed=False, run=False, id="recursive-neg"),
+    Case("dead_private_function", """
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @used(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @unused(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.negate %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @used(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.sine %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}""", present=[r"@used"], absent=[r"@unused"]),
+    Case("dead_private_function", """
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @user(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @unused(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func private @used(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func private @user(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "enzyme.autodiff"(%x) {fn = @used, activity = [], ret_activity = []} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}""", present=[r"@used", r"@user"], absent=[r"@unused"], run=False, id="symbol-in-attribute"),
+    Case("while_licm", LOOP_NORM, also=("while_passthrough_arg",),
+         present=[r"stablehlo.sqrt .*\n.*stablehlo.while"], absent=[r"do \{[^}]*stablehlo.reduce"]),
+    Case("while_licm", """
+func.func @main(%x: tensor<8xf32>, %y: tensor<8xf32>, %s: tensor<f32>) -> tensor<8xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<8xf32>
+  cond {
+    %n = stablehlo.constant dense<5> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %t = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<8xf32>
+    %e = stablehlo.exponential %y : tensor<8xf32>
+    %w = stablehlo.multiply %e, %t : tensor<8xf32>
+    %a2 = stablehlo.add %acc, %w : tensor<8xf32>
+    %a3 = stablehlo.multiply %a2, %t : tensor<8xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i1, %a3 : tensor<i32>, tensor<8xf32>
+  }
+  return %0#1 : tensor<8xf32>
+}""", present=[r"stablehlo.exponential %arg1 [\s\S]*stablehlo.while",
+               r"do \{\n.*broadcast_in_dim %arg2"], absent=[r"do \{[\s\S]*exponential"],
+         id="shared-cheap-op-copied"),
+    Case("while_passthrough_arg", """
+func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %0:3 = stablehlo.while(%i = %c0, %xx = %x, %acc = %x) : tensor<i32>, tensor<8xf32>, tensor<8xf32>
+  cond {
+    %n = stablehlo.constant dense<3> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %a = stablehlo.add %acc, %xx : tensor<8xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i1, %xx, %a : tensor<i32>, tensor<8xf32>, tensor<8xf32>
+  }
+  return %0#1, %0#2 : tensor<8xf32>, tensor<8xf32>
+}""", present=[r"stablehlo.add %iterArg_\d+, %arg0", r"return %arg0, %0#2"]),
+    Case("while_dead_arg", """
+func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %0:4 = stablehlo.while(%i = %c0, %j = %c0, %acc = %x, %junk = %x) : tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>
+  cond {
+    %n = stablehlo.constant dense<3> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %a = stablehlo.sine %acc : tensor<8xf32>
+    %k = stablehlo.exponential %junk : tensor<8xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    %j1 = stablehlo.add %j, %i : tensor<i32>
+    stablehlo.return %i1, %j1, %a, %k : tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>
+  }
+  return %0#2 : tensor<8xf32>
+}""", present=[r"stablehlo.while\(%iterArg = %c(_\d+)?, %iterArg_\d+ = %arg0\) : tensor<i32>, tensor<8xf32>\n"],
+         absent=[r"exponential"]),
+    Case("while_duplicate_iv", """
+func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<i32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c00 = stablehlo.constant dense<0> : tensor<i32>
+  %0:3 = stablehlo.while(%i = %c0, %j = %c00, %acc = %x) : tensor<i32>, tensor<i32>, tensor<8xf32>
+  cond {
+    %n = stablehlo.constant dense<5> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %jf = stablehlo.convert %j : (tensor<i32>) -> tensor<f32>
+    %b = stablehlo.broadcast_in_dim %jf, dims = [] : (tensor<f32>) -> tensor<8xf32>
+    %a = stablehlo.add %acc, %b : tensor<8xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    %one2 = stablehlo.constant dense<1> : tensor<i32>
+    %j1 = stablehlo.add %j, %one2 : tensor<i32>
+    stablehlo.return %i1, %j1, %a : tensor<i32>, tensor<i32>, tensor<8xf32>
+  }
+  return %0#2, %0#1 : tensor<8xf32>, tensor<i32>
+}""", also=("while_dead_arg",), present=[r"stablehlo.convert %iterArg :", r"return %\d+#1, %\d+#0"],
+         absent=[r"tensor<i32>, tensor<i32>, tensor<8xf32>"]),
+    Case("while_iv_compare_fold", """
+func.func @main(%x: tensor<10xf32>) -> tensor<10xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<10xf32>
+  cond {
+    %n = stablehlo.constant dense<10> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %neg = stablehlo.compare LT, %i, %z, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %ten = stablehlo.constant dense<10> : tensor<i32>
+    %w = stablehlo.add %i, %ten : tensor<i32>
+    %idx = stablehlo.select %neg, %w, %i : tensor<i1>, tensor<i32>
+    %e = stablehlo.dynamic_slice %acc, %idx, sizes = [1] : (tensor<10xf32>, tensor<i32>) -> tensor<1xf32>
+    %s = stablehlo.sine %e : tensor<1xf32>
+    %u = stablehlo.dynamic_update_slice %acc, %s, %idx : (tensor<10xf32>, tensor<1xf32>, tensor<i32>) -> tensor<10xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i1, %u : tensor<i32>, tensor<10xf32>
+  }
+  return %0#1 : tensor<10xf32>
+}""", present=[r"stablehlo.select %c, "], absent=[r"compare  LT, %iterArg, %c_\d+"]),
+    Case("while_zero_trip", """
+func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = stablehlo.constant dense<5> : tensor<i32>
+  %0:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<8xf32>
+  cond {
+    %n = stablehlo.constant dense<3> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %a = stablehlo.sine %acc : tensor<8xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i1, %a : tensor<i32>, tensor<8xf32>
+  }
+  return %0#1 : tensor<8xf32>
+}""", present=[r"return %arg0"], absent=["stablehlo.while"]),
+    Case("while_single_trip", """
+func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<i32>) {
+  %c0 = stablehlo.constant dense<2> : tensor<i32>
+  %0:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<8xf32>
+  cond {
+    %n = stablehlo.constant dense<3> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %a = stablehlo.sine %acc : tensor<8xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i1, %a : tensor<i32>, tensor<8xf32>
+  }
+  return %0#1, %0#0 : tensor<8xf32>, tensor<i32>
+}""", present=[r"stablehlo.sine %arg0"], absent=["stablehlo.while"]),
+    Case("while_single_trip", """
+func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = stablehlo.constant dense<1> : tensor<i32>
+  %0:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<8xf32>
+  cond {
+    %n = stablehlo.constant dense<3> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %a = stablehlo.sine %acc : tensor<8xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i1, %a : tensor<i32>, tensor<8xf32>
+  }
+  return %0#1 : tensor<8xf32>
+}""", changed=False, id="two-trips-neg"),
+    Case("if_const_pred", """
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %p = stablehlo.constant dense<false> : tensor<i1>
+  %0 = "stablehlo.if"(%p) ({
+    %s = stablehlo.sine %a : tensor<4xf32>
+    stablehlo.return %s : tensor<4xf32>
+  }, {
+    %c = stablehlo.cosine %a : tensor<4xf32>
+    stablehlo.return %c : tensor<4xf32>
+  }) : (tensor<i1>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}""", present=[r"stablehlo.cosine %arg0"], absent=[r"stablehlo.if", r"stablehlo.sine"]),
+    Case("case_const_index", """
+func.func @main(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %i = stablehlo.constant dense<1> : tensor<i32>
+  %k = stablehlo.constant dense<7> : tensor<i32>
+  %0 = "stablehlo.case"(%i) ({
+    %s = stablehlo.sine %a : tensor<4xf32>
+    stablehlo.return %s : tensor<4xf32>
+  }, {
+    %c = stablehlo.cosine %a : tensor<4xf32>
+    stablehlo.return %c : tensor<4xf32>
+  }, {
+    %c = stablehlo.tanh %a : tensor<4xf32>
+    stablehlo.return %c : tensor<4xf32>
+  }) : (tensor<i32>) -> tensor<4xf32>
+  %1 = "stablehlo.case"(%k) ({
+    %s = stablehlo.sine %a : tensor<4xf32>
+    stablehlo.return %s : tensor<4xf32>
+  }, {
+    %c = stablehlo.exponential %a : tensor<4xf32>
+    stablehlo.return %c : tensor<4xf32>
+  }) : (tensor<i32>) -> tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}""", present=[r"stablehlo.cosine %arg0", r"stablehlo.exponential %arg0"], absent=[r"stablehlo.case", "stablehlo.sine", "tanh"]),
+    Case("case_single_branch", """
+func.func @main(%a: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {
+  %0 = "stablehlo.case"(%i) ({
+    %s = stablehlo.sine %a : tensor<4xf32>
+    stablehlo.return %s : tensor<4xf32>
+  }) : (tensor<i32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}""", present=[r"stablehlo.sine %arg0"], absent=[r"stablehlo.case"]),
+    Case("branches_identical@if", """
+func.func @main(%a: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
+  %0 = "stablehlo.if"(%p) ({
+    %s = stablehlo.sine %a : tensor<4xf32>
+    %t = stablehlo.add %s, %a : tensor<4xf32>
+    stablehlo.return %t : tensor<4xf32>
+  }, {
+    %s = stablehlo.sine %a : tensor<4xf32>
+    %t = stablehlo.add %s, %a : tensor<4xf32>
+    stablehlo.return %t : tensor<4xf32>
+  }) : (tensor<i1>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}""", absent=[r"stablehlo.if"]),
+    Case("branches_identical@if", """
+func.func @main(%a: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
+  %0 = "stablehlo.if"(%p) ({
+    %s = stablehlo.sine %a : tensor<4xf32>
+    %t = stablehlo.add %s, %a : tensor<4xf32>
+    stablehlo.return %t : tensor<4xf32>
+  }, {
+    %s = stablehlo.sine %a : tensor<4xf32>
+    %t = stablehlo.add %a, %s : tensor<4xf32>
+    stablehlo.return %t : tensor<4xf32>
+  }) : (tensor<i1>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}""", changed=False, id="different-neg"),
+    Case("branches_identical@case", """
+func.func @main(%a: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {
+  %0 = "stablehlo.case"(%i) ({
+    %s = stablehlo.sine %a : tensor<4xf32>
+    stablehlo.return %s : tensor<4xf32>
+  }, {
+    %s = stablehlo.sine %a : tensor<4xf32>
+    stablehlo.return %s : tensor<4xf32>
+  }) : (tensor<i32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}""", absent=[r"stablehlo.case"], int_range=(-2, 4)),
+    Case("if_to_select", """
+func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>, %p: tensor<i1>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0:2 = "stablehlo.if"(%p) ({
+    stablehlo.return %a, %b : tensor<4xf32>, tensor<4xf32>
+  }, {
+    stablehlo.return %b, %b : tensor<4xf32>, tensor<4xf32>
+  }) : (tensor<i1>) -> (tensor<4xf32>, tensor<4xf32>)
+  return %0#0, %0#1 : tensor<4xf32>, tensor<4xf32>
+}""", present=[r"stablehlo.select %arg2, %arg0, %arg1 : tensor<i1>, tensor<4xf32>", r"return %0, %arg1"]),
+    Case("branches_unused_results@if", """
+func.func @main(%a: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
+  %0:2 = "stablehlo.if"(%p) ({
+    %s = stablehlo.sine %a : tensor<4xf32>
+    %c = stablehlo.cosine %a : tensor<4xf32>
+    stablehlo.return %s, %c : tensor<4xf32>, tensor<4xf32>
+  }, {
+    %e = stablehlo.exponential %a : tensor<4xf32>
+    stablehlo.return %a, %e : tensor<4xf32>, tensor<4xf32>
+  }) : (tensor<i1>) -> (tensor<4xf32>, tensor<4xf32>)
+  return %0#1 : tensor<4xf32>
+}""", present=[r"\}\) : \(tensor<i1>\) -> tensor<4xf32>"], absent=[r"stablehlo.sine"]),
+    Case("branches_unused_results@case", """
+func.func @main(%a: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {
+  %0:2 = "stablehlo.case"(%i) ({
+    %s = stablehlo.sine %a : tensor<4xf32>
+    stablehlo.return %s, %a : tensor<4xf32>, tensor<4xf32>
+  }, {
+    %e = stablehlo.exponential %a : tensor<4xf32>
+    stablehlo.return %e, %a : tensor<4xf32>, tensor<4xf32>
+  }) : (tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return %0#0 : tensor<4xf32>
+}""", present=[r"\}\) : \(tensor<i32>\) -> tensor<4xf32>"], int_range=(-1, 3)),
+    Case("if_not_pred", """
+func.func @main(%a: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
+  %q = stablehlo.not %p : tensor<i1>
+  %0 = "stablehlo.if"(%q) ({
+    %s = stablehlo.sine %a : tensor<4xf32>
+    stablehlo.return %s : tensor<4xf32>
+  }, {
+    %c = stablehlo.cosine %a : tensor<4xf32>
+    stablehlo.return %c : tensor<4xf32>
+  }) : (tensor<i1>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}""", present=[r"stablehlo.if\"?\(?%arg1|if %arg1", r"cosine[\s\S]*sine"], absent=[r"stablehlo.not"]),
+    Case("case_two_branches_to_if", """
+func.func @main(%a: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {
+  %0 = "stablehlo.case"(%i) ({
+    %s = stablehlo.sine %a : tensor<4xf32>
+    stablehlo.return %s : tensor<4xf32>
+  }, {
+    %c = stablehlo.cosine %a : tensor<4xf32>
+    stablehlo.return %c : tensor<4xf32>
+  }) : (tensor<i32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}""", present=[r"stablehlo.if", r"compare +EQ"], absent=[r"stablehlo.case"], int_range=(-2, 3)),
+]
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_rewrite(case):
+    check_rewrite(case)
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_execution(case):
+    check_execution(case)
+
+
+def test_every_control_flow_pattern_has_a_case():
+    from reactant.optimize.patterns import PATTERNS
+
+    mine = {n for n, p in PATTERNS.items() if p.family == "control_flow"}
+    covered = {c.pattern for c in CASES if c.changed}
+    assert mine <= covered, sorted(mine - covered)
+
+
+def test_normalize_loop_norm_is_hoisted():
+    """The corpus' normalize_loop: after inlining, the norm moves out of the loop."""
+    from reactant.optimize.module_io import load
+    import reactant.optimize as ro
+
+    m = load("/work/shared/bench/hlo/normalize_loop.fwd.mlir")
+    with m.context:
+        ro.run_pipeline(m, ro.pipeline("O2"))
+    txt = to_text(m)
+    head, loop = txt.split("stablehlo.while", 1)
+    assert "stablehlo.reduce" in head and "stablehlo.sqrt" in head, txt
+    assert "stablehlo.reduce" not in loop and "func.call" not in loop, txt
