@@ -1,0 +1,90 @@
+"""Side-by-side timing harness: runs several implementations of the same workload in one
+process, interleaved (A, B, A, B, ...), and reports medians and ratios.
+
+Each implementation is a zero-argument callable that runs the workload once and blocks
+until its result is ready. Interleaving pairs every measurement of one implementation with
+one of the others taken at nearly the same time, so machine-load drift cancels in the ratios.
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+
+@dataclass
+class Result:
+    name: str
+    times: dict[str, list[float]] = field(default_factory=dict)  # impl -> seconds per call
+
+    def median(self, impl: str) -> float:
+        return statistics.median(self.times[impl])
+
+    def ratio(self, impl: str, base: str) -> float:
+        """Median of per-round ratios impl/base (< 1: impl is faster)."""
+        pairs = [a / b for a, b in zip(self.times[impl], self.times[base]) if b > 0]
+        return statistics.median(pairs)
+
+
+def measure(name: str, impls: dict[str, Callable[[], object]], *, rounds: int = 15, inner: int | None = None,
+            warmup: int = 2, target_seconds: float = 0.05) -> Result:
+    """Time each implementation ``rounds`` times, interleaved; ``inner`` calls per timing
+    (chosen so one timing takes about ``target_seconds`` when None)."""
+    for fn in impls.values():
+        for _ in range(warmup):
+            fn()
+    if inner is None:
+        t0 = time.perf_counter()
+        first = next(iter(impls.values()))
+        first()
+        one = max(time.perf_counter() - t0, 1e-7)
+        inner = max(1, min(10_000, int(target_seconds / one)))
+    res = Result(name, {k: [] for k in impls})
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        for r in range(rounds):
+            order = list(impls.items()) if r % 2 == 0 else list(reversed(impls.items()))
+            for k, fn in order:
+                t0 = time.perf_counter()
+                for _ in range(inner):
+                    fn()
+                res.times[k].append((time.perf_counter() - t0) / inner)
+    finally:
+        if gc_was:
+            gc.enable()
+    return res
+
+
+def fmt_time(s: float) -> str:
+    if s < 1e-3:
+        return f"{s * 1e6:8.1f} us"
+    if s < 1:
+        return f"{s * 1e3:8.2f} ms"
+    return f"{s:8.2f} s "
+
+
+def print_table(results: list[Result], base: str, title: str = "") -> None:
+    """One row per workload: median time per implementation and the ratio to ``base``."""
+    if not results:
+        return
+    impls = list(results[0].times)
+    others = [k for k in impls if k != base]
+    if title:
+        print(f"\n## {title}\n")
+    head = ["workload"] + [f"{k}" for k in impls] + [f"{k}/{base}" for k in others]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "|".join(["---"] * len(head)) + "|")
+    for r in results:
+        cells = [r.name] + [fmt_time(r.median(k)).strip() for k in impls]
+        cells += [f"{r.ratio(k, base):.3f}" for k in others]
+        print("| " + " | ".join(cells) + " |")
+
+
+def geomean(values: list[float]) -> float:
+    import math
+
+    return math.exp(sum(math.log(v) for v in values) / len(values))
