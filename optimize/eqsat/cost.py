@@ -1,0 +1,282 @@
+"""The cost model: constants calibrated on this machine through PJRT, and egglog cost rules.
+
+XLA fuses elementwise work, so the cost of a program is not a sum of op counts. Per node:
+
+- elementwise ops (and compare/select/convert): ``ew`` (or ``tr`` for transcendental
+  ones) per output element; they are assumed fused into their consumer, so no memory
+  traffic is charged for their results;
+- data movement that fuses (broadcast_in_dim, reshape, slice, reverse, iota,
+  concatenate, pad): ``move`` per output element; transpose: ``transpose`` per element
+  (a strided read);
+- materializing ops pay a kernel overhead and memory traffic: dot_general costs
+  ``kernel + flop * 2*M*N*K + mat * (|lhs| + |rhs| + |out|)`` (its operands must be
+  materialized) plus ``lhs_t * |lhs|`` when the lhs contracts its leading dimension (XLA
+  copies it); reduce costs ``kernel + red * |in| + mat * |out|``;
+- leaves and constants cost nothing.
+
+Constants are in femtoseconds per unit. They are measured once per machine by timing small
+programs through PJRT (``calibrate()``) and cached in ``~/.cache/reactant/eqsat_cost.json``
+keyed by platform, CPU and jax version. ``REACTANT_EQSAT_CALIBRATE=0`` (tests) uses the
+default table below without measuring. Costs go into the e-graph with ``set-cost`` from
+rules (``cost_rules``), never through a Python callback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import threading
+import time
+
+from .lang import BINARY, TRANSCENDENTAL, UNARY
+
+# femtoseconds; measured on the 2-core development machine (see calibrate())
+DEFAULTS: dict[str, int] = {
+    "flop": 10_000,  # per dot FLOP
+    "ew": 35_000,  # per element of a cheap fused elementwise op
+    "tr": 1_500_000,  # per element of a transcendental elementwise op
+    "move": 9_000,  # per element of fused data movement
+    "transpose": 450_000,  # per element of a fused transpose
+    "mat": 280_000,  # per element written by a materializing op (or read by a dot)
+    "red": 330_000,  # per input element of a reduce
+    "kernel": 1_000_000_000,  # per materializing kernel (1 us)
+    "lhs_t": 1_500_000,  # per lhs element when a dot contracts the lhs's leading dim
+}
+
+_lock = threading.Lock()
+_cached: dict[str, int] | None = None
+
+
+def _cache_path() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "reactant", "eqsat_cost.json")
+
+
+def _machine_key() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        import jax
+
+        jv = jax.__version__
+    except Exception:  # pragma: no cover
+        jv = "?"
+    return f"cpu|{cpu}|{os.cpu_count()}|jax{jv}"
+
+
+def constants() -> dict[str, int]:
+    """The cost constants: cached calibration for this machine, measured on first use
+    (unless ``REACTANT_EQSAT_CALIBRATE=0``), else the defaults."""
+    global _cached
+    with _lock:
+        if _cached is not None:
+            return _cached
+        if os.environ.get("REACTANT_EQSAT_CALIBRATE", "1") in ("0", "false", "no", "off"):
+            _cached = dict(DEFAULTS)
+            return _cached
+        key = _machine_key()
+        path = _cache_path()
+        table = {}
+        try:
+            with open(path) as f:
+                table = json.load(f)
+        except (OSError, ValueError):
+            table = {}
+        if key in table and set(table[key]) >= set(DEFAULTS):
+            _cached = {k: int(table[key][k]) for k in DEFAULTS}
+            return _cached
+        try:
+            measured = calibrate()
+        except Exception:  # no backend, compile failure...: fall back quietly
+            measured = dict(DEFAULTS)
+        table[key] = measured
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            tmp = f"{path}.{os.getpid()}.tmp"
+            with open(tmp, "w") as f:
+                json.dump(table, f, indent=1, sort_keys=True)
+            os.replace(tmp, path)
+        except OSError:
+            pass
+        _cached = measured
+        return _cached
+
+
+def set_constants(c: dict[str, int] | None) -> None:
+    """Override (or with None, forget) the constants of this process (tests, experiments)."""
+    global _cached
+    with _lock:
+        _cached = None if c is None else {**DEFAULTS, **c}
+
+
+# ----------------------------------------------------------------------------- calibration
+
+
+def _time_programs(backend, dev, progs: dict, rounds: int = 15) -> tuple[dict[str, float], dict]:
+    """Compile every program, then run them round-robin ``rounds`` times; the result per
+    program is the mean of its fastest quarter (robust against a loaded machine)."""
+    import jax
+    import jaxlib.xla_client as xc
+
+    exes = {}
+    for name, (text, args) in progs.items():
+        exe = backend.compile_and_load(text, xc.DeviceList((dev,)), xc.CompileOptions())
+        bufs = [jax.device_put(a, dev) for a in args]
+        for _ in range(2):
+            for o in exe.execute(bufs):
+                o.block_until_ready()
+        exes[name] = (exe, bufs)
+    times: dict[str, list[float]] = {k: [] for k in exes}
+    for _ in range(rounds):
+        for name, (exe, bufs) in exes.items():
+            t0 = time.perf_counter()
+            for o in exe.execute(bufs):
+                o.block_until_ready()
+            times[name].append(time.perf_counter() - t0)
+    out = {}
+    raw = {k: list(v) for k, v in times.items()}
+    for k, ts in times.items():
+        ts.sort()
+        q = max(1, len(ts) // 4)
+        out[k] = sum(ts[:q]) / q
+    return out, raw
+
+
+def _module(args: list[str], results: list[str], body: list[str]) -> str:
+    sig = ", ".join(f"%a{i}: {t}" for i, t in enumerate(args))
+    return (f"module {{\n func.func public @main({sig}) -> ({', '.join(results)}) {{\n  "
+            + "\n  ".join(body) + "\n }\n}\n")
+
+
+def calibrate() -> dict[str, int]:
+    """Measure the cost constants by timing small programs through PJRT (a few seconds)."""
+    import jax.extend
+    import numpy as np
+
+    backend = jax.extend.backend.get_backend()
+    dev = backend.devices()[0]
+    rng = np.random.default_rng(0)
+    FS = 1e15
+
+    def rand(*shape):
+        return rng.standard_normal(shape).astype(np.float32)
+
+    progs = {}
+    n = 512
+    M = f"tensor<{n}x{n}xf32>"
+    for name, dims in (("dot", "[1] x [0]"), ("dotT", "[0] x [0]")):
+        progs[name] = (_module([M, M], [M], [f"%r = stablehlo.dot_general %a0, %a1, contracting_dims = {dims} : ({M}, {M}) -> {M}",
+                                             f"return %r : {M}"]), [rand(n, n), rand(n, n)])
+    # per-kernel overhead: 1 vs 9 dependent small matmuls
+    s = 8
+    Sm = f"tensor<{s}x{s}xf32>"
+
+    def dots(k):
+        body, cur = [], "%a0"
+        for i in range(k):
+            body.append(f"%d{i} = stablehlo.dot_general {cur}, %a1, contracting_dims = [1] x [0] : ({Sm}, {Sm}) -> {Sm}")
+            cur = f"%d{i}"
+        return _module([Sm, Sm], [Sm], body + [f"return {cur} : {Sm}"])
+
+    progs["k1"] = (dots(1), [rand(s, s), rand(s, s) * 0.1])
+    progs["k9"] = (dots(9), [rand(s, s), rand(s, s) * 0.1])
+    # elementwise chains on N elements (fused): 1 op vs 17 ops
+    N = 1 << 20
+    V = f"tensor<{N}xf32>"
+
+    def chain(k, op):
+        body, cur = [], "%a0"
+        for i in range(k):
+            body.append(f"%c{i} = stablehlo.{op} {cur}, %a1 : {V}" if op in BINARY else f"%c{i} = stablehlo.{op} {cur} : {V}")
+            cur = f"%c{i}"
+        body.append(f"return {cur} : {V}")
+        return _module([V, V], [V], body)
+
+    x, y = rand(N), rand(N) * 0.01 + 1.0
+    progs["ew1"] = (chain(1, "multiply"), [x, y])
+    progs["ew17"] = (chain(17, "multiply"), [x, y])
+    progs["tr17"] = (chain(17, "tanh"), [x * 0.01, y])
+    # transpose fused into an add, vs a plain add (1024 x 1024)
+    m = 1024
+    Q = f"tensor<{m}x{m}xf32>"
+    qa, qb = rand(m, m), rand(m, m)
+    progs["addp"] = (_module([Q, Q], [Q], [f"%r = stablehlo.add %a0, %a1 : {Q}", f"return %r : {Q}"]), [qa, qb])
+    progs["addt"] = (_module([Q, Q], [Q], [f"%t = stablehlo.transpose %a0, dims = [1, 0] : ({Q}) -> {Q}",
+                                           f"%r = stablehlo.add %t, %a1 : {Q}", f"return %r : {Q}"]), [qa, qb])
+    progs["red"] = (_module([V], ["tensor<f32>"], ["%z = stablehlo.constant dense<0.0> : tensor<f32>",
+                                                   f"%r = stablehlo.reduce(%a0 init: %z) applies stablehlo.add across dimensions = [0] : ({V}, tensor<f32>) -> tensor<f32>",
+                                                   "return %r : tensor<f32>"]), [x])
+    t, raw = _time_programs(backend, dev, progs)
+    ratios = sorted(a / b for a, b in zip(raw["dotT"], raw["dot"]))
+    dot_t_ratio = ratios[len(ratios) // 2]
+
+    out: dict[str, int] = {}
+    out["kernel"] = max(int(1e-6 * FS), int(max(t["k9"] - t["k1"], 0.0) / 8 * FS))
+    out["flop"] = max(1, int(t["dot"] / (2.0 * n ** 3) * FS))
+    base = t["ew1"] / N  # read 2 + write 1 elements, one multiply
+    out["mat"] = max(1, int(base / 2.0 * FS))
+    # elementwise compute hides behind memory traffic; keep a floor so less work still wins
+    out["ew"] = max(int(max(t["ew17"] - t["ew1"], 0.0) / (16.0 * N) * FS), out["mat"] // 8)
+    out["tr"] = max(out["ew"], int(max(t["tr17"] - t["ew1"], 0.0) / (17.0 * N) * FS))
+    out["move"] = max(1, out["ew"] // 4)
+    out["transpose"] = max(out["ew"], int(max(t["addt"] - t["addp"], 0.0) / (m * m) * FS))
+    out["red"] = max(1, int(t["red"] / N * FS))
+    out["lhs_t"] = max(0, int(max(dot_t_ratio - 1.0, 0.0) * t["dot"] / (n * n) * FS))
+    return out
+
+
+# ----------------------------------------------------------------------------- rules
+
+
+def _tbl(name: str, items: dict[str, int]) -> list[str]:
+    return [f'(set ({name} "{k}") {v})' for k, v in items.items()]
+
+
+def cost_commands(c: dict[str, int]) -> list[str]:
+    """Facts (per-op-name costs) and ``ana`` rules that ``set-cost`` every node."""
+    cmds = _tbl("ucost", {o: c["tr"] if o in TRANSCENDENTAL else c["ew"] for o in sorted(UNARY)})
+    cmds += _tbl("bcost", {o: c["tr"] if o in TRANSCENDENTAL else c["ew"] for o in sorted(BINARY)})
+
+    def rule(q, ctor, args, expr):
+        return f"(rule ({q}) ((set-cost ({ctor} {args}) {expr})) :ruleset ana)"
+
+    for ctor, args in (("Leaf", "i t"), ("SplatF", "v t"), ("SplatI", "v t"), ("Dense", "v t")):
+        cmds.append(rule(f"(= e ({ctor} {args}))", ctor, args, "0"))
+    nq = "(= n (numel t))"
+    cmds.append(rule(f"(= e (Iota i t)) {nq}", "Iota", "i t", f"(* {c['move']} n)"))
+    cmds.append(rule(f"(= e (Un o x t)) {nq} (= k (ucost o))", "Un", "o x t", "(* k n)"))
+    cmds.append(rule(f"(= e (Bin o x y t)) {nq} (= k (bcost o))", "Bin", "o x y t", "(* k n)"))
+    for ctor, args in (("Cmp", "o ct x y t"), ("Sel", "p x y t"), ("Clamp", "a x b t"), ("Cvt", "x t")):
+        cmds.append(rule(f"(= e ({ctor} {args})) {nq}", ctor, args, f"(* {c['ew']} n)"))
+    for ctor, args in (("Bcast", "x d t"), ("Reshape", "x t"), ("Slice", "x a b s t"), ("Reverse", "x d t"),
+                       ("Concat", "x y d t"), ("Pad", "x v l h i t")):
+        cmds.append(rule(f"(= e ({ctor} {args})) {nq}", ctor, args, f"(* {c['move']} n)"))
+    cmds.append(rule(f"(= e (Transpose x p t)) {nq}", "Transpose", "x p t", f"(* {c['transpose']} n)"))
+    # dot_general: K = product of the lhs's contracting dims
+    for nc in range(4):
+        k = "1"
+        for i in range(nc):
+            g = f"(vec-get sa (vec-get lc {i}))"
+            k = g if i == 0 else f"(* {k} {g})"
+        base = (f"(+ {c['kernel']} (+ (* {c['flop']} (* 2 (* n {k}))) "
+                f"(* {c['mat']} (+ na (+ nb n)))))")
+        q = (f"(= e (Dot a b lb rb lc rc t)) {nq} (= {nc} (vec-length lc)) (= (TT da sa) (tyof a)) "
+             f"(= na (numel (tyof a))) (= nb (numel (tyof b)))")
+        if nc == 1:
+            # a rank-2 lhs contracting its leading dimension gets copied (transposed) first
+            cmds.append(rule(q + " (= 2 (vec-length sa))", "Dot", "a b lb rb lc rc t",
+                             f"(+ {base} (* {c['lhs_t']} (* na (- 1 (vec-get lc 0)))))"))
+            cmds.append(rule(q + " (!= 2 (vec-length sa))", "Dot", "a b lb rb lc rc t", base))
+        else:
+            cmds.append(rule(q, "Dot", "a b lb rb lc rc t", base))
+    cmds.append(rule(f"(= e (Reduce o x z d t)) {nq} (= nx (numel (tyof x)))", "Reduce", "o x z d t",
+                     f"(+ {c['kernel']} (+ (* {c['red']} nx) (* {c['mat']} n)))"))
+    return cmds

@@ -1,0 +1,222 @@
+"""Extraction: a DAG-aware greedy extractor over a frozen copy of the e-graph.
+
+egglog's own extractor is tree-based: a subterm used twice is paid twice, which distorts
+choices where sharing matters (a matmul reused by two consumers). Instead we freeze the
+e-graph (``EGraph.freeze()``: every table's rows, a few ms for thousands of nodes), read
+each node's cost from the ``cost_table_*`` tables that the ``ana`` rules filled, and run
+a greedy DAG extraction: the cost of choosing a node is the total cost of the *set* of
+e-classes its subterm needs (shared classes counted once), iterated to a fixpoint with a
+worklist. The chosen program is then re-costed exactly as a DAG from the roots.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from .lang import CTORS
+
+MISSING_COST = 10**15  # a node whose cost the rules could not compute (never preferred)
+
+
+@dataclass
+class Node:
+    ctor: str
+    inputs: list  # raw egglog Values, one per constructor argument
+    cls: int  # e-class index
+    children: tuple  # e-class indices of the Op arguments
+    cost: int
+
+
+class Frozen:
+    """A snapshot of the Op e-classes of an e-graph: nodes, costs, slot roots, types."""
+
+    def __init__(self, egraph):
+        self.eg = egraph
+        fr = egraph.freeze()
+        funcs = fr.functions
+        self.class_ids: dict = {}
+        self.nodes: list[Node] = []
+        costs = {}
+        for name in CTORS:
+            ct = funcs.get(f"cost_table_{name}")
+            if ct is None:
+                continue
+            for row in ct.rows:
+                costs[(name, tuple(_key(v) for v in row.inputs))] = row.output
+        for name, sorts in CTORS.items():
+            fn = funcs.get(name)
+            if fn is None:
+                continue
+            for row in fn.rows:
+                if row.subsumed:
+                    continue
+                ins = list(row.inputs)
+                c = costs.get((name, tuple(_key(v) for v in ins)))
+                cost = MISSING_COST if c is None else egraph.value_to_i64(c)
+                children = tuple(self._cls(v) for v, s in zip(ins, sorts) if s == "Op")
+                self.nodes.append(Node(name, ins, self._cls(row.output), children, cost))
+        self.slot_class: dict[int, int] = {}
+        slot = funcs.get("Slot")
+        if slot is not None:
+            for row in slot.rows:
+                self.slot_class[egraph.value_to_i64(row.inputs[0])] = self._cls(row.output)
+        self._tt = {}
+        tt = funcs.get("TT")
+        if tt is not None:
+            for row in tt.rows:
+                self._tt[_key(row.output)] = (row.inputs[0], row.inputs[1])
+        self.n_classes = len(self.class_ids)
+
+    def _cls(self, v) -> int:
+        k = _key(v)
+        i = self.class_ids.get(k)
+        if i is None:
+            i = self.class_ids[k] = len(self.class_ids)
+        return i
+
+    # -- decoding node data
+    def decode(self, node: Node) -> list:
+        """The constructor arguments of ``node`` as Python data (Op arguments as class ids)."""
+        out = []
+        for v, s in zip(node.inputs, CTORS[node.ctor]):
+            if s == "Op":
+                out.append(self._cls(v))
+            elif s == "i64":
+                out.append(self.eg.value_to_i64(v))
+            elif s == "String":
+                out.append(self.eg.value_to_string(v))
+            elif s == "IVec":
+                out.append(self.vec(v))
+            elif s == "Ty":
+                d, shape = self._tt[_key(v)]
+                out.append((self.eg.value_to_string(d), self.vec(shape)))
+        return out
+
+    def vec(self, v) -> tuple[int, ...]:
+        return tuple(self.eg.value_to_i64(x) for x in self.eg.value_to_vec(v))
+
+
+def _key(v):
+    return v  # egglog Values hash/compare by their raw bits (all Op classes share one sort)
+
+
+def greedy_dag(fz: Frozen, max_steps: int | None = None) -> list[int | None]:
+    """Best node index per e-class (or None when the class has no finite extraction)."""
+    n = fz.n_classes
+    nodes = fz.nodes
+    best_total = [float("inf")] * n
+    best_node: list[int | None] = [None] * n
+    best_set: list[dict | None] = [None] * n
+    parents: list[list[int]] = [[] for _ in range(n)]
+    for i, nd in enumerate(nodes):
+        for ch in set(nd.children):
+            parents[ch].append(i)
+    queue = deque(i for i, nd in enumerate(nodes) if not nd.children)
+    queued = set(queue)
+    steps = 0
+    limit = max_steps if max_steps is not None else 50 * max(1, len(nodes))
+    while queue and steps < limit:
+        steps += 1
+        i = queue.popleft()
+        queued.discard(i)
+        nd = nodes[i]
+        chs = set(nd.children)
+        if any(best_node[c] is None for c in chs):
+            continue
+        if chs:
+            order = sorted(chs, key=lambda c: len(best_set[c]), reverse=True)
+            s = dict(best_set[order[0]])
+            for c in order[1:]:
+                s.update(best_set[c])
+            if nd.cls in s:
+                continue  # would need its own class: a cycle
+        else:
+            s = {}
+        total = sum(s.values()) + nd.cost
+        if total < best_total[nd.cls]:
+            s[nd.cls] = nd.cost
+            best_total[nd.cls] = total
+            best_node[nd.cls] = i
+            best_set[nd.cls] = s
+            for p in parents[nd.cls]:
+                if p not in queued:
+                    queued.add(p)
+                    queue.append(p)
+    return best_node
+
+
+def dag_cost(fz: Frozen, choice: list[int | None], roots: list[int]) -> tuple[int, list[int]] | None:
+    """Total cost of the program chosen by ``choice`` for ``roots`` (each class once) and
+    its classes in dependency order; None if a root is unextractable or the choice cycles."""
+    order: list[int] = []
+    state: dict[int, int] = {}  # 1 = on stack, 2 = done
+    total = 0
+    for r in roots:
+        stack = [(r, False)]
+        while stack:
+            c, post = stack.pop()
+            if post:
+                state[c] = 2
+                order.append(c)
+                continue
+            st = state.get(c)
+            if st == 2:
+                continue
+            if st == 1:
+                return None  # cycle
+            i = choice[c]
+            if i is None:
+                return None
+            state[c] = 1
+            stack.append((c, True))
+            total += fz.nodes[i].cost
+            for ch in fz.nodes[i].children:
+                s2 = state.get(ch)
+                if s2 == 1:
+                    return None
+                if s2 is None:
+                    stack.append((ch, False))
+    return total, order
+
+
+def improve(fz: Frozen, choice: list[int | None], roots: list[int], *, time_budget: float = 0.25,
+            neutral_moves: int = 24) -> tuple[int, list[int]] | None:
+    """Local search on the extracted DAG: switch one class of the current program to another
+    of its nodes when that lowers the total DAG cost (``choice`` is updated in place).
+    A limited number of cost-neutral switches (never undone right away) lets it cross
+    plateaus where two roots can only share a subterm after both switch to it."""
+    import time
+
+    cur = dag_cost(fz, choice, roots)
+    if cur is None:
+        return None
+    by_class: dict[int, list[int]] = {}
+    for i, nd in enumerate(fz.nodes):
+        by_class.setdefault(nd.cls, []).append(i)
+    deadline = time.perf_counter() + time_budget
+    tabu: set = set()
+    moved = True
+    while moved and time.perf_counter() < deadline:
+        moved = False
+        for c in list(cur[1]):
+            for alt in by_class.get(c, ()):
+                old = choice[c]
+                if alt == old:
+                    continue
+                if any(choice[ch] is None for ch in fz.nodes[alt].children):
+                    continue
+                choice[c] = alt
+                r = dag_cost(fz, choice, roots)
+                if r is not None and (r[0] < cur[0] or (r[0] == cur[0] and neutral_moves > 0 and (c, alt) not in tabu
+                                                         and len(r[1]) <= len(cur[1]))):
+                    if r[0] == cur[0]:
+                        neutral_moves -= 1
+                        tabu.add((c, old))
+                    cur = r
+                    moved = True
+                    break
+                choice[c] = old
+            if moved or time.perf_counter() > deadline:
+                break
+    return cur

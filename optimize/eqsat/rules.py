@@ -1,0 +1,485 @@
+"""Rewrite rules, as egglog text, over the term language of ``lang.py``.
+
+Three rulesets:
+
+- ``ana``: analyses, run to saturation before every rewrite iteration: the type of every
+  e-class (``tyof``), element counts, constant facts (``is-zero``, ``is-one``), identity-
+  matrix masks and diagonal matrices (``is-eye``, ``diag-of``), and the cost of every node
+  (``cost.py`` adds those).
+- ``main``: rewrites that keep results the same up to floating-point rounding order (the
+  kind of freedom XLA itself takes: the order of a dot's or a reduction's sums) and the sign
+  of a zero (``x + 0 -> x``, as XLA does): commutativity, identities, data-movement motion,
+  slice pushdown, dot_general reassociation / transposition / distributivity, reduce <->
+  dot, diagonal-matrix products.
+- ``fast``: rules only valid under fast math (may change NaN/Inf results or round
+  elementwise arithmetic differently): associativity and distributivity of elementwise
+  float arithmetic, ``x * 0 -> 0``, ``x - x -> 0``, ``exp(log x) -> x``.
+
+Rules that need to compute with shape vectors (permutations, slice bounds) are generated
+per rank (up to ``lang.MAX_RANK``) using ``vec-get``/``vec-set``/``vec-of``, so they only
+fire on ranks they were generated for. Every rule states the dtype and shape conditions it
+relies on; when a condition cannot be checked the rule is not written.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .lang import CTORS, MAX_RANK
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _rule(query: list[str] | str, actions: list[str] | str, rs: str = "main") -> str:
+    q = query if isinstance(query, str) else " ".join(query)
+    a = actions if isinstance(actions, str) else " ".join(actions)
+    return f"(rule ({q}) ({a}) :ruleset {rs})"
+
+
+def _vec(items) -> str:
+    return "(vec-of " + " ".join(str(x) for x in items) + ")"
+
+
+def _iota(r: int) -> str:
+    return _vec(range(r))
+
+
+def _get(v: str, i) -> str:
+    return f"(vec-get {v} {i})"
+
+
+def _ty(x: str, d: str, s: str) -> str:
+    """Query fact binding the dtype ``d`` and shape ``s`` of e-class ``x``."""
+    return f"(= (TT {d} {s}) (tyof {x}))"
+
+
+def _rank(s: str, r: int) -> str:
+    return f"(= {r} (vec-length {s}))"
+
+
+def _chain_set(base: str, pairs: list[tuple[str, str]]) -> str:
+    """``base`` with ``base[i] = v`` applied for each (i, v) in order."""
+    out = base
+    for i, v in pairs:
+        out = f"(vec-set {out} {i} {v})"
+    return out
+
+
+# ----------------------------------------------------------------------------- analyses
+
+
+def analysis_rules(ranks: tuple[int, ...]) -> list[str]:
+    rules = []
+    for name, sorts in CTORS.items():
+        args = [f"x{i}" for i in range(len(sorts))]
+        rules.append(_rule(f"(= e ({name} {' '.join(args)}))", f"(set (tyof e) {args[-1]})", "ana"))
+    for r in ranks:
+        prod = "1"
+        for i in range(r):
+            prod = f"(* {prod} {_get('s', i)})" if i else _get("s", 0)
+        rules.append(_rule(["(= t (TT d s))", _rank("s", r)], f"(set (numel t) {prod})", "ana"))
+    # constant facts
+    for z in ('"0.0"', '"-0.0"'):
+        rules.append(_rule(f"(= e (SplatF {z} t))", "(is-zero e)", "ana"))
+    rules.append(_rule('(= e (SplatF "1.0" t))', "(is-one e)", "ana"))
+    rules.append(_rule(["(= e (SplatI 0 t))", "(= (TT d s) t)", "(isint d)"], "(is-zero e)", "ana"))
+    rules.append(_rule(["(= e (SplatI 1 t))", "(= (TT d s) t)", "(isint d)"], "(is-one e)", "ana"))
+    # identity-matrix mask: iota(0) == iota(1) on a square matrix (either operand order)
+    for a, b in ((0, 1), (1, 0)):
+        rules.append(_rule(
+            [f'(= e (Cmp "EQ" ct (Iota {a} ti) (Iota {b} ti2) t))', "(= ti (TT di si))", "(= ti2 ti)",
+             _rank("si", 2), f"(= {_get('si', 0)} {_get('si', 1)})"],
+            "(is-eye e)", "ana"))
+    # diag(v) as select(eye, broadcast(v), 0) or convert(eye) * broadcast(v)
+    diag_q = ["(is-eye m)", "(= (TT dv sv) (tyof v))", _rank("sv", 1), "(= 1 (vec-length dims))"]
+    rules.append(_rule(["(= e (Sel m (Bcast v dims tb) z t))", "(is-zero z)", *diag_q], "(diag-of e v)", "ana"))
+    rules.append(_rule(['(= e (Bin "multiply" (Cvt m tc) (Bcast v dims tb) t))', *diag_q],
+                       "(diag-of e v)", "ana"))
+    return rules
+
+
+# ----------------------------------------------------------------------------- main rules
+
+
+def algebra_rules() -> list[str]:
+    R = []
+    # commutativity (exact for these ops)
+    R.append(_rule(["(= e (Bin o a b t))", "(commutative o)"], "(union e (Bin o b a t))"))
+    # identities
+    R.append(_rule(['(= e (Bin "multiply" x c t))', "(is-one c)"], "(union e x)"))
+    R.append(_rule(['(= e (Bin "divide" x c t))', "(is-one c)"], "(union e x)"))
+    R.append(_rule(['(= e (Bin "add" x c t))', "(is-zero c)"], "(union e x)"))
+    R.append(_rule(['(= e (Bin "subtract" x c t))', "(is-zero c)"], "(union e x)"))
+    R.append(_rule(['(= e (Bin "subtract" c x t))', "(is-zero c)", "(= (TT d s) t)", "(isfloat d)"],
+                   '(union e (Un "negate" x t))'))
+    R.append(_rule('(= e (Un "negate" (Un "negate" x t2) t))', "(union e x)"))
+    # a - b <-> a + (-b); -(a*b) <-> (-a)*b; -(a - b) -> b - a   (floats and signless ints)
+    num = ["(= (TT d s) t)", '(!= d "i1")']
+    R.append(_rule(['(= e (Bin "subtract" a b t))', *num], '(union e (Bin "add" a (Un "negate" b t) t))'))
+    R.append(_rule(['(= e (Bin "add" a (Un "negate" b t2) t))', *num], '(union e (Bin "subtract" a b t))'))
+    R.append(_rule(['(= e (Un "negate" (Bin "multiply" a b t2) t))', *num],
+                   '(union e (Bin "multiply" (Un "negate" a t) b t))'))
+    R.append(_rule(['(= e (Bin "multiply" (Un "negate" a t2) b t))', *num],
+                   '(union e (Un "negate" (Bin "multiply" a b t) t))'))
+    R.append(_rule(['(= e (Un "negate" (Bin "subtract" a b t2) t))', *num], '(union e (Bin "subtract" b a t))'))
+    # integer-only annihilators (exact for wrapping integer arithmetic)
+    intq = ["(= (TT d s) t)", "(isint d)"]
+    R.append(_rule(['(= e (Bin "multiply" x z t))', "(is-zero z)", *intq], "(union e z)"))
+    R.append(_rule(['(= e (Bin "subtract" x x t))', *intq], "(union e (SplatI 0 t))"))
+    # select / convert
+    R.append(_rule("(= e (Sel p x x t))", "(union e x)"))
+    R.append(_rule('(= e (Sel (Un "not" p tp) a b t))', "(union e (Sel p b a t))"))
+    R.append(_rule(["(= e (Cvt x t))", "(= t (tyof x))"], "(union e x)"))
+    R.append(_rule(["(= e (Cvt (Cvt x t1) t))", "(= t (tyof x))", "(= (TT d1 s1) t1)", "(= (TT d s) t)",
+                    "(isfloat d)", '(= d1 "f64")'], "(union e x)"))  # f32 -> f64 -> f32 is exact
+    return R
+
+
+def motion_rules(ranks: tuple[int, ...]) -> list[str]:
+    R = []
+    # --- splat constants through data movement
+    for S in ("SplatF", "SplatI"):
+        R.append(_rule(f"(= e (Bcast ({S} v ts) dims t))", f"(union e ({S} v t))"))
+        R.append(_rule(f"(= e (Reshape ({S} v ts) t))", f"(union e ({S} v t))"))
+        R.append(_rule(f"(= e (Transpose ({S} v ts) p t))", f"(union e ({S} v t))"))
+        R.append(_rule(f"(= e (Reverse ({S} v ts) p t))", f"(union e ({S} v t))"))
+        R.append(_rule(f"(= e (Slice ({S} v ts) a b c t))", f"(union e ({S} v t))"))
+        R.append(_rule(f"(= e (Pad ({S} v ts) ({S} v tv) a b c t))", f"(union e ({S} v t))"))
+    # --- reshape
+    R.append(_rule("(= e (Reshape (Reshape x t1) t))", "(union e (Reshape x t))"))
+    R.append(_rule(["(= e (Reshape x t))", "(= t (tyof x))"], "(union e x)"))
+    # --- broadcast_in_dim
+    for r in ranks:
+        R.append(_rule(["(= e (Bcast x dims t))", "(= t (tyof x))", f"(= dims {_iota(r)})"], "(union e x)"))
+        if r >= 1:
+            comp = _vec(_get("d2", _get("d1", j)) for j in range(r))
+            R.append(_rule(["(= e (Bcast (Bcast x d1 t1) d2 t))", _rank("d1", r)],
+                           f"(union e (Bcast x {comp} t))"))
+    # reshape that inserts one unit dim == broadcast_in_dim
+    for rx in ranks:
+        if rx + 1 > MAX_RANK:
+            continue
+        for q in range(rx + 1):
+            tgt = [_get("sx", j) for j in range(q)] + ["1"] + [_get("sx", j) for j in range(q, rx)]
+            dims = [j for j in range(q)] + [j + 1 for j in range(q, rx)]
+            R.append(_rule(["(= e (Reshape x t))", _ty("x", "dx", "sx"), _rank("sx", rx), "(= t (TT d st))",
+                            f"(= st {_vec(tgt)})"], f"(union e (Bcast x {_vec(dims)} t))"))
+    # elementwise of same-shaped broadcasts -> broadcast of elementwise (less work)
+    same = [_ty("a", "da", "sa"), _ty("b", "db", "sb"), "(= sa sb)", "(= (TT d s) t)"]
+    R.append(_rule(["(= e (Bin o (Bcast a dims ta) (Bcast b dims tb) t))", *same],
+                   "(union e (Bcast (Bin o a b (TT d sa)) dims t))"))
+    R.append(_rule(["(= e (Cmp o ct (Bcast a dims ta) (Bcast b dims tb) t))", *same],
+                   "(union e (Bcast (Cmp o ct a b (TT d sa)) dims t))"))
+    R.append(_rule(["(= e (Un o (Bcast a dims ta) t))", _ty("a", "da", "sa"), "(= (TT d s) t)"],
+                   "(union e (Bcast (Un o a (TT d sa)) dims t))"))
+    R.append(_rule(["(= e (Cvt (Bcast a dims ta) t))", _ty("a", "da", "sa"), "(= (TT d s) t)"],
+                   "(union e (Bcast (Cvt a (TT d sa)) dims t))"))
+    for S in ("SplatF", "SplatI"):
+        sp = [_ty("a", "da", "sa"), f"(= (TT dz sz) tz)", "(= (TT d s) t)"]
+        R.append(_rule([f"(= e (Bin o (Bcast a dims ta) ({S} v tz) t))", *sp],
+                       f"(union e (Bcast (Bin o a ({S} v (TT dz sa)) (TT d sa)) dims t))"))
+        R.append(_rule([f"(= e (Bin o ({S} v tz) (Bcast a dims ta) t))", *sp],
+                       f"(union e (Bcast (Bin o ({S} v (TT dz sa)) a (TT d sa)) dims t))"))
+    # --- transpose
+    for r in ranks:
+        if r == 0:
+            continue
+        R.append(_rule(["(= e (Transpose x p t))", f"(= p {_iota(r)})"], "(union e x)"))
+        comp = _vec(_get("p1", _get("p2", i)) for i in range(r))
+        R.append(_rule(["(= e (Transpose (Transpose x p1 t1) p2 t))", _rank("p1", r)],
+                       f"(union e (Transpose x {comp} t))"))
+        # transpose(broadcast(x, dims), p) -> broadcast(x, pinv[dims]) when still increasing
+        pinv = _chain_set("p", [(_get("p", i), str(i)) for i in range(r)])
+        for rx in ranks:
+            if rx > r:
+                continue
+            nd = [_get("pinv", _get("dims", j)) for j in range(rx)]
+            q = ["(= e (Transpose (Bcast x dims tb) p t))", _rank("p", r), _rank("dims", rx),
+                 f"(= pinv {pinv})"] + [f"(< {nd[j]} {nd[j + 1]})" for j in range(rx - 1)]
+            R.append(_rule(q, f"(union e (Bcast x {_vec(nd)} t))"))
+    # transpose <-> elementwise (both directions)
+    R.append(_rule(["(= e (Transpose (Bin o a b tb) p t))", "(= (TT d s) t)", _ty("a", "da", "sa"),
+                    _ty("b", "db", "sb")],
+                   "(union e (Bin o (Transpose a p (TT da s)) (Transpose b p (TT db s)) t))"))
+    R.append(_rule(["(= e (Bin o (Transpose a p ta) (Transpose b p tb) t))", "(= (TT d s) t)",
+                    _ty("a", "da", "sa"), _ty("b", "db", "sb"), "(= sa sb)"],
+                   "(union e (Transpose (Bin o a b (TT d sa)) p t))"))
+    R.append(_rule(["(= e (Transpose (Un o a tu) p t))", "(= (TT d s) t)", _ty("a", "da", "sa")],
+                   "(union e (Un o (Transpose a p (TT da s)) t))"))
+    R.append(_rule(["(= e (Un o (Transpose a p ta) t))", "(= (TT d s) t)", _ty("a", "da", "sa")],
+                   "(union e (Transpose (Un o a (TT d sa)) p t))"))
+    R.append(_rule(["(= e (Transpose (Cvt a tu) p t))", _ty("a", "da", "sa"), "(= (TT d s) t)"],
+                   "(union e (Cvt (Transpose a p (TT da s)) t))"))
+    for S in ("SplatF", "SplatI"):
+        R.append(_rule([f"(= e (Bin o (Transpose a p ta) ({S} v tz) t))", "(= (TT d s) t)",
+                        _ty("a", "da", "sa"), "(= (TT dz sz) tz)"],
+                       f"(union e (Transpose (Bin o a ({S} v (TT dz sa)) (TT d sa)) p t))"))
+        R.append(_rule([f"(= e (Bin o ({S} v tz) (Transpose a p ta) t))", "(= (TT d s) t)",
+                        _ty("a", "da", "sa"), "(= (TT dz sz) tz)"],
+                       f"(union e (Transpose (Bin o ({S} v (TT dz sa)) a (TT d sa)) p t))"))
+    return R
+
+
+def slice_rules(ranks: tuple[int, ...]) -> list[str]:
+    R = []
+    S = "(Slice {x} st li sd {t})"
+    t2 = ["(= (TT d s2) t)"]
+    # elementwise
+    R.append(_rule([f"(= e {S.format(x='(Bin o a b tb)', t='t')})", *t2, _ty("a", "da", "sa"), _ty("b", "db", "sb")],
+                   "(union e (Bin o (Slice a st li sd (TT da s2)) (Slice b st li sd (TT db s2)) t))"))
+    R.append(_rule([f"(= e {S.format(x='(Un o a tu)', t='t')})", *t2, _ty("a", "da", "sa")],
+                   "(union e (Un o (Slice a st li sd (TT da s2)) t))"))
+    R.append(_rule([f"(= e {S.format(x='(Cvt a tu)', t='t')})", *t2, _ty("a", "da", "sa")],
+                   "(union e (Cvt (Slice a st li sd (TT da s2)) t))"))
+    R.append(_rule([f"(= e {S.format(x='(Cmp o ct a b tb)', t='t')})", *t2, _ty("a", "da", "sa"),
+                    _ty("b", "db", "sb")],
+                   "(union e (Cmp o ct (Slice a st li sd (TT da s2)) (Slice b st li sd (TT db s2)) t))"))
+    # select with a full-shaped predicate / a scalar predicate
+    R.append(_rule([f"(= e {S.format(x='(Sel p a b tb)', t='t')})", *t2, _ty("p", "dp", "sp"),
+                    _ty("a", "da", "sa"), "(= sp sa)"],
+                   "(union e (Sel (Slice p st li sd (TT dp s2)) (Slice a st li sd (TT d s2)) "
+                   "(Slice b st li sd (TT d s2)) t))"))
+    R.append(_rule([f"(= e {S.format(x='(Sel p a b tb)', t='t')})", *t2, _ty("p", "dp", "sp"),
+                    _rank("sp", 0), _ty("a", "da", "sa"), "(> (vec-length sa) 0)"],
+                   "(union e (Sel p (Slice a st li sd (TT d s2)) (Slice b st li sd (TT d s2)) t))"))
+    for r in ranks:
+        if r == 0:
+            continue
+        # full slice -> x
+        R.append(_rule([f"(= e {S.format(x='x', t='t')})", _ty("x", "dx", "sx"), _rank("sx", r),
+                        f"(= st {_vec([0] * r)})", "(= li sx)", f"(= sd {_vec([1] * r)})"], "(union e x)"))
+        # slice of slice
+        ns, nl, nd = [], [], []
+        for i in range(r):
+            s1, l1, d1 = _get("st1", i), _get("li1", i), _get("sd1", i)
+            s2, l2, d2 = _get("st", i), _get("li", i), _get("sd", i)
+            start = f"(+ {s1} (* {s2} {d1}))"
+            cnt = f"(/ (+ (- {l2} {s2}) (- {d2} 1)) {d2})"
+            ns.append(start)
+            nd.append(f"(* {d1} {d2})")
+            nl.append(f"(+ {start} (+ (* (- {cnt} 1) (* {d1} {d2})) 1))")
+        R.append(_rule([f"(= e {S.format(x='(Slice x st1 li1 sd1 t1)', t='t')})", _rank("st", r),
+                        "(= n (numel t))", "(> n 0)"],
+                       f"(union e (Slice x {_vec(ns)} {_vec(nl)} {_vec(nd)} t))"))
+        # slice of transpose -> transpose of slice
+        p_pairs = lambda v: [(_get("p", i), _get(v, i)) for i in range(r)]  # noqa: E731
+        R.append(_rule([f"(= e {S.format(x='(Transpose x p tt)', t='t')})", *t2, _rank("p", r), _ty("x", "dx", "sx")],
+                       f"(union e (Transpose (Slice x {_chain_set('st', p_pairs('st'))} "
+                       f"{_chain_set('li', p_pairs('li'))} {_chain_set('sd', p_pairs('sd'))} "
+                       f"(TT dx {_chain_set('s2', p_pairs('s2'))})) p t))"))
+        # slice of broadcast_in_dim -> broadcast_in_dim of slice (size-1 operand dims stay [0:1])
+        for rx in ranks:
+            if rx > r:
+                continue
+            if rx == 0:
+                R.append(_rule([f"(= e {S.format(x='(Bcast x dims tb)', t='t')})", _rank("st", r),
+                                _ty("x", "dx", "sx"), _rank("sx", 0)], "(union e (Bcast x dims t))"))
+                continue
+            xs, xl, xd, xsh = [], [], [], []
+            for j in range(rx):
+                dj = _get("dims", j)
+                m = f"(min (- {_get('sx', j)} 1) 1)"
+                xs.append(f"(* {_get('st', dj)} {m})")
+                xl.append(f"(+ 1 (* (- {_get('li', dj)} 1) {m}))")
+                xd.append(f"(+ 1 (* (- {_get('sd', dj)} 1) {m}))")
+                xsh.append(f"(+ 1 (* (- {_get('s2', dj)} 1) {m}))")
+            R.append(_rule([f"(= e {S.format(x='(Bcast x dims tb)', t='t')})", *t2, _rank("st", r),
+                            _ty("x", "dx", "sx"), _rank("sx", rx), "(= nx (numel (tyof x)))", "(> nx 0)"],
+                           f"(union e (Bcast (Slice x {_vec(xs)} {_vec(xl)} {_vec(xd)} (TT dx {_vec(xsh)})) dims t))"))
+    # slice of concatenate (binary, along c)
+    cq = [f"(= e {S.format(x='(Concat a b c tc)', t='t')})", *t2, _ty("a", "da", "sa"),
+          "(= na (vec-get sa c))", "(= sc (vec-get st c))", "(= lc (vec-get li c))"]
+    R.append(_rule(cq + ["(<= lc na)"], "(union e (Slice a st li sd t))"))
+    R.append(_rule(cq + ["(>= sc na)"],
+                   "(union e (Slice b (vec-set st c (- sc na)) (vec-set li c (- lc na)) sd t))"))
+    R.append(_rule(cq + ["(< sc na)", "(> lc na)", "(= 1 (vec-get sd c))"],
+                   "(union e (Concat (Slice a st (vec-set li c na) sd (TT d (vec-set s2 c (- na sc)))) "
+                   "(Slice b (vec-set st c 0) (vec-set li c (- lc na)) sd (TT d (vec-set s2 c (- lc na)))) c t))"))
+    # slice of dot_general: matrix x matrix, matrix x vector, vector x matrix (no batch dims)
+    dq = [f"(= e {S.format(x='(Dot A B lb rb lc rc tx)', t='t')})", *t2, "(= lb (vec-of))", "(= rb (vec-of))",
+          "(= 1 (vec-length lc))", "(= ca (vec-get lc 0))", "(= cb (vec-get rc 0))",
+          _ty("A", "dA", "sA"), _ty("B", "dB", "sB")]
+
+    def sl(v, sv, r_, f, o):  # slice operand v (shape sv, rank r_) along its dim f like output dim o
+        start = f"(vec-set {_vec([0] * r_)} {f} {_get('st', o)})"
+        lim = f"(vec-set {sv} {f} {_get('li', o)})"
+        strd = f"(vec-set {_vec([1] * r_)} {f} {_get('sd', o)})"
+        return start, lim, strd, f"(vec-set {sv} {f} {_get('s2', o)})"
+
+    a = sl("A", "sA", 2, "(- 1 ca)", 0)
+    b = sl("B", "sB", 2, "(- 1 cb)", 1)
+    R.append(_rule(dq + [_rank("sA", 2), _rank("sB", 2)],
+                   f"(union e (Dot (Slice A {a[0]} {a[1]} {a[2]} (TT dA {a[3]})) "
+                   f"(Slice B {b[0]} {b[1]} {b[2]} (TT dB {b[3]})) lb rb lc rc t))"))
+    R.append(_rule(dq + [_rank("sA", 2), _rank("sB", 1)],
+                   f"(union e (Dot (Slice A {a[0]} {a[1]} {a[2]} (TT dA {a[3]})) B lb rb lc rc t))"))
+    b1 = sl("B", "sB", 2, "(- 1 cb)", 0)
+    R.append(_rule(dq + [_rank("sA", 1), _rank("sB", 2)],
+                   f"(union e (Dot A (Slice B {b1[0]} {b1[1]} {b1[2]} (TT dB {b1[3]})) lb rb lc rc t))"))
+    return R
+
+
+def dot_rules() -> list[str]:
+    R = []
+    E = "(vec-of)"
+
+    def mat(A, B, lc, rc, t):
+        return f"(Dot {A} {B} {E} {E} (vec-of {lc}) (vec-of {rc}) {t})"
+
+    def q_mat(name_e, A, B, ca, cb, t, lc="lc", rc="rc"):
+        return [f"(= {name_e} (Dot {A} {B} lb{name_e} rb{name_e} {lc} {rc} {t}))", f"(= lb{name_e} {E})",
+                f"(= rb{name_e} {E})", f"(= 1 (vec-length {lc}))", f"(= {ca} (vec-get {lc} 0))",
+                f"(= {cb} (vec-get {rc} 0))"]
+
+    def tys(*xs):
+        out = []
+        for x in xs:
+            out += [f"(= (TT d s{x}) (tyof {x}))", _rank(f"s{x}", 2)]
+        return out
+
+    # transpose(A'B') == B'^T A'^T: swap operands and contracting dims (both directions)
+    R.append(_rule(["(= e (Transpose X (vec-of 1 0) t))", *q_mat("X", "A", "B", "ca", "cb", "tx"),
+                    *tys("A", "B"), "(= (TT d s) t)"], f"(union e {mat('B', 'A', 'cb', 'ca', 't')})"))
+    R.append(_rule([*q_mat("e", "A", "B", "ca", "cb", "t"), *tys("A", "B"), "(= (TT d s) t)"],
+                   f"(union e (Transpose {mat('B', 'A', 'cb', 'ca', '(TT d (vec-of (vec-get s 1) (vec-get s 0)))')}"
+                   " (vec-of 1 0) t))"))
+    # fold transposed operands into the contracting dims
+    R.append(_rule([*q_mat("e", "(Transpose A (vec-of 1 0) ta)", "B", "ca", "cb", "t"), *tys("A", "B")],
+                   f"(union e {mat('A', 'B', '(- 1 ca)', 'cb', 't')})"))
+    R.append(_rule([*q_mat("e", "A", "(Transpose B (vec-of 1 0) tb)", "ca", "cb", "t"), *tys("A", "B")],
+                   f"(union e {mat('A', 'B', 'ca', '(- 1 cb)', 't')})"))
+    # reassociation (A'B')C' <-> A'(B'C'); see the derivation of the contracting dims in DESIGN notes
+    inner_q = q_mat("X", "A", "B", "ca", "cb", "tx", "lcx", "rcx")
+    R.append(_rule([*q_mat("e", "X", "C", "cx", "cc", "t"), *inner_q, "(= cx 1)", *tys("A", "B", "C")],
+                   f"(union e {mat('A', mat('B', 'C', '(- 1 cb)', 'cc', '(TT d (vec-of (vec-get sB cb) (vec-get sC (- 1 cc))))'), 'ca', '0', 't')})"))
+    R.append(_rule([*q_mat("e", "X", "C", "cx", "cc", "t"), *inner_q, "(= cx 0)", *tys("A", "B", "C")],
+                   f"(union e {mat('B', mat('A', 'C', '(- 1 ca)', 'cc', '(TT d (vec-of (vec-get sA ca) (vec-get sC (- 1 cc))))'), 'cb', '0', 't')})"))
+    inner_q = q_mat("Y", "B", "C", "cb", "cc", "ty", "lcy", "rcy")
+    R.append(_rule([*q_mat("e", "A", "Y", "ca", "cy", "t"), *inner_q, "(= cy 0)", *tys("A", "B", "C")],
+                   f"(union e {mat(mat('A', 'B', 'ca', '(- 1 cb)', '(TT d (vec-of (vec-get sA (- 1 ca)) (vec-get sB cb)))'), 'C', '1', 'cc', 't')})"))
+    R.append(_rule([*q_mat("e", "A", "Y", "ca", "cy", "t"), *inner_q, "(= cy 1)", *tys("A", "B", "C")],
+                   f"(union e {mat(mat('A', 'C', 'ca', '(- 1 cc)', '(TT d (vec-of (vec-get sA (- 1 ca)) (vec-get sC cc)))'), 'B', '1', 'cb', 't')})"))
+    # distributivity: dot(a,b) + dot(a,c) -> dot(a, b + c) (any dimension numbers, same dtypes)
+    for op in ("add", "subtract"):
+        for side in ("l", "r"):
+            if side == "l":
+                q = f'(= e (Bin "{op}" (Dot a b lb rb lc rc t) (Dot a c lb rb lc rc t) t))'
+                act = f'(union e (Dot a (Bin "{op}" b c tb) lb rb lc rc t))'
+                conds = ["(= tb (tyof b))", "(= tb (tyof c))"]
+            else:
+                q = f'(= e (Bin "{op}" (Dot b a lb rb lc rc t) (Dot c a lb rb lc rc t) t))'
+                act = f'(union e (Dot (Bin "{op}" b c tb) a lb rb lc rc t))'
+                conds = ["(= tb (tyof b))", "(= tb (tyof c))"]
+            R.append(_rule([q, *conds, "(= (TT d s) t)", "(= (TT d sb) tb)"], act))
+    # scalar factors move across a dot (both ways)
+    for S in ("SplatF", "SplatI"):
+        x = f'(Bin "multiply" a ({S} v ta) ta)'
+        for side in ("l", "r"):
+            ab = "a b" if side == "l" else "b a"
+            lhs = f"(Dot {x} b lb rb lc rc t)" if side == "l" else f"(Dot b {x} lb rb lc rc t)"
+            R.append(_rule([f"(= e {lhs})", "(= (TT d s) t)", "(= (TT d sa) ta)"],
+                           f'(union e (Bin "multiply" (Dot {ab} lb rb lc rc t) ({S} v t) t))'))
+            R.append(_rule([f'(= e (Bin "multiply" (Dot {ab} lb rb lc rc t) ({S} v t) t))', "(= (TT d s) t)",
+                            "(= ta (tyof a))", "(= (TT d sa) ta)"], f"(union e {lhs})"))
+    # a dot_general without contracting or batch dims of a scalar is a broadcast multiply
+    R.append(_rule(["(= e (Dot a b E E E E t))", f"(= E {E})", _ty("a", "d", "sa"), _rank("sa", 0),
+                    _ty("b", "d", "sb"), "(= t (TT d sb))"],
+                   '(union e (Bin "multiply" (Bcast a (vec-of) t) b t))'))
+    R.append(_rule(["(= e (Dot a b E E E E t))", f"(= E {E})", _ty("b", "d", "sb"), _rank("sb", 0),
+                    _ty("a", "d", "sa"), "(= t (TT d sa))"],
+                   '(union e (Bin "multiply" a (Bcast b (vec-of) t) t))'))
+    # outer product of two vectors
+    R.append(_rule(["(= e (Dot a b E E E E t))", f"(= E {E})", _ty("a", "d", "sa"), _rank("sa", 1),
+                    _ty("b", "d", "sb"), _rank("sb", 1), "(= t (TT d s))"],
+                   '(union e (Bin "multiply" (Bcast a (vec-of 0) t) (Bcast b (vec-of 1) t) t))'))
+    # diag(v) @ A -> v[:, None] * A' ; A @ diag(v) -> A' * v[None, :]
+    dq = ["(diag-of D v)", "(= lb (vec-of))", "(= rb (vec-of))", "(= 1 (vec-length lc))",
+          "(= ca (vec-get lc 0))", "(= cb (vec-get rc 0))", "(= (TT d s) t)", _ty("v", "d", "sv")]
+    R.append(_rule(["(= e (Dot D A lb rb lc rc t))", *dq, _ty("A", "d", "sA"), _rank("sA", 2), "(= cb 0)"],
+                   '(union e (Bin "multiply" (Bcast v (vec-of 0) t) A t))'))
+    R.append(_rule(["(= e (Dot D A lb rb lc rc t))", *dq, _ty("A", "d", "sA"), _rank("sA", 2), "(= cb 1)"],
+                   '(union e (Bin "multiply" (Bcast v (vec-of 0) t) (Transpose A (vec-of 1 0) t) t))'))
+    R.append(_rule(["(= e (Dot A D lb rb lc rc t))", *dq, _ty("A", "d", "sA"), _rank("sA", 2), "(= ca 1)"],
+                   '(union e (Bin "multiply" A (Bcast v (vec-of 1) t) t))'))
+    R.append(_rule(["(= e (Dot A D lb rb lc rc t))", *dq, _ty("A", "d", "sA"), _rank("sA", 2), "(= ca 0)"],
+                   '(union e (Bin "multiply" (Transpose A (vec-of 1 0) t) (Bcast v (vec-of 1) t) t))'))
+    return R
+
+
+def reduce_rules(ranks: tuple[int, ...]) -> list[str]:
+    R = []
+    # reduce over size-1 dims with the identity as init value == reshape
+    ident = {"add": "(is-zero z)", "multiply": "(is-one z)", "maximum": '(= z (SplatF "-inf" tz))',
+             "minimum": '(= z (SplatF "inf" tz))'}
+    for kind, cond in ident.items():
+        for nd in (1, 2):
+            q = [f'(= e (Reduce "{kind}" x z dims t))', cond, _rank("dims", nd), _ty("x", "dx", "sx")]
+            q += [f"(= 1 (vec-get sx {_get('dims', j)}))" for j in range(nd)]
+            R.append(_rule(q, "(union e (Reshape x t))"))
+    # diag(A'B')[i] = sum_k A'[i,k] B'[k,i]: only the diagonal of a masked product is needed
+    for ca in (0, 1):
+        for cb in (0, 1):
+            P = "A" if ca == 1 else "(Transpose A (vec-of 1 0) (TT d (vec-of n k)))"
+            Q = "B" if cb == 1 else "(Transpose B (vec-of 1 0) (TT d (vec-of n k)))"
+            for rd in (0, 1):
+                q = [f"(= e (Reduce \"add\" (Sel m X z tsel) zi (vec-of {rd}) t))", "(is-eye m)", "(is-zero z)",
+                     "(is-zero zi)", "(= X (Dot A B lb rb lc rc tx))", "(= lb (vec-of))", "(= rb (vec-of))",
+                     "(= 1 (vec-length lc))", f"(= {ca} (vec-get lc 0))", f"(= {cb} (vec-get rc 0))",
+                     _ty("A", "d", "sA"), _rank("sA", 2), _ty("B", "d", "sB"), _rank("sB", 2),
+                     f"(= n (vec-get sA {1 - ca}))", f"(= k (vec-get sA {ca}))"]
+                R.append(_rule(q, f'(union e (Reduce "add" (Bin "multiply" {P} {Q} (TT d (vec-of n k))) zi (vec-of 1) t))'))
+    # sum(a*b) over everything / over rows <-> dot_general (the cost model picks)
+    zf = ["(is-zero z)", "(= (TT d st) t)"]
+    R.append(_rule(['(= e (Reduce "add" (Bin "multiply" a b tm) z (vec-of 0) t))', *zf, _ty("a", "d", "sa"),
+                    _rank("sa", 1), _ty("b", "d", "sb")],
+                   "(union e (Dot a b (vec-of) (vec-of) (vec-of 0) (vec-of 0) t))"))
+    R.append(_rule(['(= e (Reduce "add" (Bin "multiply" a b tm) z (vec-of 0 1) t))', *zf, _ty("a", "d", "sa"),
+                    _rank("sa", 2), _ty("b", "d", "sb")],
+                   "(union e (Dot a b (vec-of) (vec-of) (vec-of 0 1) (vec-of 0 1) t))"))
+    for keep, red in ((0, 1), (1, 0)):
+        R.append(_rule([f'(= e (Reduce "add" (Bin "multiply" a b tm) z (vec-of {red}) t))', *zf,
+                        _ty("a", "d", "sa"), _rank("sa", 2), _ty("b", "d", "sb")],
+                       f"(union e (Dot a b (vec-of {keep}) (vec-of {keep}) (vec-of {red}) (vec-of {red}) t))"))
+    for S, z in (("SplatF", '"0.0"'), ("SplatI", "0")):
+        fl = "(isfloat d)" if S == "SplatF" else "(isint d)"
+        R.append(_rule(["(= e (Dot a b E E (vec-of 0) (vec-of 0) t))", "(= E (vec-of))", _ty("a", "d", "sa"),
+                        _rank("sa", 1), _ty("b", "d", "sb"), "(= (TT d st) t)", fl],
+                       f'(union e (Reduce "add" (Bin "multiply" a b (TT d sa)) ({S} {z} t) (vec-of 0) t))'))
+        R.append(_rule(["(= e (Dot a b E E (vec-of 0 1) (vec-of 0 1) t))", "(= E (vec-of))", _ty("a", "d", "sa"),
+                        _rank("sa", 2), _ty("b", "d", "sb"), "(= sa sb)", "(= (TT d st) t)", fl],
+                       f'(union e (Reduce "add" (Bin "multiply" a b (TT d sa)) ({S} {z} (TT d (vec-of))) (vec-of 0 1) t))'))
+        for keep, red in ((0, 1), (1, 0)):
+            R.append(_rule([f"(= e (Dot a b (vec-of {keep}) (vec-of {keep}) (vec-of {red}) (vec-of {red}) t))",
+                            _ty("a", "d", "sa"), _rank("sa", 2), _ty("b", "d", "sb"), "(= sa sb)",
+                            "(= (TT d st) t)", fl],
+                           f'(union e (Reduce "add" (Bin "multiply" a b (TT d sa)) ({S} {z} (TT d (vec-of))) (vec-of {red}) t))'))
+    return R
+
+
+def fast_math_rules() -> list[str]:
+    R = []
+    fq = ["(= (TT d s) t)", "(isfloat d)"]
+    for op in ("add", "multiply"):
+        R.append(_rule([f'(= e (Bin "{op}" (Bin "{op}" a b t) c t))', *fq], f'(union e (Bin "{op}" a (Bin "{op}" b c t) t))', "fast"))
+        R.append(_rule([f'(= e (Bin "{op}" a (Bin "{op}" b c t) t))', *fq], f'(union e (Bin "{op}" (Bin "{op}" a b t) c t))', "fast"))
+    R.append(_rule(['(= e (Bin "add" (Bin "multiply" a b t) (Bin "multiply" a c t) t))', *fq],
+                   '(union e (Bin "multiply" a (Bin "add" b c t) t))', "fast"))
+    R.append(_rule(['(= e (Bin "multiply" a (Bin "add" b c t) t))', *fq],
+                   '(union e (Bin "add" (Bin "multiply" a b t) (Bin "multiply" a c t) t))', "fast"))
+    R.append(_rule(['(= e (Bin "multiply" x z t))', "(is-zero z)", *fq], '(union e (SplatF "0.0" t))', "fast"))
+    R.append(_rule(['(= e (Bin "subtract" x x t))', *fq], '(union e (SplatF "0.0" t))', "fast"))
+    R.append(_rule(['(= e (Un "exponential" (Un "log" x t1) t))', *fq], "(union e x)", "fast"))
+    R.append(_rule(['(= e (Un "log" (Un "exponential" x t1) t))', *fq], "(union e x)", "fast"))
+    return R
+
+
+@lru_cache(maxsize=64)
+def all_rules(ranks: tuple[int, ...], fast_math: bool) -> tuple[str, ...]:
+    """Every rule (analysis + rewrites) for a segment whose tensors have ``ranks``."""
+    ranks = tuple(sorted(set(ranks) | {0, 1, 2}))
+    ranks = tuple(r for r in ranks if r <= MAX_RANK)
+    rules = analysis_rules(ranks) + algebra_rules() + motion_rules(ranks) + slice_rules(ranks)
+    rules += dot_rules() + reduce_rules(ranks)
+    if fast_math:
+        rules += fast_math_rules()
+    return tuple(rules)
