@@ -216,3 +216,55 @@ def fn(args: str, results: str, body: str) -> str:
     lines = [ln.strip() for ln in re.split(r"[;\n]", body) if ln.strip()]
     return ("func.func @main(" + args + ") -> " + results + " {\n  "
             + "\n  ".join(lines) + "\n}\n")
+
+
+# -- a small inliner (MLIR's ``inline`` pass cannot inline func.call in jaxlib's build: no
+#    func inliner extension is registered) --------------------------------------------------
+
+def inline_calls(module: ir.Module) -> ir.Module:
+    """Inline every ``func.call`` of a function defined in ``module`` and drop the private
+    functions left unused. In place; returns the module."""
+    with module.context, ir.Location.unknown(module.context):
+        funcs = {ir.StringAttr(op.attributes["sym_name"]).value: op
+                 for op in module.body.operations if op.operation.name == "func.func"}
+        for _ in range(64):
+            calls = []
+
+            def visit(o):
+                if o.name == "func.call":
+                    calls.append(o)
+                return ir.WalkResult.ADVANCE
+
+            module.operation.walk(visit)
+            calls = [c for c in calls if ir.FlatSymbolRefAttr(c.attributes["callee"]).value in funcs]
+            if not calls:
+                break
+            for call in calls:
+                callee = funcs[ir.FlatSymbolRefAttr(call.attributes["callee"]).value]
+                block = callee.regions[0].blocks[0]
+                mapping = {a: v for a, v in zip(block.arguments, call.operands)}
+                results = None
+                ip = ir.InsertionPoint(call)
+                for op in block.operations:
+                    if op.operation.name == "func.return":
+                        results = [mapping.get(v, v) for v in op.operands]
+                        break
+                    new = op.operation.clone(ip=ip)
+
+                    def remap(o):
+                        for i, v in enumerate(o.operands):
+                            if v in mapping:
+                                o.operands[i] = mapping[v]
+                        return ir.WalkResult.ADVANCE
+
+                    new.walk(remap)
+                    for old, nw in zip(op.results, new.results):
+                        mapping[old] = nw
+                for old, nw in zip(call.results, results):
+                    old.replace_all_uses_with(nw)
+                call.erase()
+        for name, f in list(funcs.items()):
+            vis = f.attributes["sym_visibility"] if "sym_visibility" in f.attributes else None
+            if vis is not None and ir.StringAttr(vis).value == "private":
+                f.operation.erase()
+    return module

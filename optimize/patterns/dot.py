@@ -1,0 +1,630 @@
+"""dot_general rewrites: diagonal matrices, scalar factoring, distributivity, degenerate
+contractions, and the diagonal of a matrix product.
+
+Diagonal matrices are recognised in the two forms JAX and our tracer emit:
+- ``select(iota_i == iota_j, broadcast(v), 0)`` (``jnp.diag``, ``np.diag``), seeing through
+  offsets added to the iotas, broadcasts, unit reshapes, converts;
+- ``scatter(zeros(n, n), [[k, k] for k in range(n)], v)`` (``zeros.at[i, i].set(v)``); the
+  index tensor is evaluated with NumPy when it is computed from iotas and constants.
+A product with such a matrix becomes a broadcast multiply: O(n²) instead of O(n³).
+
+Semantics: these rewrites reassociate or drop products with exact zeros, so results agree
+up to float rounding for finite inputs. The one exception is non-finite data: the dense
+product of a diagonal matrix with a matrix holding Inf/NaN spreads NaN (0·Inf) along its
+column, the broadcast multiply does not. Like Enzyme-JaX and XLA's own simplifier we accept
+that (it is the point of the rewrite); ``dot_zero`` on floats, which would turn NaN into 0
+outright, is fast-math only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from ._registry import pattern
+from ._util import (broadcast_value, build, const_array, defining_op, dot_dims, dot_general_value,
+                    element_type, has_one_use, i64_list, is_float_type, np_dtype, num_elements,
+                    ranked, reduce_value, reshape_value, scalar_value, shape_of, splat_constant,
+                    transpose_value)
+
+FAMILY = "dot"
+EVAL_LIMIT = 1 << 16
+
+
+def _replace(rw, op, v) -> bool:
+    rw.replace_op(op, [v])
+    return True
+
+
+def _def(v, name):
+    d = defining_op(v)
+    return d if d is not None and d.operation.name == "stablehlo." + name else None
+
+
+# -- index analysis --------------------------------------------------------------------------
+
+def iota_affine(v: ir.Value, depth: int = 0):
+    """(dim, offset) when the integer tensor ``v`` equals ``index[dim] + offset`` everywhere
+    (an iota seen through added constants, broadcasts, unit reshapes, widening converts);
+    else None."""
+    if depth > 12 or not isinstance(element_type(v), ir.IntegerType):
+        return None
+    op = defining_op(v)
+    if op is None:
+        return None
+    name = op.operation.name
+    if name == "stablehlo.iota":
+        return ir.IntegerAttr(op.attributes["iota_dimension"]).value, 0
+    if name in ("stablehlo.add", "stablehlo.subtract"):
+        a, b = op.operands
+        sb = scalar_value(b)
+        if sb is not None:
+            r = iota_affine(a, depth + 1)
+            return None if r is None else (r[0], r[1] + (int(sb) if name == "stablehlo.add" else -int(sb)))
+        sa = scalar_value(a)
+        if sa is not None and name == "stablehlo.add":
+            r = iota_affine(b, depth + 1)
+            return None if r is None else (r[0], r[1] + int(sa))
+        return None
+    if name == "stablehlo.broadcast_in_dim":
+        x = op.operands[0]
+        r = iota_affine(x, depth + 1)
+        if r is None:
+            return None
+        nd = i64_list(op.attributes["broadcast_dimensions"])[r[0]]
+        if shape_of(x)[r[0]] != shape_of(v)[nd]:
+            return None
+        return nd, r[1]
+    if name == "stablehlo.convert":
+        x = op.operands[0]
+        if isinstance(element_type(x), ir.IntegerType) and \
+                ir.IntegerType(element_type(x)).width <= ir.IntegerType(element_type(v)).width:
+            return iota_affine(x, depth + 1)
+        return None
+    if name == "stablehlo.reshape":
+        from .layout import unit_reshape_map
+
+        x = op.operands[0]
+        r = iota_affine(x, depth + 1)
+        m = unit_reshape_map(shape_of(x), shape_of(v))
+        if r is None or m is None or m[r[0]] is None:
+            return None
+        return m[r[0]], r[1]
+    return None
+
+
+def _direction(op) -> str:
+    return hlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value
+
+
+def eye_mask(p: ir.Value):
+    """"EQ" when ``p`` is the n×n mask i == j, "NE" for i != j; else None."""
+    s = shape_of(p)
+    if len(s) != 2 or s[0] != s[1]:
+        return None
+    c = _def(p, "compare")
+    if c is None:
+        return None
+    d = _direction(c)
+    if d not in ("EQ", "NE"):
+        return None
+    ra, rb = iota_affine(c.operands[0]), iota_affine(c.operands[1])
+    if ra is None or rb is None or {ra[0], rb[0]} != {0, 1} or ra[1] != rb[1]:
+        return None
+    if ra[1] != 0:
+        et = ir.IntegerType(element_type(c.operands[0]))
+        if abs(ra[1]) + s[0] >= (1 << (et.width - 1)):
+            return None  # the offset could wrap
+    return d
+
+
+def _broadcast_vector(t: ir.Value, n: int):
+    """For an n×n tensor t whose value at (i, i) depends on i only through a single vector
+    (t is a broadcast of a vector along rows or columns, or of a scalar): a function
+    ``build(loc) -> value of shape [n]`` producing that vector; else None."""
+    sv = scalar_value(t)
+    if sv is not None:
+        et = element_type(t)
+        return lambda loc: splat_constant(sv, ranked([n], et), loc=loc)
+    # compose nested broadcast_in_dim / unit reshapes down to a source with a dim map
+    x, dims = t, list(range(2))
+    for _ in range(8):
+        b = _def(x, "broadcast_in_dim")
+        r = _def(x, "reshape")
+        if b is not None:
+            bd = i64_list(b.attributes["broadcast_dimensions"])
+            x, dims = b.operands[0], [dims[d] for d in bd]
+            continue
+        if r is not None:
+            from .layout import unit_reshape_map
+
+            src = r.operands[0]
+            m = unit_reshape_map(shape_of(src), shape_of(x))
+            if m is None:
+                break
+            ss = shape_of(src)
+            if any(m[i] is None and ss[i] != 1 for i in range(len(ss))):
+                break
+            x, dims = src, [None if m[i] is None else dims[m[i]] for i in range(len(ss))]
+            continue
+        break
+    if x is t:
+        return None
+    xs = shape_of(x)
+    big = [k for k, s in enumerate(xs) if s != 1]
+    if len(big) > 1:
+        return None
+    if not big:
+        def build_scalar(loc, x=x):
+            s = reshape_value(x, [], loc=loc)
+            return broadcast_value(s, [n], [], loc=loc)
+        return build_scalar
+    k = big[0]
+    if dims[k] not in (0, 1) or xs[k] != n:
+        return None
+    return lambda loc, x=x: reshape_value(x, [n], loc=loc)
+
+
+def _is_zero(v, depth: int = 0) -> bool:
+    """v is all zeros: a zero splat (seen through broadcasts) or a select of two such."""
+    s = scalar_value(v)
+    if s is not None:
+        return float(s) == 0.0
+    sel = _def(v, "select")
+    return sel is not None and depth < 4 and _is_zero(sel.operands[1], depth + 1) \
+        and _is_zero(sel.operands[2], depth + 1)
+
+
+def diag_of_select(v: ir.Value):
+    """``build(loc) -> d`` for v = select(i == j, T, 0) (or select(i != j, 0, T)) with T a row
+    or column broadcast of a vector, i.e. v = diag(d); else None."""
+    sel = _def(v, "select")
+    if sel is None:
+        return None
+    p, a, b = sel.operands
+    kind = eye_mask(p)
+    if kind == "EQ" and _is_zero(b):
+        t = a
+    elif kind == "NE" and _is_zero(a):
+        t = b
+    else:
+        return None
+    return _broadcast_vector(t, shape_of(v)[0])
+
+
+_EVAL_OPS = {"stablehlo.add": np.add, "stablehlo.subtract": np.subtract,
+             "stablehlo.multiply": np.multiply, "stablehlo.maximum": np.maximum,
+             "stablehlo.minimum": np.minimum}
+_CMP = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
+        "GT": np.greater, "GE": np.greater_equal}
+
+
+def eval_int(v: ir.Value, memo=None, depth: int = 0):
+    """The value of an integer (or boolean) tensor computed only from iotas and constants, as
+    a NumPy array (capped at EVAL_LIMIT elements per intermediate); else None."""
+    memo = {} if memo is None else memo
+    if v in memo:
+        return memo[v]
+    memo[v] = None
+    et = element_type(v)
+    dt = np_dtype(et)
+    if dt is None or dt.kind not in "iub" or num_elements(v) > EVAL_LIMIT or depth > 24:
+        return None
+    op = defining_op(v)
+    if op is None:
+        return None
+    name = op.operation.name
+    s = shape_of(v)
+    res = None
+    args = None
+    if name not in ("stablehlo.constant", "stablehlo.iota"):
+        args = [eval_int(o, memo, depth + 1) for o in op.operands]
+        if any(a is None for a in args):
+            return None
+    with np.errstate(all="ignore"):
+        if name == "stablehlo.constant":
+            a = const_array(v, EVAL_LIMIT)
+            res = None if a is None else np.array(a)
+        elif name == "stablehlo.iota":
+            d = ir.IntegerAttr(op.attributes["iota_dimension"]).value
+            shape = [1] * len(s)
+            shape[d] = s[d]
+            res = np.broadcast_to(np.arange(s[d]).reshape(shape), s)
+        elif name in _EVAL_OPS:
+            res = _EVAL_OPS[name](args[0].astype(np.int64), args[1].astype(np.int64))
+        elif name == "stablehlo.negate":
+            res = -args[0].astype(np.int64)
+        elif name == "stablehlo.compare":
+            res = _CMP[_direction(op)](args[0].astype(np.int64), args[1].astype(np.int64))
+        elif name == "stablehlo.select":
+            res = np.where(args[0], args[1], args[2])
+        elif name == "stablehlo.clamp":
+            res = np.clip(args[1], args[0], args[2])
+        elif name == "stablehlo.convert":
+            res = args[0]
+        elif name == "stablehlo.reshape":
+            res = args[0].reshape(s)
+        elif name == "stablehlo.transpose":
+            res = np.transpose(args[0], i64_list(op.attributes["permutation"]))
+        elif name == "stablehlo.broadcast_in_dim":
+            dims = i64_list(op.attributes["broadcast_dimensions"])
+            x = args[0]
+            order = np.argsort(dims)
+            xt = np.transpose(x, order) if x.ndim else x
+            shape = [1] * len(s)
+            for i, d in enumerate(sorted(dims)):
+                shape[d] = xt.shape[i]
+            res = np.broadcast_to(xt.reshape(shape), s)
+        elif name == "stablehlo.concatenate":
+            res = np.concatenate(args, axis=ir.IntegerAttr(op.attributes["dimension"]).value)
+        elif name == "stablehlo.slice":
+            st = i64_list(op.attributes["start_indices"])
+            li = i64_list(op.attributes["limit_indices"])
+            sd = i64_list(op.attributes["strides"])
+            res = args[0][tuple(slice(a, b, c) for a, b, c in zip(st, li, sd))]
+    if res is None:
+        return None
+    res = np.asarray(res).astype(dt)
+    if tuple(res.shape) != tuple(s):
+        return None
+    memo[v] = res
+    return res
+
+
+def diag_of_scatter(v: ir.Value):
+    """``build(loc) -> d`` for v = scatter(zeros(n, n), [[k, k]]_k, d) (set or add); else None."""
+    sc = _def(v, "scatter")
+    if sc is None or len(sc.operands) != 3:
+        return None
+    z, idx, upd = sc.operands
+    s = shape_of(v)
+    if len(s) != 2 or s[0] != s[1] or not _is_zero(z) or shape_of(upd) != (s[0],):
+        return None
+    dn = hlo.ScatterDimensionNumbers(sc.attributes["scatter_dimension_numbers"])
+    if list(dn.update_window_dims) or sorted(dn.inserted_window_dims) != [0, 1] \
+            or list(dn.input_batching_dims) or sorted(dn.scattered_dims_to_operand_dims) != [0, 1]:
+        return None
+    # the update computation: return the update (set) or the sum
+    block = sc.regions[0].blocks[0]
+    ops = list(block.operations)
+    args = list(block.arguments)
+    ret = ops[-1]
+    if ret.operation.name != "stablehlo.return" or len(ret.operands) != 1:
+        return None
+    r = ret.operands[0]
+    if r == args[1]:
+        pass
+    elif len(ops) == 2 and ops[0].operation.name == "stablehlo.add" and r == ops[0].results[0] \
+            and {ops[0].operands[0], ops[0].operands[1]} == {args[0], args[1]}:
+        pass
+    else:
+        return None
+    n = s[0]
+    ivd = dn.index_vector_dim
+    ish = shape_of(idx)
+    if len(ish) != 2 or ivd != 1 or ish != (n, 2):
+        return None
+    val = eval_int(idx)
+    if val is None:
+        return None
+    k = np.arange(n)
+    if not ((val[:, 0] == k).all() and (val[:, 1] == k).all()):
+        return None
+    return lambda loc: upd
+
+
+def diag_vector(v: ir.Value):
+    """``build(loc) -> d`` when v is diag(d) in either recognised form."""
+    return diag_of_select(v) or diag_of_scatter(v)
+
+
+# -- diagonal matrix products ----------------------------------------------------------------
+
+def _plain_dot(op):
+    """(lc, rc) of a dot_general without batch dims and with one contracting dim each,
+    operands and result of one element type; else None."""
+    lb, rb, lc, rc = dot_dims(op)
+    a, b = op.operands
+    if lb or rb or len(lc) != 1 or len(rc) != 1:
+        return None
+    if not (element_type(a) == element_type(b) == element_type(op.results[0])):
+        return None
+    return lc[0], rc[0]
+
+
+def _diag_product(op, rw, side: int, finder) -> bool:
+    pd = _plain_dot(op)
+    if pd is None:
+        return False
+    dmat = op.operands[side]
+    if len(shape_of(dmat)) != 2:
+        return False
+    build_d = finder(dmat)
+    if build_d is None:
+        return False
+    other = op.operands[1 - side]
+    c = pd[1 - side]  # the other operand's contracting dim
+    out = shape_of(op.results[0])
+    free = [d for d in range(len(shape_of(other))) if d != c]
+    loc = op.location
+    with rw.ip:
+        d = build_d(loc)
+        if side == 0:  # diag(d) @ B: out[i, f] = d[i] * B[.., i at c, ..]
+            bt = transpose_value(other, [c] + free, loc=loc)
+            dv = broadcast_value(d, out, [0], loc=loc)
+            r = build("stablehlo.multiply", [dv, bt], op.results[0].type, loc=loc)
+        else:  # A @ diag(d): out[f, j] = A[.., j at c, ..] * d[j]
+            at = transpose_value(other, free + [c], loc=loc)
+            dv = broadcast_value(d, out, [len(out) - 1], loc=loc)
+            r = build("stablehlo.multiply", [at, dv], op.results[0].type, loc=loc)
+        return _replace(rw, op, r)
+
+
+@pattern("dot_diag_select_lhs", FAMILY, "stablehlo.dot_general", benefit=5)
+def dot_diag_select_lhs(op, rw):
+    """dot(diag(d), B) → broadcast(d) * B for diag built by iota/compare/select."""
+    return _diag_product(op, rw, 0, diag_of_select)
+
+
+@pattern("dot_diag_select_rhs", FAMILY, "stablehlo.dot_general", benefit=5)
+def dot_diag_select_rhs(op, rw):
+    """dot(A, diag(d)) → A * broadcast(d) for diag built by iota/compare/select."""
+    return _diag_product(op, rw, 1, diag_of_select)
+
+
+@pattern("dot_diag_scatter_lhs", FAMILY, "stablehlo.dot_general", benefit=5)
+def dot_diag_scatter_lhs(op, rw):
+    """dot(diag(d), B) → broadcast(d) * B for diag built by scattering d into zeros."""
+    return _diag_product(op, rw, 0, diag_of_scatter)
+
+
+@pattern("dot_diag_scatter_rhs", FAMILY, "stablehlo.dot_general", benefit=5)
+def dot_diag_scatter_rhs(op, rw):
+    """dot(A, diag(d)) → A * broadcast(d) for diag built by scattering d into zeros."""
+    return _diag_product(op, rw, 1, diag_of_scatter)
+
+
+@pattern("diag_of_dot", FAMILY, "stablehlo.select", benefit=4)
+def diag_of_dot(op, rw):
+    """select(i == j, dot(A, B), 0) → select(i == j, broadcast(sum_k A'[i,k] * B'[i,k]), 0):
+    only the diagonal of the product is kept, so compute just that (O(nk), not O(n²k))."""
+    p, a, z = op.operands
+    if eye_mask(p) != "EQ" or not _is_zero(z):
+        return False
+    d = _def(a, "dot_general")
+    if d is None or not has_one_use(a):
+        return False
+    pd = _plain_dot(d)
+    if pd is None:
+        return False
+    lhs, rhs = d.operands
+    if len(shape_of(lhs)) != 2 or len(shape_of(rhs)) != 2 or not is_float_type(element_type(a)) \
+            and not isinstance(element_type(a), ir.IntegerType):
+        return False
+    lc, rc = pd
+    n = shape_of(a)[0]
+    loc = op.location
+    with rw.ip:
+        at = transpose_value(lhs, [1 - lc, lc], loc=loc)  # [n, k]
+        bt = transpose_value(rhs, [1 - rc, rc], loc=loc)  # [n, k]
+        prod = build("stablehlo.multiply", [at, bt], at.type, loc=loc)
+        zero = splat_constant(0, ranked([], element_type(a)), loc=loc)
+        dvec = reduce_value(prod, zero, [1], "stablehlo.add", loc=loc)
+        dv = broadcast_value(dvec, [n, n], [0], loc=loc)
+        return _replace(rw, op, build("stablehlo.select", [p, dv, z], op.results[0].type, loc=loc))
+
+
+# -- scalar factoring, distributivity ----------------------------------------------------------
+
+def _scalar_factor(v: ir.Value):
+    """(x, s, kind) when v = x * s (s a splat or a broadcast rank-0 value; kind "mul") or
+    v = -x (kind "neg"); else None."""
+    m = _def(v, "multiply")
+    if m is not None:
+        for x, s in ((m.operands[0], m.operands[1]), (m.operands[1], m.operands[0])):
+            if scalar_value(x) is not None:
+                continue
+            if scalar_value(s) is not None:
+                return x, s, "mul"
+            b = _def(s, "broadcast_in_dim")
+            if b is not None and len(shape_of(b.operands[0])) == 0:
+                return x, b.operands[0], "mul"
+    n = _def(v, "negate")
+    if n is not None:
+        return n.operands[0], None, "neg"
+    return None
+
+
+@pattern("dot_scalar_factor", FAMILY, "stablehlo.dot_general", benefit=2)
+def dot_scalar_factor(op, rw):
+    """dot(x * s, y) → dot(x, y) * s and dot(-x, y) → -dot(x, y) (either operand; s a scalar
+    or splat) when the result is no bigger than the scaled operand: fewer multiplies, and it
+    exposes x (e.g. a diagonal matrix) to the other dot patterns."""
+    out = op.results[0]
+    for side in (0, 1):
+        f = _scalar_factor(op.operands[side])
+        if f is None:
+            continue
+        x, s, kind = f
+        if num_elements(out) > num_elements(x) or element_type(x) != element_type(out):
+            continue
+        lb, rb, lc, rc = dot_dims(op)
+        ops = list(op.operands)
+        ops[side] = x
+        loc = op.location
+        with rw.ip:
+            d = dot_general_value(ops[0], ops[1], lb, rb, lc, rc, out.type, loc=loc, like=op)
+            if kind == "neg":
+                r = build("stablehlo.negate", [d], out.type, loc=loc)
+            else:
+                sv = scalar_value(s)
+                if sv is not None:
+                    sb = splat_constant(sv, ir.RankedTensorType(out.type), loc=loc)
+                else:
+                    sb = broadcast_value(s, shape_of(out), [], loc=loc)
+                r = build("stablehlo.multiply", [d, sb], out.type, loc=loc)
+            return _replace(rw, op, r)
+    return False
+
+
+def _same_dot_config(d1, d2) -> bool:
+    return (dot_dims(d1) == dot_dims(d2) and d1.results[0].type == d2.results[0].type
+            and all((k in d1.attributes) == (k in d2.attributes) and
+                    (k not in d1.attributes or str(d1.attributes[k]) == str(d2.attributes[k]))
+                    for k in ("precision_config", "algorithm")))
+
+
+@pattern("dot_distribute", FAMILY, ("stablehlo.add", "stablehlo.subtract"), benefit=2)
+def dot_distribute(op, rw):
+    """dot(x, y) ± dot(x, z) → dot(x, y ± z) and dot(x, z) ± dot(y, z) → dot(x ± y, z) (same
+    dimension numbers, single-use dots): one product instead of two."""
+    d1, d2 = _def(op.operands[0], "dot_general"), _def(op.operands[1], "dot_general")
+    if d1 is None or d2 is None or op.operands[0] == op.operands[1] or not _same_dot_config(d1, d2):
+        return False
+    if not (has_one_use(op.operands[0]) and has_one_use(op.operands[1])):
+        return False
+    (a1, b1), (a2, b2) = d1.operands, d2.operands
+    lb, rb, lc, rc = dot_dims(d1)
+    loc = op.location
+    name = op.operation.name
+    if a1 == a2 and b1.type == b2.type:
+        with rw.ip:
+            s = build(name, [b1, b2], b1.type, loc=loc)
+            return _replace(rw, op, dot_general_value(a1, s, lb, rb, lc, rc, op.results[0].type,
+                                                      loc=loc, like=d1))
+    if b1 == b2 and a1.type == a2.type:
+        with rw.ip:
+            s = build(name, [a1, a2], a1.type, loc=loc)
+            return _replace(rw, op, dot_general_value(s, b1, lb, rb, lc, rc, op.results[0].type,
+                                                      loc=loc, like=d1))
+    return False
+
+
+# -- degenerate products ---------------------------------------------------------------------
+
+@pattern("dot_zero", FAMILY, "stablehlo.dot_general", benefit=4)
+def dot_zero(op, rw):
+    """dot with an all-zero integer operand → zeros."""
+    if not isinstance(element_type(op.results[0]), ir.IntegerType):
+        return False
+    if any(_is_zero(v) for v in op.operands):
+        with rw.ip:
+            return _replace(rw, op, splat_constant(0, ir.RankedTensorType(op.results[0].type),
+                                                   loc=op.location))
+    return False
+
+
+@pattern("dot_zero_fast", FAMILY, "stablehlo.dot_general", benefit=4, fast_math=True)
+def dot_zero_fast(op, rw):
+    """dot with an all-zero float operand → zeros (wrong when the other holds Inf/NaN)."""
+    if not is_float_type(element_type(op.results[0])):
+        return False
+    if any(_is_zero(v) for v in op.operands):
+        with rw.ip:
+            return _replace(rw, op, splat_constant(0.0, ir.RankedTensorType(op.results[0].type),
+                                                   loc=op.location))
+    return False
+
+
+def _operand_to_output(v, batch, contract, out_positions, out_shape, loc):
+    """Broadcast a dot operand (its contracting dims all of size 1) into the result shape:
+    batch dims to the front positions, free dims to ``out_positions``."""
+    s = shape_of(v)
+    free = [d for d in range(len(s)) if d not in batch and d not in contract]
+    order = list(batch) + free
+    kept = sorted(order)
+    x = reshape_value(v, [s[d] for d in kept], loc=loc)
+    pos = {d: i for i, d in enumerate(kept)}
+    x = transpose_value(x, [pos[d] for d in order], loc=loc)
+    return broadcast_value(x, out_shape, list(range(len(batch))) + out_positions, loc=loc)
+
+
+@pattern("dot_unit_contract", FAMILY, "stablehlo.dot_general", benefit=3)
+def dot_unit_contract(op, rw):
+    """dot_general whose contracting dims all have size 1 (or that has none: an outer
+    product) → broadcast multiply (each result element is a single product)."""
+    a, b = op.operands
+    lb, rb, lc, rc = dot_dims(op)
+    sa = shape_of(a)
+    if any(sa[d] != 1 for d in lc):
+        return False
+    if not (element_type(a) == element_type(b) == element_type(op.results[0])):
+        return False
+    out = shape_of(op.results[0])
+    nb = len(lb)
+    nlf = len(sa) - nb - len(lc)
+    nrf = len(shape_of(b)) - nb - len(rc)
+    loc = op.location
+    with rw.ip:
+        x = _operand_to_output(a, lb, lc, list(range(nb, nb + nlf)), out, loc)
+        y = _operand_to_output(b, rb, rc, list(range(nb + nlf, nb + nlf + nrf)), out, loc)
+        return _replace(rw, op, build("stablehlo.multiply", [x, y], op.results[0].type, loc=loc))
+
+
+# -- the diagonal of a product, read with a gather -------------------------------------------
+
+def _diag_gather(op):
+    """n when ``op`` is gather(X[n, n], indices = [[k, k]]_k) reading X's diagonal."""
+    if len(op.operands) != 2:
+        return None
+    x, idx = op.operands
+    s = shape_of(x)
+    if len(s) != 2 or s[0] != s[1] or shape_of(op.results[0]) != (s[0],):
+        return None
+    dn = hlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
+    if list(dn.offset_dims) or sorted(dn.collapsed_slice_dims) != [0, 1] \
+            or sorted(dn.start_index_map) != [0, 1] or list(dn.operand_batching_dims) \
+            or dn.index_vector_dim != 1:
+        return None
+    if i64_list(op.attributes["slice_sizes"]) != [1, 1] or shape_of(idx) != (s[0], 2):
+        return None
+    val = eval_int(idx)
+    k = np.arange(s[0])
+    if val is None or not ((val[:, 0] == k).all() and (val[:, 1] == k).all()):
+        return None
+    return s[0]
+
+
+@pattern("diag_gather_of_dot", FAMILY, "stablehlo.gather", benefit=4)
+def diag_gather_of_dot(op, rw):
+    """gather(dot(A, B) [* s], [[k, k]]_k) → sum_k A'[i,k] * B'[i,k] [* s]: read only the
+    diagonal of a single-use product (s: scalar or splat factors)."""
+    if _diag_gather(op) is None:
+        return False
+    x = op.operands[0]
+    scales = []
+    for _ in range(4):
+        f = _scalar_factor(x)
+        if f is None or not has_one_use(x):
+            break
+        x, s, kind = f
+        scales.append((s, kind))
+    d = _def(x, "dot_general")
+    if d is None or not has_one_use(x):
+        return False
+    pd = _plain_dot(d)
+    if pd is None:
+        return False
+    lhs, rhs = d.operands
+    if len(shape_of(lhs)) != 2 or len(shape_of(rhs)) != 2:
+        return False
+    lc, rc = pd
+    et = element_type(x)
+    loc = op.location
+    with rw.ip:
+        at = transpose_value(lhs, [1 - lc, lc], loc=loc)
+        bt = transpose_value(rhs, [1 - rc, rc], loc=loc)
+        prod = build("stablehlo.multiply", [at, bt], at.type, loc=loc)
+        zero = splat_constant(0, ranked([], et), loc=loc)
+        r = reduce_value(prod, zero, [1], "stablehlo.add", loc=loc)
+        rt = op.results[0].type
+        for s, kind in reversed(scales):
+            if kind == "neg":
+                r = build("stablehlo.negate", [r], rt, loc=loc)
+            else:
+                sv = scalar_value(s)
+                sb = (splat_constant(sv, ir.RankedTensorType(rt), loc=loc) if sv is not None
+                      else broadcast_value(s, shape_of(op.results[0]), [], loc=loc))
+                r = build("stablehlo.multiply", [r, sb], rt, loc=loc)
+        return _replace(rw, op, r)
