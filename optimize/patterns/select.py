@@ -201,6 +201,122 @@ def select_eq_const_identity(op, rewriter):
     rewriter.replace_op(op, [x])
     return True
 
+@pattern("select_same_operands", FAMILY, "stablehlo.select", benefit=3)
+def select_same_operands(op, rewriter):
+    """select(p, a, a) -> a."""
+    p, a, b = _select_parts(op)
+    if a != b:
+        return False
+    rewriter.replace_op(op, [a])
+    return True
+
+
+@pattern("select_not_pred", FAMILY, "stablehlo.select", benefit=2)
+def select_not_pred(op, rewriter):
+    """select(not p, a, b) -> select(p, b, a)."""
+    p, a, b = _select_parts(op)
+    d = defining_op(p)
+    if d is None or d.operation.name != "stablehlo.not":
+        return False
+    with rewriter.ip:
+        r = build("stablehlo.select", [d.operands[0], b, a], op.results[0].type, loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+@pattern("select_select_same_pred", FAMILY, "stablehlo.select", benefit=2)
+def select_select_same_pred(op, rewriter):
+    """select(p, select(p, a, b), c) -> select(p, a, c); select(p, a, select(p, b, c)) -> select(p, a, c)."""
+    p, a, b = _select_parts(op)
+    new_a, new_b = a, b
+    da, db = defining_op(a), defining_op(b)
+    if da is not None and da.operation.name == "stablehlo.select" and da.operands[0] == p:
+        new_a = da.operands[1]
+    if db is not None and db.operation.name == "stablehlo.select" and db.operands[0] == p:
+        new_b = db.operands[2]
+    if new_a == a and new_b == b:
+        return False
+    with rewriter.ip:
+        r = build("stablehlo.select", [p, new_a, new_b], op.results[0].type, loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+@pattern("select_bool_consts", FAMILY, "stablehlo.select", benefit=2)
+def select_bool_consts(op, rewriter):
+    """select(p, true, false) -> p; select(p, false, true) -> not p (i1 results)."""
+    p, a, b = _select_parts(op)
+    if not _is_bool(a):
+        return False
+    sa, sb = _bool_scalar(a), _bool_scalar(b)
+    if sa is None or sb is None or sa == sb:
+        return False
+    rt = ir.RankedTensorType(op.results[0].type)
+    with rewriter.ip:
+        r = p if sa else build("stablehlo.not", [p], p.type, loc=op.location)
+        r = _to_result_shape(r, rt, op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+def _minmax_from_select(op, allow_float: bool):
+    p, a, b = _select_parts(op)
+    c = defining_op(p)
+    if c is None or c.operation.name != "stablehlo.compare":
+        return None
+    if shape_of(p) != shape_of(a):
+        return None
+    x, y = c.operands[0], c.operands[1]
+    et = element_type(a)
+    if is_float_type(et):
+        if not allow_float:
+            return None
+    elif not _is_int(a):
+        return None
+    direction, ct = compare_parts(c)
+    if direction not in ("LT", "LE", "GT", "GE"):
+        return None
+    if isinstance(et, ir.IntegerType):
+        unsigned = ir.IntegerType(et).is_unsigned
+        if ct not in (None, "UNSIGNED" if unsigned else "SIGNED"):
+            return None
+    elif ct not in (None, "FLOAT"):
+        return None
+    greater = direction in ("GT", "GE")
+    if (x, y) == (a, b):
+        return "stablehlo.maximum" if greater else "stablehlo.minimum"
+    if (x, y) == (b, a):
+        return "stablehlo.minimum" if greater else "stablehlo.maximum"
+    return None
+
+
+@pattern("select_compare_to_minmax", FAMILY, "stablehlo.select", benefit=1)
+def select_compare_to_minmax(op, rewriter):
+    """select(a > b, a, b) -> max(a, b); select(a < b, a, b) -> min(a, b) (integers)."""
+    name = _minmax_from_select(op, allow_float=False)
+    if name is None:
+        return False
+    _, a, b = _select_parts(op)
+    with rewriter.ip:
+        r = build(name, [a, b], op.results[0].type, loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+@pattern("select_compare_to_minmax_float", FAMILY, "stablehlo.select", benefit=1, fast_math=True)
+def select_compare_to_minmax_float(op, rewriter):
+    """select(a > b, a, b) -> max(a, b) for floats (NaN and signed-zero behaviour may change)."""
+    if not is_float_type(element_type(op.operands[1])):
+        return False
+    name = _minmax_from_select(op, allow_float=True)
+    if name is None:
+        return False
+    _, a, b = _select_parts(op)
+    with rewriter.ip:
+        r = build(name, [a, b], op.results[0].type, loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
 
 # -- compare ---------------------------------------------------------------------------------
 
@@ -380,6 +496,139 @@ def compare_convert_widen(op, rewriter):
                   compare_attrs(direction, ct), loc=op.location)
     rewriter.replace_op(op, [r])
     return True
+
+@pattern("compare_same_operand", FAMILY, "stablehlo.compare", benefit=3)
+def compare_same_operand(op, rewriter):
+    """compare(x, x): EQ/LE/GE -> true, NE/LT/GT -> false (integers or TOTALORDER)."""
+    a, b = op.operands
+    if a != b or not _exact_compare_type(op):
+        return False
+    direction, _ = compare_parts(op)
+    val = direction in ("EQ", "LE", "GE")
+    with rewriter.ip:
+        r = splat_constant(val, ir.RankedTensorType(op.results[0].type), loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+@pattern("compare_i1_with_const", FAMILY, "stablehlo.compare", benefit=2)
+def compare_i1_with_const(op, rewriter):
+    """compare(p, true, EQ) -> p; compare(p, false, NE) -> p; the other two -> not p (i1)."""
+    a, b = op.operands
+    if not _is_bool(a):
+        return False
+    direction, _ = compare_parts(op)
+    if direction not in ("EQ", "NE"):
+        return False
+    s = _bool_scalar(b)
+    x = a
+    if s is None:
+        s = _bool_scalar(a)
+        x = b
+    if s is None or _bool_scalar(x) is not None:
+        return False
+    keep = (direction == "EQ") == s
+    with rewriter.ip:
+        r = x if keep else build("stablehlo.not", [x], x.type, loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+# -- boolean logic ---------------------------------------------------------------------------
+
+@pattern("not_compare", FAMILY, "stablehlo.not", benefit=2)
+def not_compare(op, rewriter):
+    """not(compare(a, b, d)) -> compare(a, b, inverse d) (integers/TOTALORDER; EQ/NE for floats)."""
+    c = defining_op(op.operands[0])
+    if c is None or c.operation.name != "stablehlo.compare" or not has_one_use(c.results[0]):
+        return False
+    direction, ct = compare_parts(c)
+    if not _exact_compare_type(c) and direction not in ("EQ", "NE"):
+        return False
+    with rewriter.ip:
+        r = build("stablehlo.compare", list(c.operands), op.results[0].type,
+                  compare_attrs(_INVERSE[direction], ct), loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+@pattern("logic_not_not", FAMILY, "stablehlo.not", benefit=3)
+def logic_not_not(op, rewriter):
+    """not(not x) -> x."""
+    d = defining_op(op.operands[0])
+    if d is None or d.operation.name != "stablehlo.not":
+        return False
+    rewriter.replace_op(op, [d.operands[0]])
+    return True
+
+
+@pattern("logic_idempotent", FAMILY, ("stablehlo.and", "stablehlo.or"), benefit=3)
+def logic_idempotent(op, rewriter):
+    """and(x, x) -> x; or(x, x) -> x."""
+    a, b = op.operands
+    if a != b:
+        return False
+    rewriter.replace_op(op, [a])
+    return True
+
+
+@pattern("logic_xor_self", FAMILY, "stablehlo.xor", benefit=3)
+def logic_xor_self(op, rewriter):
+    """xor(x, x) -> 0."""
+    a, b = op.operands
+    if a != b:
+        return False
+    with rewriter.ip:
+        r = splat_constant(0, ir.RankedTensorType(op.results[0].type), loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+@pattern("logic_complement", FAMILY, ("stablehlo.and", "stablehlo.or"), benefit=2)
+def logic_complement(op, rewriter):
+    """and(x, not x) -> 0; or(x, not x) -> all ones (booleans and integers)."""
+    a, b = op.operands
+    hit = False
+    for x, y in ((a, b), (b, a)):
+        d = defining_op(y)
+        if d is not None and d.operation.name == "stablehlo.not" and d.operands[0] == x:
+            hit = True
+    if not hit:
+        return False
+    rt = ir.RankedTensorType(op.results[0].type)
+    val = 0 if op.operation.name == "stablehlo.and" else all_ones_value(rt.element_type)
+    with rewriter.ip:
+        r = splat_constant(val, rt, loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+@pattern("logic_bool_consts", FAMILY, ("stablehlo.and", "stablehlo.or"), benefit=2)
+def logic_bool_consts(op, rewriter):
+    """and(x, all-ones) -> x, and(x, 0) -> 0, or(x, 0) -> x, or(x, all-ones) -> all-ones."""
+    a, b = op.operands
+    rt = ir.RankedTensorType(op.results[0].type)
+    et = rt.element_type
+    if not isinstance(et, ir.IntegerType):
+        return False
+    ones = int(all_ones_value(et))
+    is_and = op.operation.name == "stablehlo.and"
+    for x, y in ((a, b), (b, a)):
+        s = scalar_value(y)
+        if s is None:
+            continue
+        s = int(s)
+        if (is_and and s == ones) or (not is_and and s == 0):
+            if x.type != op.results[0].type:
+                return False
+            rewriter.replace_op(op, [x])
+            return True
+        if (is_and and s == 0) or (not is_and and s == ones):
+            with rewriter.ip:
+                r = splat_constant(s, rt, loc=op.location)
+            rewriter.replace_op(op, [r])
+            return True
+    return False
 
 
 # -- clamp -----------------------------------------------------------------------------------
