@@ -1,0 +1,99 @@
+"""The optimizer's command line: ``python -m reactant.optimize``."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from reactant.optimize.cli import main
+
+BENCH = "/work/shared/bench"
+SLICE_OF_DOT = f"{BENCH}/hlo/slice_of_dot.fwd.mlir"
+
+
+def test_module_entry_point(tmp_path):
+    out = tmp_path / "out.mlir"
+    r = subprocess.run([sys.executable, "-m", "reactant.optimize", SLICE_OF_DOT, "-o", str(out),
+                        "-p", "O2", "--stats"], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    assert "func.func public @main" in text
+    assert "-> tensor<10xf32>" in text and "stablehlo.multiply" in text
+    # stats: one line per pass plus a total, with time and op counts
+    lines = [ln for ln in r.stderr.splitlines() if ln.split() and ln.split()[0] in
+             ("inline", "canonicalize", "patterns", "cse", "total")]
+    assert [ln.split()[0] for ln in lines][-1] == "total"
+    assert all(len(ln.split()) == 4 for ln in lines)
+
+
+def test_output_to_stdout_and_levels(capsys):
+    assert main([SLICE_OF_DOT, "-p", "O0"]) == 0
+    o0 = capsys.readouterr().out
+    assert "stablehlo.slice %4 [0:10]" in o0  # O0 changes nothing
+    assert main([SLICE_OF_DOT, "-p", "O1"]) == 0
+    o1 = capsys.readouterr().out
+    assert "stablehlo.slice %arg2 [0:10]" in o1
+
+
+def test_explicit_pass_list_and_disable(tmp_path, capsys):
+    out = tmp_path / "o.mlir"
+    assert main([SLICE_OF_DOT, "-p", "inline,canonicalize,patterns", "-o", str(out),
+                 "--disable", "slice_elementwise,slicing"]) == 0
+    text = out.read_text()
+    assert "stablehlo.add" in text and "tensor<100000xf32>) -> tensor<10xf32>" in text  # not pushed
+    # disabling the patterns pass altogether
+    assert main([SLICE_OF_DOT, "-p", "O2", "--disable", "patterns", "-o", str(out)]) == 0
+    assert "stablehlo.add %2, %cst : tensor<100000xf32>" in out.read_text()
+
+
+def test_disable_multi_root_base_name():
+    from reactant.optimize.cli import expand_disabled
+
+    pats, passes, unknown = expand_disabled(["elementwise_of_pads", "cse", "nope"])
+    assert "elementwise_of_pads@add" in pats and "elementwise_of_pads@multiply" in pats
+    assert passes == {"cse"} and unknown == ["nope"]
+
+
+def test_unknown_names_are_errors(capsys):
+    with pytest.raises(SystemExit) as e:
+        main([SLICE_OF_DOT, "--disable", "no_such_pattern"])
+    assert e.value.code == 2
+    with pytest.raises(SystemExit):
+        main([SLICE_OF_DOT, "-p", "O9"])
+    assert main(["/nonexistent/file.mlir"]) == 1
+
+
+def test_list_patterns(capsys):
+    assert main(["--list-patterns"]) == 0
+    out = capsys.readouterr().out
+    for name in ("slice_dot_general", "while_licm", "scatter_box_to_update_slice", "select_const_pred"):
+        assert name in out
+    assert "patterns:" in out.splitlines()[-1]
+    assert main(["--list-patterns", "--family", "control_flow"]) == 0
+    out = capsys.readouterr().out
+    assert "while_licm" in out and "slice_dot_general" not in out
+    assert main(["--list-passes"]) == 0
+    assert "O2:" in capsys.readouterr().out
+
+
+def test_private_entry_of_enzyme_modules_is_kept(tmp_path):
+    out = tmp_path / "o.mlir"
+    src = f"{BENCH}/enzyme_opt/slice_of_dot.fwd.ez.mlir"
+    assert main([src, "-o", str(out)]) == 0
+    text = out.read_text()
+    assert "func.func private @main" in text and "stablehlo.dot_general" in text
+
+
+def test_stdin_input(monkeypatch, capsys):
+    import io
+
+    text = open(SLICE_OF_DOT).read()
+
+    class FakeStdin:
+        buffer = io.BytesIO(text.encode())
+
+    monkeypatch.setattr(sys, "stdin", FakeStdin())
+    assert main(["-", "-p", "O1"]) == 0
+    assert "stablehlo.slice %arg2 [0:10]" in capsys.readouterr().out
