@@ -817,3 +817,46 @@ def minmax_identity(op, rw):
             if s == ident:
                 return _replace(rw, op, x)
     return False
+
+
+@pattern("mul_neg_const", FAMILY, "stablehlo.multiply", benefit=2)
+def mul_neg_const(op, rw):
+    """(-x) * c → x * (-c) for a splat constant c (floats, signed integers): one op fewer."""
+    v = op.results[0]
+    if not (_is_float(v) or _is_signed_int(v)):
+        return False
+    for nx, c in _pairs(op):
+        n = _def(nx, "negate")
+        s = scalar_value(c)
+        if n is None or s is None:
+            continue
+        dt = np_dtype(element_type(v))
+        if dt is None:
+            return False
+        with np.errstate(all="ignore"):
+            nc = (-np.array(s).astype(dt)).item()
+        with rw.ip:
+            k = splat_constant(nc, ir.RankedTensorType(v.type), loc=op.location)
+            return _replace(rw, op, same_type_op("stablehlo.multiply", [n.operands[0], k], loc=op.location))
+    return False
+
+
+@pattern("div_by_scalar_fast", FAMILY, "stablehlo.divide", benefit=1, fast_math=True)
+def div_by_scalar_fast(op, rw):
+    """x / broadcast(s) → x * broadcast(1 / s) for a rank-0 (non-constant) float s: one
+    division instead of one per element (rounds twice)."""
+    x, b = op.operands
+    if not _is_float(x) or scalar_value(b) is not None:
+        return False
+    d = _def(b, "broadcast_in_dim")
+    if d is None:
+        return False
+    s = d.operands[0]
+    if ir.RankedTensorType(s.type).rank != 0:
+        return False
+    with rw.ip:
+        one = splat_constant(1.0, ir.RankedTensorType(s.type), loc=op.location)
+        r = same_type_op("stablehlo.divide", [one, s], loc=op.location)
+        rb = build("stablehlo.broadcast_in_dim", [r], b.type, {"broadcast_dimensions": d.attributes["broadcast_dimensions"]},
+                   loc=op.location)
+        return _replace(rw, op, same_type_op("stablehlo.multiply", [x, rb], loc=op.location))

@@ -486,3 +486,16 @@ def fold_reduce(op, rw):
     if len(shape_of(op.results[0])) != np.ndim(r):
         return False
     return _replace_with(op, rw, np.asarray(r).astype(dt), False)
+
+
+@pattern("fold_bitcast_convert", FAMILY, "stablehlo.bitcast_convert", benefit=4)
+def fold_bitcast_convert(op, rw):
+    """bitcast_convert of a constant between types of the same width → constant."""
+    got = _operands(op)
+    if got is None:
+        return False
+    (x,), all_splat = got
+    dt = np_dtype(op_result_type(op).element_type)
+    if dt is None or dt.itemsize != x.dtype.itemsize or np.dtype(np.bool_) in (dt, x.dtype):
+        return False
+    return _replace_with(op, rw, np.ascontiguousarray(x).view(dt), all_splat)

@@ -628,3 +628,144 @@ def diag_gather_of_dot(op, rw):
                       else broadcast_value(s, shape_of(op.results[0]), [], loc=loc))
                 r = build("stablehlo.multiply", [r, sb], rt, loc=loc)
         return _replace(rw, op, r)
+
+
+# -- zero padding and broadcast operands -----------------------------------------------------
+
+def _pad_value(x, pv, low, high, loc):
+    zero_pads = all(v == 0 for v in list(low) + list(high))
+    if zero_pads:
+        return x
+    s = shape_of(x)
+    out = [a + b + c for a, b, c in zip(s, low, high)]
+    from ._util import i64_array
+
+    return build("stablehlo.pad", [x, pv], ranked(out, element_type(x)),
+                 {"edge_padding_low": i64_array(low), "edge_padding_high": i64_array(high),
+                  "interior_padding": i64_array([0] * len(s))}, loc=loc)
+
+
+@pattern("dot_of_pad", FAMILY, "stablehlo.dot_general", benefit=3)
+def dot_of_pad(op, rw):
+    """dot(pad(x, 0), y) → dot(x, slice(y)) for zero padding of contracting dims (the padded
+    products are zeros), and → pad(dot(x, y), 0) for padding of free dims; either operand.
+    No interior padding, no padded batch dims."""
+    lb, rb, lc, rc = dot_dims(op)
+    for side in (0, 1):
+        p = _def(op.operands[side], "pad")
+        if p is None:
+            continue
+        x, pv = p.operands
+        if not _is_zero(pv) or any(i64_list(p.attributes["interior_padding"])):
+            continue
+        low, high = i64_list(p.attributes["edge_padding_low"]), i64_list(p.attributes["edge_padding_high"])
+        if any(v < 0 for v in low + high):
+            continue
+        my_b, my_c = (lb, lc) if side == 0 else (rb, rc)
+        other_c = rc if side == 0 else lc
+        padded = [d for d in range(len(low)) if low[d] or high[d]]
+        if any(d in my_b for d in padded):
+            continue
+        other = op.operands[1 - side]
+        os_ = shape_of(other)
+        starts, limits = [0] * len(os_), list(os_)
+        for d in padded:
+            if d in my_c:
+                e = other_c[my_c.index(d)]
+                starts[e], limits[e] = low[d], os_[e] - high[d]
+        my_free = [d for d in range(len(low)) if d not in my_b and d not in my_c]
+        nb = len(lb)
+        nlf = len(shape_of(op.operands[0])) - nb - len(lc)
+        base = nb if side == 0 else nb + nlf
+        out = list(shape_of(op.results[0]))
+        olow, ohigh = [0] * len(out), [0] * len(out)
+        for i, d in enumerate(my_free):
+            olow[base + i], ohigh[base + i] = low[d], high[d]
+            out[base + i] -= low[d] + high[d]
+        loc = op.location
+        from ._util import i64_array
+
+        with rw.ip:
+            if starts != [0] * len(os_) or limits != list(os_):
+                other = build("stablehlo.slice", [other], ranked([b - a for a, b in zip(starts, limits)],
+                                                                 element_type(other)),
+                              {"start_indices": i64_array(starts), "limit_indices": i64_array(limits),
+                               "strides": i64_array([1] * len(os_))}, loc=loc)
+            ops = [x, other] if side == 0 else [other, x]
+            d = dot_general_value(ops[0], ops[1], lb, rb, lc, rc, ranked(out, element_type(op.results[0])),
+                                  loc=loc, like=op)
+            zero = splat_constant(0, ranked([], element_type(op.results[0])), loc=loc)
+            return _replace(rw, op, _pad_value(d, zero, olow, ohigh, loc))
+    return False
+
+
+def _broadcast_only_dims(v):
+    """For v = broadcast_in_dim(u, bd): (u, bd, dims of v along which v is constant)."""
+    b = _def(v, "broadcast_in_dim")
+    if b is None:
+        return None
+    u = b.operands[0]
+    bd = i64_list(b.attributes["broadcast_dimensions"])
+    us, vs = shape_of(u), shape_of(v)
+    src = {d: i for i, d in enumerate(bd)}
+    const = [j for j in range(len(vs)) if vs[j] != 1 and (j not in src or us[src[j]] == 1)]
+    return u, bd, const
+
+
+@pattern("dot_of_broadcast", FAMILY, "stablehlo.dot_general", benefit=3)
+def dot_of_broadcast(op, rw):
+    """dot(A, B) with A = broadcast(u) constant along some of its dims (no batch dims):
+    along a contracting dim k, sum B over k first (sum_k u*B[k] = u * sum_k B[k]); along a
+    free dim, compute the product once and broadcast it. Either operand; fewer FLOPs by the
+    size of those dims."""
+    lb, rb, lc, rc = dot_dims(op)
+    if lb or rb:
+        return False
+    if not (element_type(op.operands[0]) == element_type(op.operands[1]) == element_type(op.results[0])):
+        return False
+    for side in (0, 1):
+        info = _broadcast_only_dims(op.operands[side])
+        if info is None or not info[2]:
+            continue
+        u, bd, const = info
+        a = op.operands[side]
+        other = op.operands[1 - side]
+        ac, oc = (lc, rc) if side == 0 else (rc, lc)
+        ash, osh = shape_of(a), shape_of(other)
+        keep = [j for j in range(len(ash)) if j not in const]
+        # u restricted to the kept dims of A, in A's dim order
+        us = shape_of(u)
+        u_keep = [i for i in range(len(us)) if bd[i] in keep]
+        loc = op.location
+        et = element_type(op.results[0])
+        with rw.ip:
+            u2 = reshape_value(u, [us[i] for i in u_keep], loc=loc)
+            order = sorted(range(len(u_keep)), key=lambda k: bd[u_keep[k]])
+            u2 = transpose_value(u2, order, loc=loc)
+            # with only size-1 dims of A left unaccounted (A dims of size 1 not in bd), reshape
+            u2 = reshape_value(u2, [ash[j] for j in keep], loc=loc)
+            # sum the other operand over the dims contracted with A's constant dims
+            osum = [oc[i] for i, d in enumerate(ac) if d in const]
+            o2 = other
+            if osum:
+                zero = splat_constant(0, ranked([], et), loc=loc)
+                o2 = reduce_value(other, zero, osum, "stablehlo.add", loc=loc)
+            okeep = [e for e in range(len(osh)) if e not in osum]
+            pairs = [(keep.index(d), okeep.index(oc[i])) for i, d in enumerate(ac) if d not in const]
+            nac, noc = [p[0] for p in pairs], [p[1] for p in pairs]
+            afree = [j for j in range(len(ash)) if j not in ac]  # original free dims of A
+            afree_new = [j for j in afree if j not in const]
+            ofree = [e for e in range(len(osh)) if e not in oc]
+            if side == 0:
+                nshape = [ash[j] for j in afree_new] + [osh[e] for e in ofree]
+                d = dot_general_value(u2, o2, [], [], nac, noc, ranked(nshape, et), loc=loc, like=op)
+                pos = [afree.index(j) for j in afree_new] + [len(afree) + i for i in range(len(ofree))]
+            else:
+                nshape = [osh[e] for e in ofree] + [ash[j] for j in afree_new]
+                d = dot_general_value(o2, u2, [], [], noc, nac, ranked(nshape, et), loc=loc, like=op)
+                pos = list(range(len(ofree))) + [len(ofree) + afree.index(j) for j in afree_new]
+            out = shape_of(op.results[0])
+            if tuple(nshape) != tuple(out):
+                d = broadcast_value(d, out, pos, loc=loc)
+            return _replace(rw, op, d)
+    return False

@@ -579,3 +579,19 @@ def transpose_of_dot(op, rw):
 
 
 # (reduce(transpose) is in reduce.py; slices, pads and concatenates are family B's.)
+
+
+@pattern("unary_of_unit_reshape", FAMILY, tuple(sorted(UNARY_EW)), benefit=1)
+def unary_of_unit_reshape(op, rw):
+    """u(reshape(x)) → reshape(u(x)) when the reshape only inserts/removes size-1 dims (a
+    bitcast): moves reshapes towards their users, where they merge with broadcasts
+    (``broadcast_of_unit_reshape``) and other reshapes. Nothing moves them back."""
+    r = _def(op.operands[0], "reshape")
+    if r is None or not has_one_use(op.operands[0]):
+        return False
+    x = r.operands[0]
+    if unit_reshape_map(shape_of(x), shape_of(op.operands[0])) is None:
+        return False
+    with rw.ip:
+        inner = _clone_with(op, [x], ranked(shape_of(x), element_type(op.results[0])), op.location)
+        return _replace(rw, op, reshape_value(inner, shape_of(op.results[0]), loc=op.location))

@@ -416,3 +416,18 @@ def reduce_mul_to_dot(op, rw):
     with rw.ip:
         return _replace(rw, op, dot_general_value(a, b, [], [], nd, nd, op.results[0].type,
                                                   loc=op.location))
+
+
+@pattern("reduce_all_of_reshape", FAMILY, "stablehlo.reduce", benefit=2)
+def reduce_all_of_reshape(op, rw):
+    """A reduction over every dim of reshape(x) → the same reduction over every dim of x."""
+    r = _simple(op)
+    if r is None:
+        return False
+    kind, y, init, dims = r
+    rs = _def(y, "reshape")
+    if rs is None or sorted(dims) != list(range(len(shape_of(y)))):
+        return False
+    x = rs.operands[0]
+    with rw.ip:
+        return _replace(rw, op, reduce_value(x, init, list(range(len(shape_of(x)))), kind, loc=op.location))

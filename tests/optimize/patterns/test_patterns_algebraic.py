@@ -87,6 +87,8 @@ CASES = [
     case("div_neg_neg", f2(f"{un_('negate', 'a', r='x')}; {un_('negate', 'b', r='y')}; {bin_('divide', 'x', 'y')}; return %r : {F}"), lacks="negate"),
     case("neg_mul_const", f1(f"{k('m', '2.5', F)}; {bin_('multiply', 'a', 'm', r='s')}; {un_('negate', 's')}; return %r : {F}"), has="-2.5", lacks="negate"),
     case("neg_mul_const", f1(f"{k('m', 3, I)}; {bin_('multiply', 'm', 'a', I, r='s')}; {un_('negate', 's', I)}; return %r : {I}", I), has="dense<-3>"),
+    case("mul_neg_const", f1(f"{k('m', '2.5', F)}; {un_('negate', 'a', r='n')}; {bin_('multiply', 'm', 'n')}; return %r : {F}"), has="-2.5", lacks="negate"),
+    case("div_by_scalar_fast", fn(f"%a: {F}, %s: tensor<f32>", F, f"%b = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> {F}; {bin_('divide', 'a', 'b')}; return %r : {F}"), has=("divide %cst, %arg1 : tensor<f32>", "multiply"), inputs="pos"),
     case("div_one", f1(f"{k('o', '1.0', F)}; {bin_('divide', 'a', 'o')}; return %r : {F}"), lacks="divide"),
     case("div_one", f1(f"{c('o', 1, I)}; {bin_('divide', 'a', 'o', I)}; return %r : {I}", I), lacks="divide"),
     case("div_neg_one", f1(f"{k('o', '-1.0', F)}; {bin_('divide', 'a', 'o')}; return %r : {F}"), has="negate", lacks="divide"),

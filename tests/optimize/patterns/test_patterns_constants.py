@@ -154,6 +154,12 @@ def test_fold_shape_ops(name, inputs, line, rt):
     check_fold(name, inputs, line, rt, rtol=1e-6)
 
 
+@pytest.mark.parametrize("x,to", [(FE, "i32"), (IE, "f32"), (U8.view(np.int8), "ui8")])
+def test_fold_bitcast_convert(x, to):
+    rt = f"tensor<{x.shape[0]}x{to}>"
+    check_fold("fold_bitcast_convert", [x], f"%r = stablehlo.bitcast_convert %x0 : ({ttype(x)}) -> {rt}", rt)
+
+
 def test_fold_iota_unit():
     before = "func.func @main() -> tensor<5x1xi32> {\n  %r = stablehlo.iota dim = 1 : tensor<5x1xi32>\n  return %r : tensor<5x1xi32>\n}\n"
     after = rewrite(before, ["fold_iota_unit"])
@@ -195,6 +201,6 @@ def test_bf16_splat_and_dense():
 def test_every_constants_pattern_is_tested():
     from reactant.optimize.patterns import PATTERNS
 
-    tested = {c[0] for c in CASES + SHAPE_CASES} | {"fold_convert", "fold_iota_unit"}
+    tested = {c[0] for c in CASES + SHAPE_CASES} | {"fold_convert", "fold_iota_unit", "fold_bitcast_convert"}
     missing = [n for n, p in PATTERNS.items() if p.family == "constants" and n not in tested]
     assert not missing, missing

@@ -61,6 +61,8 @@ CASES = [
     case("reduce_diag", fn(f"%v: {t(N)}", t(N), f"{Z}; {diag()}; {red('r', 'D', M, t(N), '[0]')}; return %r : {t(N)}"), lacks=("select",)),
     case("reduce_diag", fn(f"%v: {t(N)}", "tensor<f32>", f"{Z}; {diag()}; {red('r', 'D', M, 'tensor<f32>', '[0, 1]')}; return %r : tensor<f32>"), lacks=("select",), has="reduce"),
     case("reduce_mul_to_dot", fn(f"%a: {t(256, 256)}, %b: {t(256, 256)}", "tensor<f32>", f"{Z}; %m = stablehlo.multiply %a, %b : {t(256, 256)}; {red('r', 'm', t(256, 256), 'tensor<f32>', '[0, 1]')}; return %r : tensor<f32>"), has="dot_general", lacks="reduce", rtol=1e-4, atol=1e-3),
+    case("reduce_all_of_reshape", fn(f"%a: {t(3, 4)}", "tensor<f32>", f"{NINF}; %x = stablehlo.reshape %a : ({t(3, 4)}) -> {t(2, 6)}; {red('r', 'x', t(2, 6), 'tensor<f32>', '[0, 1]', 'maximum')}; return %r : tensor<f32>"), lacks="reshape"),
+    case("reduce_all_of_reshape", fn(f"%a: {t(3, 4)}", t(2), f"{Z}; %x = stablehlo.reshape %a : ({t(3, 4)}) -> {t(2, 6)}; {red('r', 'x', t(2, 6), t(2), '[1]')}; return %r : {t(2)}"), fires=False),
     case("reduce_mul_to_dot", fn(f"%a: {t(256, 256)}, %b: {t(256, 256)}", t(256), f"{Z}; %m = stablehlo.multiply %a, %b : {t(256, 256)}; {red('r', 'm', t(256, 256), t(256), '[1]')}; return %r : {t(256)}"), fires=False),
     case("reduce_mul_to_dot", fn(f"%a: {t(256, 256)}, %b: {t(256, 256)}", "tensor<f32>", f"{Z}; %e = stablehlo.exponential %a : {t(256, 256)}; %m = stablehlo.multiply %e, %b : {t(256, 256)}; {red('r', 'm', t(256, 256), 'tensor<f32>', '[0, 1]')}; return %r : tensor<f32>"), fires=False),
     case("reduce_mul_to_dot", fn(f"%a: {t(64)}, %b: {t(64)}", "tensor<f32>", f"{Z}; %m = stablehlo.multiply %a, %b : {t(64)}; {red('r', 'm', t(64), 'tensor<f32>', '[0]')}; return %r : tensor<f32>"), fires=False),
