@@ -13,8 +13,8 @@ from .passes import PASSES
 LEVELS: dict[str, list[str]] = {
     "O0": [],
     "O1": ["inline", "canonicalize", "patterns", "cse"],
-    "O2": ["inline", "canonicalize", "patterns", "cse"],
-    "O3": ["inline", "canonicalize", "patterns", "cse"],
+    "O2": ["inline", "canonicalize", "patterns", "eqsat", "patterns", "cse"],
+    "O3": ["inline", "canonicalize", "patterns", "eqsat_o3", "patterns", "cse"],
 }
 
 

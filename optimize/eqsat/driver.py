@@ -128,6 +128,15 @@ def _blocks(module: ir.Module) -> list:
     return blocks
 
 
+# ops that give the rules something to work with beyond plain elementwise algebra (which the
+# greedy patterns already handle): segments without any of them are skipped
+_STRUCTURAL = {"Dot", "Reduce", "Transpose", "Slice", "Pad", "Concat", "Bcast", "Reshape", "Reverse"}
+
+
+def _interesting(seg: Segment) -> bool:
+    return len(seg.ops) >= 2 and any(k[0] in _STRUCTURAL for k in seg.kinds)
+
+
 def run_eqsat(module: ir.Module, limits: Limits, *, inspect=None) -> EqsatReport:
     report = EqsatReport()
     t_start = time.perf_counter()
@@ -138,8 +147,15 @@ def run_eqsat(module: ir.Module, limits: Limits, *, inspect=None) -> EqsatReport
                 if time.perf_counter() - t_start > limits.total_time:
                     report.skipped += 1
                     continue
-                stat = optimize_segment(seg, limits, consts, inspect=inspect)
-                report.segments.append(stat)
+                if not limits.rewrite or _interesting(seg):
+                    try:
+                        stat = optimize_segment(seg, limits, consts, inspect=inspect)
+                    except Exception as e:  # never let the optimizer break a compile
+                        if inspect is not None:
+                            raise
+                        stat = SegmentStat(ops=len(seg.ops), roots=0, error=f"{type(e).__name__}: {e}")
+                        log.warning("eqsat: segment skipped after an error: %s", stat.error)
+                    report.segments.append(stat)
     report.seconds = time.perf_counter() - t_start
     return report
 
@@ -160,7 +176,7 @@ def optimize_segment(seg: Segment, limits: Limits, consts: dict, *, inspect=None
             eg = _base_egraph(enc.ranks, limits.fast_math, consts)
             _run(eg, "(push)")
             try:
-                res = _saturate(eg, enc, limits, stat)
+                res = _saturate(eg, enc, limits, stat, consts)
                 if res is not None:
                     fz, choice, sol, roots = res
                     if inspect is not None:
@@ -177,7 +193,7 @@ def optimize_segment(seg: Segment, limits: Limits, consts: dict, *, inspect=None
     return stat
 
 
-def _saturate(eg, enc, limits: Limits, stat: SegmentStat):
+def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict):
     """Load ``enc`` into ``eg``, take the original cost, saturate under the limits and
     extract. Returns (frozen graph, choice, (cost, class order), root classes) or None."""
     try:
@@ -186,7 +202,7 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat):
                 _run(eg, f'(input {name} "{path}")')
             _run(eg, "(run-schedule (saturate (run load)))")
         _run(eg, "(run-schedule (saturate (run ana)))")
-        fz0 = Frozen(eg)
+        fz0 = Frozen(eg, consts["mat"])
         roots0 = [fz0.slot_class[s] for s in enc.roots]
         orig = dag_cost(fz0, greedy_dag(fz0), roots0)
         if orig is None:
@@ -213,7 +229,7 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat):
                     stat.stop = "time"
                     break
             _run(eg, "(run-schedule (saturate (run ana)))")
-        fz = Frozen(eg)
+        fz = Frozen(eg, consts["mat"])
         roots = [fz.slot_class[s] for s in enc.roots]
         choice = greedy_dag(fz)
         sol = improve(fz, choice, roots) if limits.rewrite else dag_cost(fz, choice, roots)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from .lang import CTORS
 
 MISSING_COST = 10**15  # a node whose cost the rules could not compute (never preferred)
+# fusible ops whose result XLA materializes when it has several consumers
+MULTI_USE_MATERIALIZED = {"Un", "Bin", "Cmp", "Sel", "Clamp", "Cvt", "Transpose", "Pad", "Concat", "Reverse"}
 
 
 @dataclass
@@ -31,8 +33,9 @@ class Node:
 class Frozen:
     """A snapshot of the Op e-classes of an e-graph: nodes, costs, slot roots, types."""
 
-    def __init__(self, egraph):
+    def __init__(self, egraph, mat_cost: int = 0):
         self.eg = egraph
+        self.mat_cost = mat_cost  # per element of a multi-use fusible result
         fr = egraph.freeze()
         funcs = fr.functions
         self.class_ids: dict = {}
@@ -61,6 +64,12 @@ class Frozen:
         if slot is not None:
             for row in slot.rows:
                 self.slot_class[egraph.value_to_i64(row.inputs[0])] = self._cls(row.output)
+        numel = {}
+        nf = funcs.get("numel")
+        if nf is not None:
+            for row in nf.rows:
+                numel[_key(row.inputs[0])] = egraph.value_to_i64(row.output)
+        self.numel = [numel.get(_key(nd.inputs[-1]), 0) for nd in self.nodes]
         self._tt = {}
         tt = funcs.get("TT")
         if tt is not None:
@@ -147,8 +156,12 @@ def greedy_dag(fz: Frozen, max_steps: int | None = None) -> list[int | None]:
 
 
 def dag_cost(fz: Frozen, choice: list[int | None], roots: list[int]) -> tuple[int, list[int]] | None:
-    """Total cost of the program chosen by ``choice`` for ``roots`` (each class once) and
-    its classes in dependency order; None if a root is unextractable or the choice cycles."""
+    """Total cost of the program chosen by ``choice`` for ``roots`` and its classes in
+    dependency order; None if a root is unextractable or the choice cycles.
+
+    Each class is paid once (a DAG), plus a materialization charge for every fusible
+    elementwise result that several chosen nodes consume (XLA writes it to memory and
+    every consumer reads it back, instead of fusing it)."""
     order: list[int] = []
     state: dict[int, int] = {}  # 1 = on stack, 2 = done
     total = 0
@@ -177,6 +190,16 @@ def dag_cost(fz: Frozen, choice: list[int | None], roots: list[int]) -> tuple[in
                     return None
                 if s2 is None:
                     stack.append((ch, False))
+    if fz.mat_cost:
+        uses: dict[int, int] = {}
+        for c in order:
+            for ch in set(fz.nodes[choice[c]].children):
+                uses[ch] = uses.get(ch, 0) + 1
+        for c, k in uses.items():
+            if k > 1:
+                i = choice[c]
+                if fz.nodes[i].ctor in MULTI_USE_MATERIALIZED:
+                    total += fz.mat_cost * fz.numel[i] * k
     return total, order
 
 

@@ -89,6 +89,7 @@ def prelude() -> list[str]:
         "(relation is-zero (Op))",
         "(relation is-one (Op))",
         "(relation is-eye (Op))",
+        "(relation iota-along (Op i64))",
         "(relation diag-of (Op Op))",
         # loader tables (filled from TSV files, see encode.py)
         "(function VecId (i64) IVec :no-merge)",

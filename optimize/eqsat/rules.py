@@ -84,11 +84,16 @@ def analysis_rules(ranks: tuple[int, ...]) -> list[str]:
     rules.append(_rule('(= e (SplatF "1.0" t))', "(is-one e)", "ana"))
     rules.append(_rule(["(= e (SplatI 0 t))", "(= (TT d s) t)", "(isint d)"], "(is-zero e)", "ana"))
     rules.append(_rule(["(= e (SplatI 1 t))", "(= (TT d s) t)", "(isint d)"], "(is-one e)", "ana"))
+    # iota-along: the class is an iota along the given dim (iota, or broadcast of an iota)
+    rules.append(_rule("(= e (Iota k t))", "(iota-along e k)", "ana"))
+    rules.append(_rule(["(= e (Bcast x dims t))", "(iota-along x j)", "(< j (vec-length dims))"],
+                       "(iota-along e (vec-get dims j))", "ana"))
     # identity-matrix mask: iota(0) == iota(1) on a square matrix (either operand order)
     for a, b in ((0, 1), (1, 0)):
         rules.append(_rule(
-            [f'(= e (Cmp "EQ" ct (Iota {a} ti) (Iota {b} ti2) t))', "(= ti (TT di si))", "(= ti2 ti)",
-             _rank("si", 2), f"(= {_get('si', 0)} {_get('si', 1)})"],
+            ['(= e (Cmp "EQ" ct x y t))', f"(iota-along x {a})", f"(iota-along y {b})", "(= (TT dt si) t)",
+             _rank("si", 2), f"(= {_get('si', 0)} {_get('si', 1)})", _ty("x", "dx", "sx"), _ty("y", "dy", "sy"),
+             "(isint dx)"],
             "(is-eye e)", "ana"))
     # diag(v) as select(eye, broadcast(v), 0) or convert(eye) * broadcast(v)
     diag_q = ["(is-eye m)", "(= (TT dv sv) (tyof v))", _rank("sv", 1), "(= 1 (vec-length dims))"]
