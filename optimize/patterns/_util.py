@@ -444,6 +444,9 @@ def copy_attrs(op) -> dict:
 
 def is_pure_op(op) -> bool:
     """No side effects, recursively through regions (loops and branches included)."""
+    o = op.operation
+    if not len(o.regions):
+        return o.name in PURE_OPS
     ok = [True]
 
     def visit(o):

@@ -739,11 +739,19 @@ def _symbol_used(module_op, name: str) -> bool:
     """Some attribute of some op (a call's callee, an autodiff marker's ``fn``...) names @name."""
     rx = re.compile(re.escape("@" + name) + r"(?![A-Za-z0-9_$.\-])")
     found = [False]
+    skip = (ir.StringAttr, ir.DenseElementsAttr, ir.DenseI64ArrayAttr, ir.IntegerAttr, ir.FloatAttr,
+            ir.BoolAttr, ir.TypeAttr, ir.UnitAttr)
 
     def visit(o):
-        for a in o.attributes:
-            attr = o.attributes[a]
-            if isinstance(attr, ir.StringAttr):
+        attrs = o.attributes
+        for a in attrs:
+            attr = attrs[a]
+            if isinstance(attr, ir.FlatSymbolRefAttr):
+                if attr.value == name:
+                    found[0] = True
+                    return ir.WalkResult.INTERRUPT
+                continue
+            if isinstance(attr, skip):
                 continue
             if rx.search(str(attr)):
                 found[0] = True
