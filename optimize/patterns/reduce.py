@@ -69,7 +69,7 @@ def reduce_no_dims(op, rw):
 @pattern("reduce_unit_dims", FAMILY, "stablehlo.reduce", benefit=3)
 def reduce_unit_dims(op, rw):
     """Reduced dimensions of size 1 (identity init) are reshaped away: a reduce over only
-    such dims becomes a reshape."""
+    such dims becomes a reshape (a reduction over all dims is left whole)."""
     r = _simple(op)
     if r is None:
         return False
@@ -78,6 +78,8 @@ def reduce_unit_dims(op, rw):
     unit = [d for d in dims if s[d] == 1]
     if not unit:
         return False
+    if len(dims) == len(s) and len(unit) < len(dims):
+        return False  # a full reduction stays one (reduce_all_of_reshape would undo the reshape)
     keep = [i for i in range(len(s)) if i not in unit]
     loc = op.location
     with rw.ip:
