@@ -134,7 +134,7 @@ _STRUCTURAL = {"Dot", "Reduce", "Transpose", "Slice", "Pad", "Concat", "Bcast", 
 
 
 def _interesting(seg: Segment) -> bool:
-    return len(seg.ops) >= 2 and any(k[0] in _STRUCTURAL for k in seg.kinds)
+    return len(seg.ops) >= 2 and any(k in _STRUCTURAL for k in seg.kinds)
 
 
 def run_eqsat(module: ir.Module, limits: Limits, *, inspect=None) -> EqsatReport:

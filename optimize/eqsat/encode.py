@@ -182,7 +182,7 @@ def classify(op) -> tuple[str, list] | None:
 @dataclass
 class Segment:
     ops: list = field(default_factory=list)  # modelled ops, in block order
-    kinds: list = field(default_factory=list)  # classify() result per op
+    kinds: list = field(default_factory=list)  # constructor name per op (operands are read at encode time)
     end_op: object = None  # rebuilt ops go before this op
 
 
@@ -216,7 +216,7 @@ def segments_of_block(block, max_ops: int) -> list[Segment]:
             if len(cur.ops) >= max_ops:
                 flush(op)
             cur.ops.append(op)
-            cur.kinds.append(kind)
+            cur.kinds.append(kind[0])
             cur_vals.update(op.results)
             continue
         if cur.ops and any(v in cur_vals for v in _used_values(op)):
@@ -301,7 +301,13 @@ class Encoder:
 
     def encode(self, seg: Segment) -> Encoded:
         seg_ops = set()
-        for op, (ctor, args) in zip(seg.ops, seg.kinds):
+        for op in seg.ops:
+            # classify again: earlier segments may have been rebuilt since segmentation,
+            # which replaced (and erased) values this segment's ops use
+            kind = classify(op)
+            if kind is None:
+                raise ValueError(f"op no longer modelled: {op.operation.name}")
+            ctor, args = kind
             res = op.results[0]
             d, shape = tensor_info(res.type)
             t = self.ty(d, shape)

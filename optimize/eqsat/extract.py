@@ -19,6 +19,10 @@ from .lang import CTORS
 MISSING_COST = 10**15  # a node whose cost the rules could not compute (never preferred)
 # fusible ops whose result XLA materializes when it has several consumers
 MULTI_USE_MATERIALIZED = {"Un", "Bin", "Cmp", "Sel", "Clamp", "Cvt", "Transpose", "Pad", "Concat", "Reverse"}
+# XLA CPU's reduction fusions take elementwise producers (and broadcasts, pads) but copy
+# slices and transposes into temporaries first (measured: "wrapped_slice" / transpose copies)
+REDUCE_FUSED = {"Un", "Bin", "Cmp", "Sel", "Clamp", "Cvt", "Bcast", "Pad", "Reshape"}
+REDUCE_COPIED = {"Slice", "Transpose", "Reverse", "Concat"}
 
 
 @dataclass
@@ -200,6 +204,26 @@ def dag_cost(fz: Frozen, choice: list[int | None], roots: list[int]) -> tuple[in
                 i = choice[c]
                 if fz.nodes[i].ctor in MULTI_USE_MATERIALIZED:
                     total += fz.mat_cost * fz.numel[i] * k
+        # slices/transposes inside a reduction's fused producers are copied first
+        copied: set[int] = set()
+        for c in order:
+            nd = fz.nodes[choice[c]]
+            if nd.ctor != "Reduce":
+                continue
+            stack = [nd.children[0]]
+            seen: set[int] = set()
+            while stack:
+                y = stack.pop()
+                if y in seen:
+                    continue
+                seen.add(y)
+                ny = fz.nodes[choice[y]]
+                if ny.ctor in REDUCE_COPIED:
+                    if y not in copied:
+                        copied.add(y)
+                        total += fz.mat_cost * fz.numel[choice[y]]
+                elif ny.ctor in REDUCE_FUSED and uses.get(y, 0) <= 1:
+                    stack.extend(ny.children)
     return total, order
 
 

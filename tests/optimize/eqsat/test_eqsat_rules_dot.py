@@ -1,0 +1,240 @@
+"""dot_general and reduce rule families: matmul reassociation (both ways, picked by shapes),
+transpose(dot) <-> dot of swapped operands, transposes folded into dimension numbers,
+distributivity, scalar factors, outer products, diagonal-matrix products, the diagonal of a
+product, reduce over unit dims, reduce(mul) <-> dot."""
+
+import pytest
+from eqsat_util import count, eqsat_and_check, main_func, op_names
+
+from reactant.optimize import module_io
+
+
+def _f(sig: str, ret: str, body: str) -> str:
+    return f"func.func public @main({sig}) -> {ret} {{\n{body}\n}}"
+
+
+def _dots(after):
+    out = []
+    for op in main_func(after).regions[0].blocks[0].operations:
+        if op.operation.name == "stablehlo.dot_general":
+            out.append(([tuple(v.type.shape) for v in op.operands], tuple(op.results[0].type.shape)))
+    return out
+
+
+def _chain(m, k, n, p, assoc_left_first: bool):
+    """(A B) C or A (B C) for A: m x k, B: k x n, C: n x p."""
+    A, B, C = f"tensor<{m}x{k}xf32>", f"tensor<{k}x{n}xf32>", f"tensor<{n}x{p}xf32>"
+    if assoc_left_first:
+        body = f"""
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : ({A}, {B}) -> tensor<{m}x{n}xf32>
+  %1 = stablehlo.dot_general %0, %c, contracting_dims = [1] x [0] : (tensor<{m}x{n}xf32>, {C}) -> tensor<{m}x{p}xf32>"""
+    else:
+        body = f"""
+  %0 = stablehlo.dot_general %b, %c, contracting_dims = [1] x [0] : ({B}, {C}) -> tensor<{k}x{p}xf32>
+  %1 = stablehlo.dot_general %a, %0, contracting_dims = [1] x [0] : ({A}, tensor<{k}x{p}xf32>) -> tensor<{m}x{p}xf32>"""
+    return _f(f"%a: {A}, %b: {B}, %c: {C}", f"tensor<{m}x{p}xf32>", body + f"\n  return %1 : tensor<{m}x{p}xf32>")
+
+
+@pytest.mark.parametrize("left_first", [True, False])
+def test_reassociation_picks_cheaper_order(left_first):
+    # (AB)C with A 256x8, B 8x256, C 256x4: A(BC) costs 2*(8*256*4 + 256*8*4) flops vs 2*(256*8*256 + 256*256*4)
+    text = _chain(256, 8, 256, 4, left_first)
+    before, after, rep = eqsat_and_check(text)
+    dots = _dots(after)
+    assert len(dots) == 2
+    # the inner product must be B C (8x4), never A B (256x256)
+    assert any(out == (8, 4) for _, out in dots), dots
+    if left_first:
+        assert rep.segments[0].replaced
+    else:
+        assert not rep.segments[0].replaced  # already optimal: left alone
+
+
+@pytest.mark.parametrize("left_first", [True, False])
+def test_reassociation_other_direction(left_first):
+    # A 4x256, B 256x8, C 8x256: (AB)C is cheap (4x8 inner), A(BC) builds 256x256
+    text = _chain(4, 256, 8, 256, left_first)
+    before, after, rep = eqsat_and_check(text)
+    dots = _dots(after)
+    assert any(out == (4, 8) for _, out in dots), dots
+    assert rep.segments[0].replaced == (not left_first)
+
+
+def test_reassociation_through_transposes():
+    # ((A B)^T C)^T with transposes everywhere: still finds the small inner product
+    text = _f("%a: tensor<256x8xf32>, %b: tensor<8x256xf32>, %c: tensor<256x4xf32>", "tensor<4x256xf32>", """
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<256x8xf32>, tensor<8x256xf32>) -> tensor<256x256xf32>
+  %1 = stablehlo.transpose %0, dims = [1, 0] : (tensor<256x256xf32>) -> tensor<256x256xf32>
+  %2 = stablehlo.dot_general %1, %c, contracting_dims = [1] x [0] : (tensor<256x256xf32>, tensor<256x4xf32>) -> tensor<256x4xf32>
+  %3 = stablehlo.transpose %2, dims = [1, 0] : (tensor<256x4xf32>) -> tensor<4x256xf32>
+  return %3 : tensor<4x256xf32>""")
+    before, after, rep = eqsat_and_check(text)
+    assert all(256 * 256 not in (o[0] * o[1] for o in [out]) for _, out in _dots(after)), _dots(after)
+
+
+def test_transpose_of_dot_becomes_swapped_dot():
+    # (A B)^T with a large result: B^T A^T transposes only the small operands
+    text = _f("%a: tensor<512x8xf32>, %b: tensor<8x512xf32>, %c: tensor<512x512xf32>", "tensor<512x512xf32>", """
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<512x8xf32>, tensor<8x512xf32>) -> tensor<512x512xf32>
+  %1 = stablehlo.transpose %0, dims = [1, 0] : (tensor<512x512xf32>) -> tensor<512x512xf32>
+  %2 = stablehlo.add %1, %c : tensor<512x512xf32>
+  return %2 : tensor<512x512xf32>""")
+    before, after, rep = eqsat_and_check(text)
+    assert count(after, "dot_general") == 1
+    for op in main_func(after).regions[0].blocks[0].operations:
+        if op.operation.name == "stablehlo.transpose":
+            assert tuple(op.results[0].type.shape) != (512, 512)
+
+
+def test_transposed_operands_fold_into_dimension_numbers():
+    text = _f("%a: tensor<32x64xf32>, %b: tensor<16x32xf32>", "tensor<64x16xf32>", """
+  %ta = stablehlo.transpose %a, dims = [1, 0] : (tensor<32x64xf32>) -> tensor<64x32xf32>
+  %tb = stablehlo.transpose %b, dims = [1, 0] : (tensor<16x32xf32>) -> tensor<32x16xf32>
+  %0 = stablehlo.dot_general %ta, %tb, contracting_dims = [1] x [0] : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+  return %0 : tensor<64x16xf32>""")
+    before, after, rep = eqsat_and_check(text)
+    assert count(after, "transpose") <= 1
+
+
+def test_shared_product_is_computed_once():
+    # the transpose_chain seed: (A^T B^T)^T and (B A) are the same product
+    text = _f("%a: tensor<128x128xf32>, %b: tensor<128x128xf32>, %c: tensor<128x128xf32>", "tensor<128x128xf32>", """
+  %ta = stablehlo.transpose %a, dims = [1, 0] : (tensor<128x128xf32>) -> tensor<128x128xf32>
+  %tb = stablehlo.transpose %b, dims = [1, 0] : (tensor<128x128xf32>) -> tensor<128x128xf32>
+  %0 = stablehlo.dot_general %ta, %tb, contracting_dims = [1] x [0] : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
+  %1 = stablehlo.transpose %0, dims = [1, 0] : (tensor<128x128xf32>) -> tensor<128x128xf32>
+  %2 = stablehlo.dot_general %1, %c, contracting_dims = [1] x [0] : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
+  %3 = stablehlo.dot_general %b, %a, contracting_dims = [1] x [0] : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
+  %4 = stablehlo.transpose %c, dims = [1, 0] : (tensor<128x128xf32>) -> tensor<128x128xf32>
+  %5 = stablehlo.dot_general %4, %3, contracting_dims = [1] x [1] : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
+  %6 = stablehlo.add %2, %5 : tensor<128x128xf32>
+  return %6 : tensor<128x128xf32>""")
+    before, after, rep = eqsat_and_check(text)
+    # (B A) C and its transpose C^T (B A)^T: one product chain, reused
+    assert count(after, "dot_general") == 2, op_names(after)
+
+
+def test_distributivity():
+    text = _f("%a: tensor<64x128xf32>, %b: tensor<128x64xf32>, %c: tensor<128x64xf32>", "tensor<64x64xf32>", """
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<64x128xf32>, tensor<128x64xf32>) -> tensor<64x64xf32>
+  %1 = stablehlo.dot_general %a, %c, contracting_dims = [1] x [0] : (tensor<64x128xf32>, tensor<128x64xf32>) -> tensor<64x64xf32>
+  %2 = stablehlo.subtract %0, %1 : tensor<64x64xf32>
+  return %2 : tensor<64x64xf32>""")
+    before, after, rep = eqsat_and_check(text)
+    assert count(after, "dot_general") == 1
+
+
+def test_scalar_factor_moves_to_the_smaller_side():
+    text = _f("%a: tensor<8x512xf32>, %b: tensor<8x512xf32>", "tensor<512x512xf32>", """
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [0] x [0] : (tensor<8x512xf32>, tensor<8x512xf32>) -> tensor<512x512xf32>
+  %c = stablehlo.constant dense<0.5> : tensor<512x512xf32>
+  %1 = stablehlo.multiply %0, %c : tensor<512x512xf32>
+  %2 = stablehlo.exponential %1 : tensor<512x512xf32>
+  return %2 : tensor<512x512xf32>""")
+    before, after, rep = eqsat_and_check(text)
+    muls = [op for op in main_func(after).regions[0].blocks[0].operations if op.operation.name == "stablehlo.multiply"]
+    assert len(muls) == 1 and tuple(muls[0].results[0].type.shape) == (8, 512)
+
+
+def test_scalar_times_vector_dot_is_broadcast_multiply():
+    text = _f("%s: tensor<f32>, %v: tensor<4096xf32>, %u: tensor<64xf32>, %w: tensor<32xf32>",
+              "(tensor<4096xf32>, tensor<64x32xf32>)", """
+  %0 = stablehlo.dot_general %s, %v, contracting_dims = [] x [] : (tensor<f32>, tensor<4096xf32>) -> tensor<4096xf32>
+  %1 = stablehlo.dot_general %u, %w, contracting_dims = [] x [] : (tensor<64xf32>, tensor<32xf32>) -> tensor<64x32xf32>
+  return %0, %1 : tensor<4096xf32>, tensor<64x32xf32>""")
+    before, after, rep = eqsat_and_check(text)
+    assert count(after, "dot_general") == 0 and count(after, "multiply") == 2
+
+
+DIAG_SELECT = _f("%v: tensor<256xf32>, %a: tensor<256x256xf32>", "(tensor<256x256xf32>, tensor<256x256xf32>)", """
+  %i0 = stablehlo.iota dim = 0 : tensor<256xi32>
+  %r = stablehlo.broadcast_in_dim %i0, dims = [0] : (tensor<256xi32>) -> tensor<256x256xi32>
+  %c = stablehlo.broadcast_in_dim %i0, dims = [1] : (tensor<256xi32>) -> tensor<256x256xi32>
+  %eye = stablehlo.compare EQ, %r, %c, SIGNED : (tensor<256x256xi32>, tensor<256x256xi32>) -> tensor<256x256xi1>
+  %vv = stablehlo.reshape %v : (tensor<256xf32>) -> tensor<256x1xf32>
+  %vb = stablehlo.broadcast_in_dim %vv, dims = [0, 1] : (tensor<256x1xf32>) -> tensor<256x256xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %zb = stablehlo.broadcast_in_dim %z, dims = [] : (tensor<f32>) -> tensor<256x256xf32>
+  %d = stablehlo.select %eye, %vb, %zb : tensor<256x256xi1>, tensor<256x256xf32>
+  %0 = stablehlo.dot_general %d, %a, contracting_dims = [1] x [0] : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+  %1 = stablehlo.dot_general %a, %d, contracting_dims = [0] x [1] : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %0, %1 : tensor<256x256xf32>, tensor<256x256xf32>""")
+
+DIAG_MUL = _f("%v: tensor<256xf32>, %a: tensor<256x256xf32>", "tensor<256x256xf32>", """
+  %r = stablehlo.iota dim = 0 : tensor<256x256xi32>
+  %c = stablehlo.iota dim = 1 : tensor<256x256xi32>
+  %eye = stablehlo.compare EQ, %c, %r, SIGNED : (tensor<256x256xi32>, tensor<256x256xi32>) -> tensor<256x256xi1>
+  %f = stablehlo.convert %eye : (tensor<256x256xi1>) -> tensor<256x256xf32>
+  %vb = stablehlo.broadcast_in_dim %v, dims = [1] : (tensor<256xf32>) -> tensor<256x256xf32>
+  %d = stablehlo.multiply %f, %vb : tensor<256x256xf32>
+  %0 = stablehlo.dot_general %a, %d, contracting_dims = [1] x [1] : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>""")
+
+
+@pytest.mark.parametrize("text", [DIAG_SELECT, DIAG_MUL], ids=["select", "convert_mul"])
+def test_diagonal_matrix_product_is_broadcast_multiply(text):
+    before, after, rep = eqsat_and_check(text)
+    assert count(after, "dot_general") == 0, op_names(after)
+    assert count(after, "compare") == 0
+
+
+def test_diagonal_of_product_is_rowwise_reduction():
+    # diag(X @ A^T) as select(eye, X @ A^T, 0) summed over rows (diagmm's gradient)
+    text = _f("%x: tensor<256x256xf32>, %a: tensor<256x256xf32>", "tensor<256xf32>", """
+  %r = stablehlo.iota dim = 0 : tensor<256x256xi32>
+  %c = stablehlo.iota dim = 1 : tensor<256x256xi32>
+  %eye = stablehlo.compare EQ, %r, %c, SIGNED : (tensor<256x256xi32>, tensor<256x256xi32>) -> tensor<256x256xi1>
+  %p = stablehlo.dot_general %x, %a, contracting_dims = [1] x [1] : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %zb = stablehlo.broadcast_in_dim %z, dims = [] : (tensor<f32>) -> tensor<256x256xf32>
+  %m = stablehlo.select %eye, %p, %zb : tensor<256x256xi1>, tensor<256x256xf32>
+  %0 = stablehlo.reduce(%m init: %z) applies stablehlo.add across dimensions = [1] : (tensor<256x256xf32>, tensor<f32>) -> tensor<256xf32>
+  return %0 : tensor<256xf32>""")
+    before, after, rep = eqsat_and_check(text)
+    assert count(after, "dot_general") == 0 and count(after, "select") == 0
+
+
+def test_reduce_over_unit_dims_is_reshape():
+    text = _f("%a: tensor<64x1x32xf32>", "tensor<64x32xf32>", """
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %e = stablehlo.exponential %a : tensor<64x1x32xf32>
+  %0 = stablehlo.reduce(%e init: %z) applies stablehlo.add across dimensions = [1] : (tensor<64x1x32xf32>, tensor<f32>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>""")
+    before, after, rep = eqsat_and_check(text)
+    assert count(after, "reduce") == 0
+
+
+def test_rowwise_dot_becomes_fused_reduction():
+    # a batched dot of many short vectors is slower than XLA's fused reduce: turn it around
+    text = _f("%a: tensor<256x64xf32>, %b: tensor<256x64xf32>", "tensor<256xf32>", """
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [1] x [1] : (tensor<256x64xf32>, tensor<256x64xf32>) -> tensor<256xf32>
+  %1 = stablehlo.tanh %0 : tensor<256xf32>
+  return %1 : tensor<256xf32>""")
+    before, after, rep = eqsat_and_check(text)
+    assert count(after, "dot_general") == 0 and count(after, "reduce") == 1
+
+
+def test_rowwise_reduction_is_not_turned_into_batched_dot():
+    text = _f("%a: tensor<256x64xf32>, %b: tensor<256x64xf32>", "tensor<256xf32>", """
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %ea = stablehlo.exponential %a : tensor<256x64xf32>
+  %m = stablehlo.multiply %ea, %b : tensor<256x64xf32>
+  %0 = stablehlo.reduce(%m init: %z) applies stablehlo.add across dimensions = [1] : (tensor<256x64xf32>, tensor<f32>) -> tensor<256xf32>
+  %t = stablehlo.transpose %0, dims = [0] : (tensor<256xf32>) -> tensor<256xf32>
+  return %t : tensor<256xf32>""")
+    before, after, rep = eqsat_and_check(text)
+    assert count(after, "dot_general") == 0 and count(after, "reduce") == 1
+
+
+def test_mixed_precision_dots_are_left_alone():
+    text = _f("%a: tensor<64x32xbf16>, %b: tensor<32x64xbf16>, %c: tensor<64x4xf32>", "tensor<64x4xf32>", """
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<64x32xbf16>, tensor<32x64xbf16>) -> tensor<64x64xf32>
+  %1 = stablehlo.dot_general %0, %c, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x4xf32>) -> tensor<64x4xf32>
+  return %1 : tensor<64x4xf32>""")
+    from reactant.optimize.eqsat import Limits, run_eqsat
+    from eqsat_util import parse
+
+    m = parse(text)
+    run_eqsat(m, Limits())
+    m.operation.verify()
+    assert "bf16" in module_io.to_text(m) and count(m, "dot_general") == 2
