@@ -19,6 +19,22 @@ _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # XLA's startup INFO lines;
 
 from . import tracing  # noqa: F401  (reactant.tracing)
 from .arrays import ConcreteRArray, ConcreteRNumber, to_rarray
+from .autodiff import (
+    Active,
+    BatchDuplicated,
+    Const,
+    Duplicated,
+    Forward,
+    ForwardWithPrimal,
+    Reverse,
+    ReverseWithPrimal,
+    autodiff,
+    gradient,
+    jacobian,
+    jvp,
+    value_and_gradient,
+    vjp,
+)
 from .compiler import CompiledFunction, code_hlo, code_xla, compile
 from .runtime import devices
 from .tracing import TracedRArray, TracedRNumber
@@ -34,6 +50,8 @@ from .tracing.errors import IndexError_ as IndexError  # noqa: A004
 from .tracing.pytree import register_pytree_node
 
 __all__ = [
+    "Active", "BatchDuplicated", "Const", "Duplicated", "Forward", "ForwardWithPrimal", "Reverse",
+    "ReverseWithPrimal", "autodiff", "gradient", "jacobian", "jvp", "value_and_gradient", "vjp",
     "ArgumentError", "CompiledFunction", "ConcreteRArray", "ConcreteRNumber", "ConcretizationError",
     "DTypeError", "IndexError", "ReactantError", "ShapeError", "TracedRArray", "TracedRNumber",
     "UnsupportedError", "code_hlo", "code_xla", "compile", "devices", "register_pytree_node",

@@ -49,6 +49,8 @@ class TraceContext:
         self._elem_types: dict = {}
         self._locs: dict = {}
         self.functions: dict[str, func.FuncOp] = {}
+        # (tracer, value before) for every in-place rebinding, in order (see traced.rebind)
+        self.mutations: list = []
 
     # -- types ------------------------------------------------------------------------------
     def elem_type(self, dtype: np.dtype) -> ir.Type:

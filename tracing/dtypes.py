@@ -136,3 +136,24 @@ def result_type(*dtypes: Any) -> np.dtype:
 def python_scalar_dtype(v: Any) -> np.dtype:
     """dtype a Python scalar takes when it becomes an array on its own (NumPy's defaults)."""
     return np.asarray(v).dtype
+
+
+def from_element_type(t: ir.Type) -> np.dtype:
+    """The NumPy dtype of an MLIR element type (inverse of ``element_type``)."""
+    if isinstance(t, ir.IntegerType):
+        if t.width == 1:
+            return np.dtype(np.bool_)
+        return np.dtype(f"{'u' if t.is_unsigned else 'i'}{t.width // 8}")
+    if isinstance(t, ir.BF16Type):
+        return bfloat16
+    if isinstance(t, (ir.F16Type, ir.F32Type, ir.F64Type)):
+        return np.dtype(f"f{t.width // 8}")
+    if isinstance(t, ir.ComplexType):
+        return np.dtype(f"c{2 * from_element_type(t.element_type).itemsize}")
+    raise TypeError(f"no NumPy dtype for MLIR type {t}")
+
+
+def from_tensor_type(t: ir.Type) -> tuple[tuple[int, ...], np.dtype]:
+    """(shape, dtype) of a ranked tensor type."""
+    rt = ir.RankedTensorType(t)
+    return tuple(rt.shape), from_element_type(rt.element_type)

@@ -134,6 +134,20 @@ class TracedRNumber(TracedRArray):
         self.weak = weak
 
 
+def rebind(x: TracedRArray, new: TracedRArray) -> None:
+    """Make the handle ``x`` hold ``new``'s value: the one way an in-place update happens
+    (``x[i] = v``, ``x += v``, ``out=``, ``np.add.at``...). Logged in the trace context so that
+    control flow can carry updates made inside branches and loop bodies."""
+    if new.shape != x.shape or new.dtype != x.dtype:
+        raise AssertionError(f"in-place update changes {describe(x)} into {describe(new)}")
+    from .context import active
+
+    tc = active()
+    if tc is not None:
+        tc.mutations.append((x, x.value))
+    x.value = new.value
+
+
 def wrap(value: ir.Value, shape: tuple[int, ...], dtype: np.dtype) -> TracedRArray:
     """A traced value of this shape: TracedRNumber for 0-d, TracedRArray otherwise."""
     if shape == ():

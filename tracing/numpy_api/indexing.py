@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import ops
 from ..errors import IndexError_, ShapeError, UnsupportedError, describe
-from ..traced import TracedRArray
+from ..traced import TracedRArray, rebind
 from ._registry import implements
 from .convert import as_traced, broadcast_to, normalize_axis
 
@@ -247,7 +247,7 @@ def _advanced(x: TracedRArray, entries) -> TracedRArray:
 def setitem(x: TracedRArray, index, value) -> None:
     """``x[index] = value``: rebinds the traced handle ``x`` to the updated array."""
     new = updated(x, index, value, combine=None)
-    x.value = new.value
+    rebind(x, new)
 
 
 def updated(x: TracedRArray, index, value, combine=None) -> TracedRArray:
@@ -407,7 +407,7 @@ def _ufunc_at(ufunc):
         if not isinstance(a, TracedRArray):
             raise UnsupportedError(f"numpy.{ufunc.__name__}.at needs a traced target array")
         new = updated(a, indices, b, _combine(ufunc, a.dtype))
-        a.value = new.value
+        rebind(a, new)
 
     return at
 
@@ -492,7 +492,7 @@ def copyto(dst, src, casting="same_kind", where=True):
     else:
         w = as_traced(where, np.bool_)
         v = broadcast_to(as_traced(src, dst.dtype), dst.shape)
-        dst.value = ops.select(broadcast_to(w, dst.shape), v, dst).value
+        rebind(dst, ops.select(broadcast_to(w, dst.shape), v, dst))
 
 
 @implements(np.place, np.put, np.putmask)
