@@ -860,3 +860,32 @@ def div_by_scalar_fast(op, rw):
         rb = build("stablehlo.broadcast_in_dim", [r], b.type, {"broadcast_dimensions": d.attributes["broadcast_dimensions"]},
                    loc=op.location)
         return _replace(rw, op, same_type_op("stablehlo.multiply", [x, rb], loc=op.location))
+
+
+_COMMUTATIVE = ("stablehlo.add", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum",
+                "stablehlo.and", "stablehlo.or", "stablehlo.xor")
+
+
+@pattern("commuted_duplicate", FAMILY, _COMMUTATIVE, benefit=3)
+def commuted_duplicate(op, rw):
+    """op(b, a) when op(a, b) is computed earlier in the same block → that earlier value
+    (CSE that knows the op commutes; AD output often has both orders)."""
+    a, b = op.operands
+    if a == b:
+        return False
+    me = op.operation
+    name = me.name
+    for use in a.uses:
+        other = use.owner
+        other = getattr(other, "operation", other)
+        if other.name != name or other == me:
+            continue
+        o = other.operands
+        if len(o) != 2 or not (o[0] == b and o[1] == a):
+            continue
+        if other.results[0].type != op.results[0].type or other.block != me.block:
+            continue
+        if not other.is_before_in_block(me):
+            continue
+        return _replace(rw, op, other.results[0])
+    return False

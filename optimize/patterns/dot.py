@@ -44,54 +44,76 @@ def _def(v, name):
 
 # -- index analysis --------------------------------------------------------------------------
 
-def iota_affine(v: ir.Value, depth: int = 0):
-    """(dim, offset) when the integer tensor ``v`` equals ``index[dim] + offset`` everywhere
-    (an iota seen through added constants, broadcasts, unit reshapes, widening converts);
-    else None."""
-    if depth > 12 or not isinstance(element_type(v), ir.IntegerType):
+def linear_index(v: ir.Value, depth: int = 0):
+    """(coefficients {dim: c}, offset) when the integer tensor ``v`` equals
+    ``sum_d c_d * index[d] + offset`` everywhere: iotas combined by add, subtract, negate and
+    multiplication by constants, seen through broadcasts, unit reshapes and widening
+    converts; else None."""
+    if depth > 16 or not isinstance(element_type(v), ir.IntegerType):
         return None
+    s = scalar_value(v)
+    if s is not None:
+        return {}, int(s)
     op = defining_op(v)
     if op is None:
         return None
     name = op.operation.name
     if name == "stablehlo.iota":
-        return ir.IntegerAttr(op.attributes["iota_dimension"]).value, 0
+        return {ir.IntegerAttr(op.attributes["iota_dimension"]).value: 1}, 0
     if name in ("stablehlo.add", "stablehlo.subtract"):
-        a, b = op.operands
-        sb = scalar_value(b)
-        if sb is not None:
-            r = iota_affine(a, depth + 1)
-            return None if r is None else (r[0], r[1] + (int(sb) if name == "stablehlo.add" else -int(sb)))
-        sa = scalar_value(a)
-        if sa is not None and name == "stablehlo.add":
-            r = iota_affine(b, depth + 1)
-            return None if r is None else (r[0], r[1] + int(sa))
+        a, b = linear_index(op.operands[0], depth + 1), linear_index(op.operands[1], depth + 1)
+        if a is None or b is None:
+            return None
+        sign = 1 if name == "stablehlo.add" else -1
+        co = dict(a[0])
+        for d, c in b[0].items():
+            co[d] = co.get(d, 0) + sign * c
+        return {d: c for d, c in co.items() if c}, a[1] + sign * b[1]
+    if name == "stablehlo.negate":
+        a = linear_index(op.operands[0], depth + 1)
+        return None if a is None else ({d: -c for d, c in a[0].items()}, -a[1])
+    if name == "stablehlo.multiply":
+        for x, k in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
+            sk = scalar_value(k)
+            if sk is not None:
+                a = linear_index(x, depth + 1)
+                return None if a is None else ({d: c * int(sk) for d, c in a[0].items() if c * int(sk)},
+                                               a[1] * int(sk))
         return None
     if name == "stablehlo.broadcast_in_dim":
         x = op.operands[0]
-        r = iota_affine(x, depth + 1)
-        if r is None:
+        a = linear_index(x, depth + 1)
+        if a is None:
             return None
-        nd = i64_list(op.attributes["broadcast_dimensions"])[r[0]]
-        if shape_of(x)[r[0]] != shape_of(v)[nd]:
+        bd = i64_list(op.attributes["broadcast_dimensions"])
+        xs, vs = shape_of(x), shape_of(v)
+        if any(xs[d] != vs[bd[d]] for d in a[0]):
             return None
-        return nd, r[1]
+        return {bd[d]: c for d, c in a[0].items()}, a[1]
     if name == "stablehlo.convert":
         x = op.operands[0]
         if isinstance(element_type(x), ir.IntegerType) and \
                 ir.IntegerType(element_type(x)).width <= ir.IntegerType(element_type(v)).width:
-            return iota_affine(x, depth + 1)
+            return linear_index(x, depth + 1)
         return None
     if name == "stablehlo.reshape":
         from .layout import unit_reshape_map
 
         x = op.operands[0]
-        r = iota_affine(x, depth + 1)
+        a = linear_index(x, depth + 1)
         m = unit_reshape_map(shape_of(x), shape_of(v))
-        if r is None or m is None or m[r[0]] is None:
+        if a is None or m is None or any(m[d] is None for d in a[0]):
             return None
-        return m[r[0]], r[1]
+        return {m[d]: c for d, c in a[0].items()}, a[1]
     return None
+
+
+def iota_affine(v: ir.Value):
+    """(dim, offset) when ``v`` equals ``index[dim] + offset``; else None."""
+    r = linear_index(v)
+    if r is None or len(r[0]) != 1 or list(r[0].values()) != [1]:
+        return None
+    return next(iter(r[0])), r[1]
 
 
 def _direction(op) -> str:
@@ -99,7 +121,9 @@ def _direction(op) -> str:
 
 
 def eye_mask(p: ir.Value):
-    """"EQ" when ``p`` is the n×n mask i == j, "NE" for i != j; else None."""
+    """"EQ" when ``p`` is the n×n mask i == j, "NE" for i != j; else None. The sides of the
+    compare may be any linear index expressions (``iota0 == iota1``, ``iota1 - iota0 == 0``,
+    ``iota0 + k == iota1 + k``, ...)."""
     s = shape_of(p)
     if len(s) != 2 or s[0] != s[1]:
         return None
@@ -109,13 +133,20 @@ def eye_mask(p: ir.Value):
     d = _direction(c)
     if d not in ("EQ", "NE"):
         return None
-    ra, rb = iota_affine(c.operands[0]), iota_affine(c.operands[1])
-    if ra is None or rb is None or {ra[0], rb[0]} != {0, 1} or ra[1] != rb[1]:
+    a, b = linear_index(c.operands[0]), linear_index(c.operands[1])
+    if a is None or b is None:
         return None
-    if ra[1] != 0:
-        et = ir.IntegerType(element_type(c.operands[0]))
-        if abs(ra[1]) + s[0] >= (1 << (et.width - 1)):
-            return None  # the offset could wrap
+    co = dict(a[0])
+    for k, v in b[0].items():
+        co[k] = co.get(k, 0) - v
+    co = {k: v for k, v in co.items() if v}
+    if set(co) != {0, 1} or co[0] != -co[1] or a[1] != b[1]:
+        return None
+    # every intermediate stays far inside the integer range: no wraparound
+    et = ir.IntegerType(element_type(c.operands[0]))
+    bound = (abs(co[0]) * 2 + 2) * s[0] + abs(a[1]) + abs(b[1])
+    if bound >= (1 << (et.width - 2)):
+        return None
     return d
 
 

@@ -64,6 +64,8 @@ CASES = [
     case("dot_diag_select_lhs", fn(f"%v: {V}, %b: {t(3, N, 2)}", t(N, 3, 2), f"{diag_select(direction='NE')}; {dotl('r', 'D', 'b', M, t(3, N, 2), t(N, 3, 2), '[1]', '[1]')}; return %r : {t(N, 3, 2)}"), lacks="dot_general"),
     case("dot_diag_select_lhs", fn(f"%v: {V}, %b: {t(N, 5)}", t(N, 5), f"{diag_select(off0=3, off1=3)}; {dotl('r', 'D', 'b', M, t(N, 5), t(N, 5))}; return %r : {t(N, 5)}"), lacks="dot_general"),
     case("dot_diag_select_lhs", fn(f"%v: {V}, %b: {t(N, 5)}", t(N, 5), f"{diag_select(off0=1)}; {dotl('r', 'D', 'b', M, t(N, 5), t(N, 5))}; return %r : {t(N, 5)}"), fires=False),
+    case("dot_diag_select_lhs", fn(f"%v: {V}, %b: {t(N, 5)}", t(N, 5), f"%i0 = stablehlo.iota dim = 0 : {MI}; %i1 = stablehlo.iota dim = 1 : {MI}; %df = stablehlo.subtract %i1, %i0 : {MI}; %k0 = stablehlo.constant dense<0> : {MI}; %m = stablehlo.compare EQ, %df, %k0, SIGNED : ({MI}, {MI}) -> {MB}; %vt = stablehlo.broadcast_in_dim %v, dims = [0] : ({V}) -> {M}; %zb = stablehlo.constant dense<0.0> : {M}; %D = stablehlo.select %m, %vt, %zb : {MB}, {M}; {dotl('r', 'D', 'b', M, t(N, 5), t(N, 5))}; return %r : {t(N, 5)}"), lacks="dot_general", id="tracer-form"),
+    case("dot_diag_select_lhs", fn(f"%v: {V}, %b: {t(N, 5)}", t(N, 5), f"%i0 = stablehlo.iota dim = 0 : {MI}; %i1 = stablehlo.iota dim = 1 : {MI}; %df = stablehlo.subtract %i1, %i0 : {MI}; %k0 = stablehlo.constant dense<1> : {MI}; %m = stablehlo.compare EQ, %df, %k0, SIGNED : ({MI}, {MI}) -> {MB}; %vt = stablehlo.broadcast_in_dim %v, dims = [0] : ({V}) -> {M}; %zb = stablehlo.constant dense<0.0> : {M}; %D = stablehlo.select %m, %vt, %zb : {MB}, {M}; {dotl('r', 'D', 'b', M, t(N, 5), t(N, 5))}; return %r : {t(N, 5)}"), fires=False, id="tracer-form-offdiag"),
     case("dot_diag_select_rhs", fn(f"%v: {V}, %a: {t(5, N)}", t(5, N), f"{diag_select()}; {dotl('r', 'a', 'D', t(5, N), M, t(5, N))}; return %r : {t(5, N)}"), has="multiply", lacks="dot_general"),
     case("dot_diag_select_rhs", fn(f"%v: {V}, %a: {t(N, 5)}", t(5, N), f"{diag_select()}; {dotl('r', 'a', 'D', t(N, 5), M, t(5, N), '[0]', '[0]')}; return %r : {t(5, N)}"), has="transpose", lacks="dot_general"),
     case("dot_diag_scatter_lhs", scatter_fn(f"{scatter_diag()}; {dotl('r', 'D', 'b', M, t(N, 5), t(N, 5))}; return %r : {t(N, 5)}", f"%v: {V}, %b: {t(N, 5)}", t(N, 5)), has="multiply", lacks=("dot_general", "scatter")),
@@ -135,3 +137,26 @@ def test_diagmm_corpus_matmuls_disappear(name):
     else:  # the scatter form's gradient has no diag matrix left to recognise for dA's product
         assert len(big) <= 1, body
     differential(before, after, rtol=2e-4, atol=2e-4)
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_traced_np_diag_matmul_becomes_broadcast_multiply(side):
+    """Our tracer's np.diag (iota1 - iota0 == 0 mask) is recognised on either side."""
+    import numpy as np
+
+    import reactant
+
+    rng = np.random.default_rng(0)
+    v = rng.standard_normal(6).astype(np.float32)
+    a = rng.standard_normal((6, 5) if side == "left" else (5, 6)).astype(np.float32)
+
+    def f(v, a):
+        return np.diag(v) @ a if side == "left" else a @ np.diag(v)
+
+    text = reactant.code_hlo(f, reactant.to_rarray(v), reactant.to_rarray(a), optimize=False)
+    from reactant.optimize.patterns import PATTERNS
+
+    before = to_text(parse(text))
+    after = rewrite(before, [n for n, p in PATTERNS.items() if p.family == "dot"])
+    assert "dot_general" not in main_body(after)
+    differential(before, after)
