@@ -406,7 +406,7 @@ def _clamp_masks(cx, op):
     hi_b = E.broadcast_to(hi, x.type) if E.rank(hi) != E.rank(x) else hi
     m_lo = E.and_(E.compare(lo_b, x, "GT"), E.compare(lo_b, hi_b, "LT"))
     m_x = E.and_(E.compare(x, lo_b, "GT"), E.compare(x, hi_b, "LT"))
-    m_hi = E.compare(hi_b, x, "LT")
+    m_hi = E.compare(hi_b, E.maximum(x, lo_b), "LT")  # == JAX's (hi < x) when lo <= hi
     return m_lo, m_x, m_hi
 
 
