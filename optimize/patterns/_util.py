@@ -667,7 +667,7 @@ def int_range(v: ir.Value, _depth: int = 0, env: dict | None = None) -> tuple[in
     tb = _type_bounds(dt)
     op = defining_op(v)
     if op is None:
-        return None
+        return _block_arg_range(v)
     name = op.operation.name
     if name == "stablehlo.constant":
         a = const_array(v, 1 << 16)
@@ -725,6 +725,19 @@ def int_range(v: ir.Value, _depth: int = 0, env: dict | None = None) -> tuple[in
         c = [a * b for a in rs[0] for b in rs[1]]
         return fits(min(c), max(c))
     return None
+
+
+def _block_arg_range(v: ir.Value):
+    """Bounds of a loop counter (a ``stablehlo.while`` body argument counting from a constant
+    by a constant step up to a constant limit), else None."""
+    try:
+        from .control_flow import loop_counter_range
+    except ImportError:  # pragma: no cover
+        return None
+    try:
+        return loop_counter_range(v)
+    except Exception:  # analysis must never break a pattern
+        return None
 
 
 def is_defined_outside(v: ir.Value, op) -> bool:

@@ -16,6 +16,7 @@ from ._registry import pattern
 from ._util import (
     ELEMENTWISE_OPS, build, concat_value, const_array, constant_value, copy_attrs, create,
     defining_op, element_type, eval_int_array, has_one_use, i64_array, i64_list, int_attr_value,
+    int_range,
     iota_value, is_float_type, np_dtype, num_elements, op_name, pad_value, ranked, scalar_value,
     shape_of, slice_value, splat_constant, user_ops,
 )
@@ -972,6 +973,40 @@ def dynamic_slice_const_index(op, rewriter):
     start = [min(max(i, 0), n - m) for i, n, m in zip(idx, xs, sizes)]
     with rewriter.ip:
         r = slice_value(x, start, [s + m for s, m in zip(start, sizes)], loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+@pattern("dynamic_slice_of_iota", FAMILY, "stablehlo.dynamic_slice", benefit=2)
+def dynamic_slice_of_iota(op, rewriter):
+    """dynamic_slice(iota, i) -> iota + clamp(i) (just the broadcast index for a size-1
+    window); the clamp is left out when i's value range is known to be in bounds."""
+    io = _def(op.operands[0], "iota")
+    if io is None:
+        return False
+    d = int_attr_value(io.attributes["iota_dimension"])
+    x = op.operands[0]
+    xs = shape_of(x)
+    sizes = i64_list(op.attributes["slice_sizes"])
+    idx = op.operands[1 + d]
+    rt = _result_type(op)
+    et = rt.element_type
+    if xs[d] - 1 > _iota_exact_limit(et):
+        return False
+    it = ir.RankedTensorType(idx.type)
+    hi = xs[d] - sizes[d]
+    rng = int_range(idx)
+    with rewriter.ip:
+        k = idx
+        if rng is None or rng[0] < 0 or rng[1] > hi:
+            k = build("stablehlo.clamp", [splat_constant(0, it, loc=op.location), idx,
+                                          splat_constant(hi, it, loc=op.location)], it, loc=op.location)
+        if it.element_type != et:
+            k = build("stablehlo.convert", [k], ranked([], et), loc=op.location)
+        r = build("stablehlo.broadcast_in_dim", [k], rt, {"broadcast_dimensions": i64_array([])},
+                  loc=op.location)
+        if sizes[d] != 1:
+            r = build("stablehlo.add", [iota_value(rt, d, loc=op.location), r], rt, loc=op.location)
     rewriter.replace_op(op, [r])
     return True
 

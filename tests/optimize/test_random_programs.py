@@ -9,6 +9,7 @@ same random inputs.
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -21,6 +22,7 @@ from reactant.optimize.module_io import parse_module, to_text
 UNARY = ["negate", "abs", "tanh", "sine", "cosine", "exponential", "floor", "sign", "logistic"]
 BINARY = ["add", "subtract", "multiply", "maximum", "minimum"]
 DIRS = ["EQ", "NE", "LT", "LE", "GT", "GE"]
+LEVEL = os.environ.get("REACTANT_RANDOM_LEVEL", "O2")  # e.g. O1 to test the patterns alone
 
 
 def ttype(shape, et="f32"):
@@ -261,7 +263,7 @@ def test_random_program_o0_equals_o2(prog):
     module = parse_module(text)
     assert module.operation.verify(), text
     src = to_text(module)
-    run_pipeline(module, pipeline("O2"))
+    run_pipeline(module, pipeline(LEVEL))
     opt = to_text(module)
     rng = np.random.default_rng(0)
     inputs = [rng.standard_normal(s).astype(np.float32) for s in shapes]

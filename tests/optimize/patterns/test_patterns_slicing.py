@@ -320,6 +320,16 @@ func.func @main(%a: tensor<10x3xf32>) -> (tensor<2x3xf32>, tensor<2x2xf32>) {
   return %0, %1 : tensor<2x3xf32>, tensor<2x2xf32>
 }""", present=[r"stablehlo.slice %arg0 \[4:6, 0:3\]", r"stablehlo.slice %arg0 \[8:10, 0:2\]"],
          absent=["dynamic_slice"]),
+    Case("dynamic_slice_of_iota", """
+func.func @main(%i: tensor<i32>) -> (tensor<1xi32>, tensor<3x4xf32>) {
+  %0 = stablehlo.iota dim = 0 : tensor<10xi32>
+  %1 = stablehlo.dynamic_slice %0, %i, sizes = [1] : (tensor<10xi32>, tensor<i32>) -> tensor<1xi32>
+  %2 = stablehlo.iota dim = 1 : tensor<5x8xf32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %3 = stablehlo.dynamic_slice %2, %z, %i, sizes = [3, 4] : (tensor<5x8xf32>, tensor<i32>, tensor<i32>) -> tensor<3x4xf32>
+  return %1, %3 : tensor<1xi32>, tensor<3x4xf32>
+}""", present=[r"stablehlo.clamp", r"stablehlo.convert", r"iota dim = 1 : tensor<3x4xf32>"],
+         absent=[r"dynamic_slice"], int_range=(-3, 12)),
     Case("dynamic_update_slice_full", """
 func.func @main(%a: tensor<4x3xf32>, %u: tensor<4x3xf32>, %i: tensor<i32>) -> tensor<4x3xf32> {
   %0 = stablehlo.dynamic_update_slice %a, %u, %i, %i : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<i32>, tensor<i32>) -> tensor<4x3xf32>
