@@ -37,6 +37,8 @@ from .autodiff import (
 )
 from .compiler import CompiledFunction, code_hlo, code_xla, compile
 from .runtime import devices
+from .tracing.autograph import keep
+from .tracing.control_flow import cond, fori_loop, scan, switch, while_loop
 from .tracing import TracedRArray, TracedRNumber
 from .tracing.errors import (
     ArgumentError,
@@ -52,6 +54,7 @@ from .tracing.pytree import register_pytree_node
 __all__ = [
     "Active", "BatchDuplicated", "Const", "Duplicated", "Forward", "ForwardWithPrimal", "Reverse",
     "ReverseWithPrimal", "autodiff", "gradient", "jacobian", "jvp", "value_and_gradient", "vjp",
+    "cond", "fori_loop", "keep", "scan", "switch", "while_loop",
     "ArgumentError", "CompiledFunction", "ConcreteRArray", "ConcreteRNumber", "ConcretizationError",
     "DTypeError", "IndexError", "ReactantError", "ShapeError", "TracedRArray", "TracedRNumber",
     "UnsupportedError", "code_hlo", "code_xla", "compile", "devices", "register_pytree_node",

@@ -24,6 +24,7 @@ from . import runtime
 from .arrays import ConcreteRArray, ConcreteRNumber, _signature
 from .optimize import compile_pipeline, run_pipeline
 from .tracing import active as _trace_active
+from .tracing import autograph
 from .tracing.errors import ArgumentError
 from .tracing.pytree import TreeDef, flatten, unflatten
 from .tracing.trace import TracedProgram, trace
@@ -42,6 +43,8 @@ class Options:
     optimize: str | tuple[str, ...] = "O2"
     track_numbers: bool = False
     donate: bool = True
+    loops: str = "unroll"  # "keep": Python for-range loops become stablehlo.while even when static
+    control_flow: bool = True  # convert Python if/while/for on traced values (source transformation)
 
 
 class CompiledFunction:
@@ -131,7 +134,10 @@ class CompiledFunction:
                 inputs[i] = (shape, dtype, weak)
             else:
                 _static_key(leaf)  # rejects what cannot be a constant, naming it
-        prog = trace(self.fn, leaves, tree, inputs)
+        fn = self.fn
+        if self.options.control_flow:
+            fn = autograph.convert(fn, self.options.loops == "keep")
+        prog = trace(fn, leaves, tree, inputs)
         if self.options.donate and prog.aliases:
             _set_aliasing(prog)
         if level is not False:
@@ -295,13 +301,18 @@ def _bytecode(module: ir.Module) -> bytes:
 
 
 def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_numbers: bool = False,
-            donate: bool = True):
+            donate: bool = True, loops: str = "unroll", control_flow: bool = True):
     """Compile ``fn`` with XLA on first call for each call signature.
 
     Use bare (``@reactant.compile``) or with options (``@reactant.compile(optimize="O1")``).
     Arguments may be any pytree of ConcreteRArrays and static values; see ``Options``.
+    Python ``if``/``while``/``for ... in range(...)`` on traced values become structured
+    StableHLO control flow; ``loops="keep"`` emits every ``for ... in range`` as a loop.
     """
-    opts = Options(tuple(optimize) if isinstance(optimize, list) else optimize, track_numbers, donate)
+    if loops not in ("unroll", "keep"):
+        raise ValueError(f"loops must be 'unroll' or 'keep', got {loops!r}")
+    opts = Options(tuple(optimize) if isinstance(optimize, list) else optimize, track_numbers, donate, loops,
+                   control_flow)
     if fn is None:
         return lambda f: CompiledFunction(f, opts)
     return CompiledFunction(fn, opts)

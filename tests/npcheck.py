@@ -42,6 +42,11 @@ def check(fn, *args, rtol=None, atol=None, dtype_exact=True, optimize="O0", **kw
 
 
 def assert_same(got, want, rtol=None, atol=None, dtype_exact=True):
+    if isinstance(want, dict):
+        assert isinstance(got, dict) and list(got) == list(want), (got, want)
+        for k in want:
+            assert_same(got[k], want[k], rtol, atol, dtype_exact)
+        return
     if isinstance(want, (tuple, list)):
         assert isinstance(got, (tuple, list)) and len(got) == len(want), (got, want)
         for g, w in zip(got, want):

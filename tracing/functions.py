@@ -57,7 +57,9 @@ def trace_function(
                 t.weak = outer.weak
             leaves[pos] = t
         args, kwargs = unflatten(arg_tree, leaves)
-        out = fn(*args, **kwargs)
+        from .autograph import convert
+
+        out = convert(fn)(*args, **kwargs)  # Python control flow on traced values works here too
         out_leaves, out_tree = flatten(out, is_leaf=lambda x: isinstance(x, (TracedRArray, np.ndarray)))
         results = [as_traced(leaf) for leaf in out_leaves]
     tc.finish_function(f, [r.value for r in results])

@@ -1,0 +1,595 @@
+"""Ordinary Python control flow on traced values, by source transformation.
+
+A compiled function (and every user function it calls) is rewritten, once, so that
+
+    if test: ...  else: ...          ->  carried = _rt.if_stmt(test, true_fn, false_fn, carried)
+    while test: ...                  ->  carried = _rt.while_stmt(cond_fn, body_fn, carried)
+    for i in range(a, b, c): ...     ->  carried = _rt.for_range((a, b, c), body_fn, carried)
+
+where ``carried`` are the variables the statement assigns that are read afterwards. At run
+time (that is, while tracing) each helper keeps Python's semantics when the test or the
+bounds are concrete (a ``for`` over a range of plain ints is unrolled), and emits
+``stablehlo.if`` / ``while`` through ``control_flow`` when they are traced. Statements whose
+bodies ``return``/``break``/``continue`` are left as they are, with a guard that raises a
+clear error naming the line if their test turns out to be traced.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import os
+import sys
+import textwrap
+import types
+import weakref
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import control_flow as cf
+from .errors import ConcretizationError, ReactantError
+from .traced import TracedRArray
+
+# -- the Undefined sentinel -------------------------------------------------------------------------
+
+
+class Undefined:
+    """The value of a variable that a traced statement could not define (e.g. assigned in only
+    one branch); any use raises an error naming it."""
+
+    __slots__ = ("name", "why")
+    __reactant_undefined__ = True
+
+    def __init__(self, name: str, why: str):
+        self.name = name
+        self.why = why
+
+    def _fail(self, *a, **k):
+        raise ReactantError(f"variable {self.name!r} is undefined here: {self.why}",
+                            hint="assign it before the if/loop (or in every branch)")
+
+    __getattr__ = __call__ = __getitem__ = __iter__ = __len__ = __bool__ = __float__ = __int__ = _fail
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _fail
+    __matmul__ = __rmatmul__ = __pow__ = __neg__ = __lt__ = __gt__ = __le__ = __ge__ = _fail
+    __array__ = __array_ufunc__ = __array_function__ = _fail
+
+    def __repr__(self) -> str:
+        return f"<undefined {self.name}>"
+
+
+def _undefined(name: str, why: str) -> Undefined:
+    return Undefined(name, why)
+
+
+def _is_undef(v) -> bool:
+    return type(v) is Undefined
+
+
+# -- runtime helpers called by transformed code ---------------------------------------------------
+class _Runtime:
+    """The object transformed code calls as ``_rt``."""
+
+    def __init__(self, keep_loops: bool):
+        self.keep_loops = keep_loops
+
+    # variable access -------------------------------------------------------------------------
+    @staticmethod
+    def ld(getter: Callable[[], Any], name: str) -> Any:
+        try:
+            return getter()
+        except NameError:  # UnboundLocalError too
+            return _undefined(name, "it is not assigned before this point")
+
+    # if ----------------------------------------------------------------------------------------
+    def if_stmt(self, test, true_fn, false_fn, init: tuple, names: tuple, where: str):
+        if not isinstance(test, TracedRArray):
+            return true_fn(*init) if test else false_fn(*init)
+        outs = {}
+
+        def branch(fn, label):
+            def run():
+                res = fn(*init)
+                outs[label] = res
+                return tuple(res)
+
+            run.__reactant_name__ = f"{label} branch"
+            code = fn.__code__  # errors name the branch's own line
+            run.__reactant_where__ = f"{os.path.abspath(code.co_filename)}:{code.co_firstlineno}"
+            return run
+
+        result = cf.cond(test, branch(true_fn, "true"), branch(false_fn, "false"))
+        out = []
+        for k, name in enumerate(names):
+            t_undef, f_undef = _is_undef(outs["true"][k]), _is_undef(outs["false"][k])
+            if t_undef and f_undef:
+                out.append(outs["true"][k])
+            elif t_undef or f_undef:
+                side = "false" if t_undef else "true"
+                raise ReactantError(
+                    f"variable {name!r} is assigned only in the {side} branch of the if at {where} (traced "
+                    "condition), and is used afterwards",
+                    hint=f"assign {name!r} before the if or in both branches",
+                )
+            else:
+                out.append(result[k])
+        return tuple(out)
+
+    # while -------------------------------------------------------------------------------------
+    def while_stmt(self, cond_fn, body_fn, init: tuple, names: tuple, where: str):
+        vals = tuple(init)
+        while True:  # Python semantics while the test is concrete
+            t = cond_fn(*vals)
+            if isinstance(t, TracedRArray):
+                break
+            if not t:
+                return vals
+            vals = tuple(body_fn(*vals))
+        return self._staged_loop(lambda v: cond_fn(*v), lambda v: tuple(body_fn(*v)), vals, names, where)
+
+    def _staged_loop(self, cond, body, vals, names, where):
+        undef = [k for k, v in enumerate(vals) if _is_undef(v)]
+        keep = [k for k in range(len(vals)) if k not in undef]
+        names_kept = [names[k] for k in keep]
+
+        def full(v):
+            out = list(vals)
+            for k, x in zip(keep, v):
+                out[k] = x
+            return tuple(out)
+
+        def body_kept(v):
+            res = body(full(v))
+            return tuple(res[k] for k in keep)
+
+        body_kept.__reactant_where__ = where
+
+        res = cf.while_loop(lambda v: cond(full(v)), body_kept, tuple(vals[k] for k in keep), names=names_kept)
+        out = list(full(res))
+        for k in undef:
+            out[k] = _undefined(names[k], f"it is assigned only inside the loop at {where}, whose condition is traced")
+        return tuple(out)
+
+    # for ---------------------------------------------------------------------------------------
+    def for_range(self, args: tuple, body_fn, init: tuple, names: tuple, where: str, target: str):
+        start, stop, step = _range_args(args)
+        traced = any(isinstance(a, TracedRArray) for a in (start, stop, step))
+        keep = self.keep_loops or any(isinstance(a, KeepLoop) for a in args)
+        if not traced and not keep:
+            vals = tuple(init)
+            i = _undefined(target, "the loop did not run")
+            for i in range(int(start), int(stop), int(step)):
+                vals = tuple(body_fn(i, *vals))
+            return vals + (i,)
+        if isinstance(step, TracedRArray):
+            raise ReactantError(f"a traced step in range() at {where} is not supported",
+                                hint="use a constant step")
+        step = int(step)
+        if step == 0:
+            raise ValueError("range() arg 3 must not be zero")
+        from . import ops
+        from .numpy_api.convert import as_traced
+
+        wide = any(isinstance(a, TracedRArray) and a.dtype.itemsize == 8 for a in (start, stop))
+        dt = np.dtype(np.int64 if wide else np.int32)
+        lo = ops.convert(as_traced(start), dt)
+        hi = ops.convert(as_traced(stop), dt)
+        # trip count max(0, ceil((hi - lo) / step)), then i = lo + k * step
+        span = ops.subtract(hi, lo)
+        if step < 0:
+            span = ops.negate(span)
+        a = abs(step)
+        n = ops.divide(ops.add(span, ops.constant(np.asarray(a - 1, dt))), ops.constant(np.asarray(a, dt)))
+        n = ops.maximum(n, ops.constant(np.asarray(0, dt)))
+        state0 = (ops.constant(np.asarray(0, dt)),) + tuple(init)
+        names0 = ("<loop counter>",) + tuple(names)
+
+        def cond(v):
+            return ops.compare(v[0], n, "LT")
+
+        def body(v):
+            k = v[0]
+            i = ops.add(lo, ops.multiply(k, ops.constant(np.asarray(step, dt))))
+            res = tuple(body_fn(i, *v[1:]))
+            return (ops.add(k, ops.constant(np.asarray(1, dt))),) + res
+
+        out = self._staged_loop(cond, body, state0, names0, where)
+        last = ops.add(lo, ops.multiply(ops.subtract(out[0], ops.constant(np.asarray(1, dt))),
+                                        ops.constant(np.asarray(step, dt))))
+        return tuple(out[1:]) + (last,)
+
+    # guards for statements left as they are ----------------------------------------------------
+    @staticmethod
+    def concrete_test(test, why: str, where: str):
+        if isinstance(test, TracedRArray):
+            raise ConcretizationError(
+                f"this {why} at {where} depends on a traced value",
+                hint="assign results to variables and return/break after the if/loop, or use "
+                "reactant.cond / reactant.while_loop",
+            )
+        return test
+
+    # calls ---------------------------------------------------------------------------------------
+    def call(self, fn):
+        return convert(fn, self.keep_loops, strict=False)
+
+
+class KeepLoop(int):
+    """``range(reactant.keep(n))``... marks a loop to be emitted as ``stablehlo.while``."""
+
+
+def _range_args(args: tuple):
+    if len(args) == 1:
+        return 0, args[0], 1
+    if len(args) == 2:
+        return args[0], args[1], 1
+    if len(args) == 3:
+        return args
+    raise TypeError(f"range expected 1 to 3 arguments, got {len(args)}")
+
+
+# -- analysis ---------------------------------------------------------------------------------------
+class _Names(ast.NodeVisitor):
+    """Names stored / loaded in a statement list, not descending into nested scopes."""
+
+    def __init__(self):
+        self.stored: list[str] = []
+        self.loaded: set[str] = set()
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Store):
+            if node.id not in self.stored:
+                self.stored.append(node.id)
+        else:
+            self.loaded.add(node.id)
+
+    def visit_FunctionDef(self, node):
+        if node.name not in self.stored:
+            self.stored.append(node.name)
+        for d in node.decorator_list + node.args.defaults + node.args.kw_defaults:
+            if d is not None:
+                self.visit(d)
+        self._free(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node):
+        if node.name not in self.stored:
+            self.stored.append(node.name)
+
+    def visit_Lambda(self, node):
+        self._free(node)
+
+    def _free(self, node):
+        # names a nested function reads from this scope count as loads
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                self.loaded.add(n.id)
+
+    def visit_ListComp(self, node):
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                self.loaded.add(n.id)
+
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+
+
+def _names(nodes) -> _Names:
+    v = _Names()
+    for n in nodes if isinstance(nodes, list) else [nodes]:
+        v.visit(n)
+    return v
+
+
+class _Escapes(ast.NodeVisitor):
+    """Whether a statement list returns/breaks/continues/yields out of a converted body."""
+
+    def __init__(self, loop_level: bool):
+        self.found: str | None = None
+        self.in_loop = 0
+        self.loop_level = loop_level
+
+    def visit_Return(self, node):
+        self.found = self.found or "return"
+
+    def visit_Yield(self, node):
+        self.found = self.found or "yield"
+
+    visit_YieldFrom = visit_Await = visit_Yield
+
+    def visit_Break(self, node):
+        if not self.in_loop:
+            self.found = self.found or "break"
+
+    def visit_Continue(self, node):
+        if not self.in_loop:
+            self.found = self.found or "continue"
+
+    def visit_Global(self, node):
+        self.found = self.found or "global statement"
+
+    visit_Nonlocal = visit_Global
+
+    def _loop(self, node):
+        self.in_loop += 1
+        self.generic_visit(node)
+        self.in_loop -= 1
+
+    visit_For = visit_While = visit_AsyncFor = _loop
+
+    def visit_FunctionDef(self, node):
+        pass
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
+
+
+def _escape(nodes) -> str | None:
+    v = _Escapes(False)
+    for n in nodes:
+        v.visit(n)
+    return v.found
+
+
+# -- the transformer --------------------------------------------------------------------------------
+class _Transformer:
+    def __init__(self, filename: str):
+        self.filename = filename
+        self.counter = 0
+
+    def where(self, node) -> str:
+        return f"{self.filename}:{node.lineno}"
+
+    def fresh(self, kind: str) -> str:
+        self.counter += 1
+        return f"__rt_{kind}_{self.counter}"
+
+    def block(self, stmts: list, live_after: set) -> list:
+        out: list = []
+        live = set(live_after)
+        for stmt in reversed(stmts):
+            new = self.stmt(stmt, live)
+            out[:0] = new
+            live |= _names(stmt).loaded
+        return out
+
+    def stmt(self, node, live: set) -> list:
+        if isinstance(node, ast.If):
+            return self.if_(node, live)
+        if isinstance(node, ast.While):
+            return self.while_(node, live)
+        if isinstance(node, ast.For):
+            return self.for_(node, live)
+        if isinstance(node, (ast.With, ast.AsyncWith, ast.Try, ast.TryStar)):
+            for field in ("body", "orelse", "finalbody"):
+                if getattr(node, field, None):
+                    setattr(node, field, self.block(getattr(node, field), live))
+            if hasattr(node, "handlers"):
+                for h in node.handlers:
+                    h.body = self.block(h.body, live)
+            return [self.calls(node)]
+        return [self.calls(node)]
+
+    # calls to user functions go through _rt.call so they get converted too
+    def calls(self, node):
+        return _CallRewriter().visit(node)
+
+    def _guard(self, node, why):
+        node.test = ast.Call(func=_attr("concrete_test"), args=[self.calls(node.test), ast.Constant(why),
+                                                                   ast.Constant(self.where(node))], keywords=[])
+
+    def if_(self, node: ast.If, live: set) -> list:
+        escape = _escape(node.body + node.orelse)
+        if escape:
+            self._guard(node, f"if containing {escape}")
+            node.body = self.block(node.body, live)
+            node.orelse = self.block(node.orelse, live)
+            return [node]
+        assigned = [n for n in _names(node.body + node.orelse).stored if n in live]
+        body = self.block(node.body, live)
+        orelse = self.block(node.orelse, live)
+        tname, fname = self.fresh("if_true"), self.fresh("if_false")
+        tdef = _func(tname, assigned, body, assigned, node)
+        fdef = _func(fname, assigned, orelse, assigned, node.orelse[0] if node.orelse else node)
+        call = ast.Call(func=_attr("if_stmt"),
+                        args=[self.calls(node.test), ast.Name(tname, ast.Load()), ast.Name(fname, ast.Load()),
+                              _loads(assigned), _strs(assigned), ast.Constant(self.where(node))], keywords=[])
+        return [tdef, fdef, _assign(assigned, call, node)]
+
+    def while_(self, node: ast.While, live: set) -> list:
+        escape = _escape(node.body) or ("else clause" if node.orelse else None)
+        if escape:
+            self._guard(node, f"while loop containing {escape}")
+            node.body = self.block(node.body, live | _names(node).loaded)
+            return [node]
+        inner_live = live | _names(node.body).loaded | _names(node.test).loaded
+        assigned = [n for n in _names(node.body).stored if n in inner_live]
+        body = self.block(node.body, inner_live)
+        cname, bname = self.fresh("while_cond"), self.fresh("while_body")
+        cdef = _func(cname, assigned, [], None, node, ret_expr=self.calls(node.test))
+        bdef = _func(bname, assigned, body, assigned, node)
+        call = ast.Call(func=_attr("while_stmt"),
+                        args=[ast.Name(cname, ast.Load()), ast.Name(bname, ast.Load()), _loads(assigned),
+                              _strs(assigned), ast.Constant(self.where(node))], keywords=[])
+        return [cdef, bdef, _assign(assigned, call, node)]
+
+    def for_(self, node: ast.For, live: set) -> list:
+        is_range = (isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name)
+                    and node.iter.func.id == "range" and not node.iter.keywords
+                    and isinstance(node.target, ast.Name))
+        escape = _escape(node.body) or ("else clause" if node.orelse else None)
+        if not is_range or escape:
+            node.iter = self.calls(node.iter)
+            node.body = self.block(node.body, live | _names(node).loaded)
+            if is_range and escape:  # traced bounds would fail in range(): say why
+                node.iter.args = [ast.Call(func=_attr("concrete_test"),
+                                           args=[a, ast.Constant(f"range() bound of a for loop containing {escape}"),
+                                                 ast.Constant(self.where(node))], keywords=[])
+                                  for a in node.iter.args]
+            return [node]
+        target = node.target.id
+        inner_live = live | _names(node.body).loaded
+        assigned = [n for n in _names(node.body).stored if n in inner_live and n != target]
+        body = self.block(node.body, inner_live)
+        bname = self.fresh("for_body")
+        bdef = _func(bname, [target] + assigned, body, assigned, node)
+        call = ast.Call(func=_attr("for_range"),
+                        args=[ast.Tuple([self.calls(a) for a in node.iter.args], ast.Load()),
+                              ast.Name(bname, ast.Load()), _loads(assigned), _strs(assigned),
+                              ast.Constant(self.where(node)), ast.Constant(target)], keywords=[])
+        return [bdef, _assign(assigned + [target], call, node)]
+
+
+class _CallRewriter(ast.NodeTransformer):
+    """``f(...)`` -> ``_rt.call(f)(...)`` (not into nested function bodies)."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in ("range", "super", "locals", "globals", "vars"):
+            return node
+        node.func = ast.Call(func=_attr("call"), args=[node.func], keywords=[])
+        return node
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
+
+
+_TYPE_PARAMS = {"type_params": []} if sys.version_info >= (3, 12) else {}
+
+
+def _attr(name: str) -> ast.expr:
+    return ast.Attribute(value=ast.Name("__reactant_rt__", ast.Load()), attr=name, ctx=ast.Load())
+
+
+def _strs(names: Sequence[str]) -> ast.expr:
+    return ast.Tuple([ast.Constant(n) for n in names], ast.Load())
+
+
+def _loads(names: Sequence[str]) -> ast.expr:
+    return ast.Tuple([ast.Call(func=_attr("ld"), args=[ast.Lambda(args=_noargs(), body=ast.Name(n, ast.Load())),
+                                                       ast.Constant(n)], keywords=[]) for n in names], ast.Load())
+
+
+def _noargs() -> ast.arguments:
+    return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                         defaults=[])
+
+
+def _func(name: str, params: Sequence[str], body: list, returns: Sequence[str] | None, where,
+          ret_expr: ast.expr | None = None) -> ast.FunctionDef:
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params], vararg=None, kwonlyargs=[],
+                         kw_defaults=[], kwarg=None, defaults=[])
+    ret = ret_expr if ret_expr is not None else ast.Tuple([ast.Name(n, ast.Load()) for n in returns], ast.Load())
+    fn = ast.FunctionDef(name=name, args=args, body=list(body) + [ast.Return(ret)], decorator_list=[],
+                         returns=None, **_TYPE_PARAMS)
+    return ast.copy_location(fn, where)
+
+
+def _assign(names: Sequence[str], value: ast.expr, where) -> ast.stmt:
+    if not names:
+        return ast.copy_location(ast.Expr(value), where)
+    target = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
+    return ast.copy_location(ast.Assign(targets=[target], value=value), where)
+
+
+# -- converting functions ---------------------------------------------------------------------------
+_SKIP_DIRS = tuple({os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+                    for m in (np, os, ast)} | {sys.prefix + os.sep + "lib", os.path.dirname(__file__) + os.sep})
+_cache: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+
+
+def _convertible(fn) -> bool:
+    if not isinstance(fn, types.FunctionType) or fn.__name__ == "<lambda>":
+        return False
+    code = fn.__code__
+    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+        return False
+    f = os.path.abspath(code.co_filename)
+    if f.startswith("<") or "site-packages" in f or f.startswith(_SKIP_DIRS) or _is_reactant(f):
+        return False
+    return True
+
+
+def _is_reactant(path: str) -> bool:
+    mod = sys.modules.get("reactant")
+    if mod is None:
+        return False
+    roots = {os.path.dirname(os.path.abspath(mod.__file__))}
+    for name in ("reactant.tracing", "reactant.optimize", "reactant.sharding"):
+        m = sys.modules.get(name)
+        if m is not None:
+            roots.add(os.path.dirname(os.path.abspath(m.__file__)))
+    return any(path.startswith(r + os.sep) for r in roots)
+
+
+def convert(fn: Any, keep_loops: bool = False, *, strict: bool = True) -> Any:
+    """The converted version of a user function (itself when it cannot or need not be)."""
+    if isinstance(fn, types.MethodType):
+        conv = convert(fn.__func__, keep_loops, strict=strict)
+        return fn if conv is fn.__func__ else types.MethodType(conv, fn.__self__)
+    if isinstance(fn, functools.partial):
+        conv = convert(fn.func, keep_loops, strict=strict)
+        return fn if conv is fn.func else functools.partial(conv, *fn.args, **fn.keywords)
+    if not _convertible(fn):
+        return fn
+    per = _cache.setdefault(fn, {})
+    got = per.get(keep_loops)
+    if got is None:
+        try:
+            got = _convert(fn, keep_loops)
+        except (OSError, TypeError, SyntaxError, IndentationError):
+            got = fn  # no source available: run it as it is
+        per[keep_loops] = got
+    return got
+
+
+def _convert(fn: types.FunctionType, keep_loops: bool) -> types.FunctionType:
+    src = textwrap.dedent(inspect.getsource(fn))
+    tree = ast.parse(src)
+    fdef = tree.body[0]
+    if not isinstance(fdef, ast.FunctionDef):
+        return fn
+    ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
+    filename = fn.__code__.co_filename
+    fdef.decorator_list = []
+    tr = _Transformer(os.path.abspath(filename))
+    fdef.body = tr.block(fdef.body, set())
+    if tr.counter == 0 and not _has_calls(fdef):
+        return fn
+    freevars = fn.__code__.co_freevars
+    factory = ast.FunctionDef(
+        name="__reactant_factory__",
+        args=ast.arguments(posonlyargs=[], args=[ast.arg("__reactant_rt__")] + [ast.arg(v) for v in freevars],
+                           vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=[fdef, ast.Return(ast.Name(fdef.name, ast.Load()))], decorator_list=[], returns=None, **_TYPE_PARAMS)
+    ast.copy_location(factory, fdef)
+    module = ast.Module(body=[factory], type_ignores=[])
+    ast.fix_missing_locations(module)
+    code = compile(module, filename, "exec")
+    ns: dict = {}
+    exec(code, fn.__globals__, ns)
+    cells = []
+    for c in fn.__closure__ or ():
+        try:
+            cells.append(c.cell_contents)
+        except ValueError:
+            cells.append(_undefined("<closure>", "a closure variable that is not yet assigned"))
+    new = ns["__reactant_factory__"](_Runtime(keep_loops), *cells)
+    new.__defaults__ = fn.__defaults__
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__wrapped__ = fn
+    functools.update_wrapper(new, fn, updated=())
+    return new
+
+
+def _has_calls(fdef) -> bool:
+    return any(isinstance(n, ast.Call) for n in ast.walk(fdef))
+
+
+def keep(n):
+    """``for i in range(reactant.keep(n))``: emit this loop as a ``stablehlo.while`` even though
+    its bounds are plain ints (instead of unrolling it)."""
+    return KeepLoop(n)
+

@@ -1,0 +1,480 @@
+"""Structured control flow: ``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``.
+
+Inside a trace they emit ``stablehlo.if`` / ``case`` / ``while`` whose regions are traced
+from the Python callables; on concrete values (a Python bool, a device array outside a
+trace) they simply run the Python code.
+
+Regions capture values of the enclosing trace directly. In-place updates of outer traced
+arrays made inside a branch or a loop body (``x[i] = v``) are detected through the trace's
+mutation log and become extra results (branches) or extra loop-carried values (loops), so
+they are visible after the construct exactly as in Python.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from . import ops
+from .context import active, current
+from .dtypes import result_type
+from .errors import DTypeError, ShapeError, describe
+from .numpy_api.convert import PY_SCALARS, as_traced, broadcast_to, dtype_for_promotion
+from .pytree import flatten, unflatten
+from .traced import TracedRArray, TracedRNumber, rebind, wrap
+
+_BOOL = np.dtype(np.bool_)
+
+
+# -- helpers ------------------------------------------------------------------------------------
+def _leaves(x):
+    return flatten(x, is_leaf=lambda v: isinstance(v, (TracedRArray, np.ndarray)))
+
+
+def _any_traced(*trees) -> bool:
+    for t in trees:
+        leaves, _ = _leaves(t)
+        if any(isinstance(v, TracedRArray) for v in leaves):
+            return True
+    return False
+
+
+def _where_defined(fn) -> str:
+    where = getattr(fn, "__reactant_where__", None)
+    if where is not None:
+        return where
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return repr(fn)
+    return f"{os.path.abspath(code.co_filename)}:{code.co_firstlineno}"
+
+
+def _fn_name(fn) -> str:
+    return getattr(fn, "__reactant_name__", None) or getattr(fn, "__name__", "fn")
+
+
+def _inside(value: ir.Value, op: ir.Operation) -> bool:
+    """Whether ``value`` is defined inside one of ``op``'s regions."""
+    owner = value.owner
+    o = owner.owner if isinstance(owner, ir.Block) else owner.operation
+    while o is not None:
+        if o == op:
+            return True
+        o = o.parent
+    return False
+
+
+def _outer_mutations(tc, mark: int, op: ir.Operation) -> dict:
+    """Tracers created outside ``op`` that were rebound since ``mark``: {id: (tracer, value
+    before)}; afterwards the tracers are restored and the log truncated to ``mark``."""
+    found: dict[int, tuple[TracedRArray, ir.Value]] = {}
+    for t, old in tc.mutations[mark:]:
+        if id(t) not in found:
+            found[id(t)] = (t, old)
+    outer = {k: v for k, v in found.items() if not _inside(v[1], op)}
+    return outer
+
+
+def _restore(tc, mark: int) -> None:
+    """Undo rebindings logged since ``mark`` (latest first) and drop them from the log."""
+    for t, old in reversed(tc.mutations[mark:]):
+        t.value = old
+    del tc.mutations[mark:]
+
+
+def _holder(n_regions: int) -> ir.Operation:
+    """A scratch op whose regions receive traced blocks until the real op can be created."""
+    tc = current()
+    return ir.Operation.create("reactant.scratch", results=[], operands=[], regions=n_regions,
+                               loc=tc.location(), ip=tc.ip)
+
+
+def _return(values: Sequence[TracedRArray]) -> None:
+    tc = current()
+    ir.Operation.create("stablehlo.return", operands=[v.value for v in values], loc=tc.location(), ip=tc.ip)
+
+
+def _scalar_pred(pred, what: str) -> TracedRArray:
+    p = as_traced(pred)
+    if p.shape != ():
+        raise ShapeError(f"{what} needs a scalar predicate, got {describe(p)}",
+                         hint="reduce it first, e.g. with np.any / np.all")
+    if p.dtype != _BOOL:
+        p = ops.compare(p, ops.full((), 0, p.dtype), "NE")
+    return p
+
+
+# -- cond / switch --------------------------------------------------------------------------------
+def cond(pred, true_fn: Callable, false_fn: Callable, *operands) -> Any:
+    """``true_fn(*operands) if pred else false_fn(*operands)``; a ``stablehlo.if`` when
+    ``pred`` is traced."""
+    if not isinstance(pred, TracedRArray):
+        return true_fn(*operands) if bool(pred) else false_fn(*operands)
+    p = _scalar_pred(pred, "cond")
+    return _branches("stablehlo.if", p, [true_fn, false_fn], operands)
+
+
+def switch(index, branches: Sequence[Callable], *operands) -> Any:
+    """``branches[index](*operands)`` with ``index`` clamped into range (as XLA does); a
+    ``stablehlo.case`` when ``index`` is traced."""
+    branches = list(branches)
+    if not branches:
+        raise ValueError("switch needs at least one branch")
+    if not isinstance(index, TracedRArray):
+        i = int(np.clip(int(np.asarray(index)), 0, len(branches) - 1))
+        return branches[i](*operands)
+    idx = as_traced(index)
+    if idx.shape != () or idx.dtype.kind not in "iu":
+        raise DTypeError(f"switch needs a scalar integer index, got {describe(idx)}")
+    idx = ops.convert(idx, np.int32)
+    n = len(branches)
+    idx = ops.clamp(ops.constant(np.int32(0)), idx, ops.constant(np.int32(n - 1)))
+    if n == 1:
+        return branches[0](*operands)
+    return _branches("stablehlo.case", idx, branches, operands)
+
+
+def _branches(opname: str, selector: TracedRArray, fns: list[Callable], operands) -> Any:
+    tc = current()
+    holder = _holder(len(fns))
+    traced = []  # per branch: (block, leaves, tree, mutated {id: (tracer, value_in_branch)})
+    mutated_order: list[TracedRArray] = []
+    before: dict[int, ir.Value] = {}
+    for k, fn in enumerate(fns):
+        block = holder.regions[k].blocks.append()
+        mark = len(tc.mutations)
+        with tc.insert_into(block):
+            res = fn(*operands)
+        leaves, tree = _leaves(res)
+        outer = _outer_mutations(tc, mark, holder)
+        inside_vals = {}
+        for key, (t, old) in outer.items():
+            inside_vals[key] = t.value
+            if key not in before:
+                before[key] = old
+                mutated_order.append(t)
+        _restore(tc, mark)
+        traced.append((block, leaves, tree, inside_vals, fn))
+    # unify result structures and types
+    tree0 = traced[0][2]
+    for block, leaves, tree, _, fn in traced[1:]:
+        if tree != tree0:
+            raise ShapeError(
+                f"branches return different structures: {tree0} ({_where_defined(traced[0][4])}) vs "
+                f"{tree} ({_where_defined(fn)})")
+    n_leaves = len(traced[0][1])
+    out_kinds: list[Any] = []  # per leaf: ("static", value) or (shape, dtype)
+    for p in range(n_leaves):
+        col = [t[1][p] for t in traced]
+        out_kinds.append(_unify(col, [t[4] for t in traced], p))
+    result_specs = [k for k in out_kinds if k[0] != "static"]
+    result_specs += [(t.shape, t.dtype) for t in mutated_order]
+    for block, leaves, tree, inside_vals, fn in traced:
+        with tc.insert_into(block):
+            vals = []
+            for leaf, kind in zip(leaves, out_kinds):
+                if kind[0] == "static":
+                    continue
+                v = as_traced(leaf, kind[1]) if not isinstance(leaf, TracedRArray) else leaf
+                vals.append(broadcast_to(v, kind[0]) if v.shape != kind[0] else v)
+            for t in mutated_order:
+                v = inside_vals.get(id(t), before[id(t)])
+                vals.append(wrap(v, t.shape, t.dtype))
+            _return(vals)
+    op = ir.Operation.create(opname, results=[tc.tensor_type(s, d) for s, d in result_specs],
+                             operands=[selector.value], regions=len(fns), loc=tc.location(), ip=tc.ip)
+    for k, (block, *_rest) in enumerate(traced):
+        block.append_to(op.regions[k])
+    holder.erase()
+    outs = [wrap(r, s, d) for r, (s, d) in zip(op.results, result_specs)]
+    it = iter(outs[:len(outs) - len(mutated_order)])
+    leaves = [k[1] if k[0] == "static" else next(it) for k in out_kinds]
+    for t, new in zip(mutated_order, outs[len(outs) - len(mutated_order):]):
+        rebind(t, new)
+    return unflatten(tree0, leaves)
+
+
+def _unify(col: list, fns: list, p: int):
+    """The common result type of one output leaf across branches (weak Python numbers adopt
+    the traced branches' dtype); a static value when every branch returns the same one."""
+    undefined = [c for c in col if getattr(c, "__reactant_undefined__", False)]
+    if undefined:  # a variable some branch does not define: the caller reports it
+        return ("static", undefined[0])
+    traced = [(x, f) for x, f in zip(col, fns) if isinstance(x, TracedRArray)]
+    if not traced:
+        if all(_same_static(col[0], c) for c in col[1:]):
+            return ("static", col[0])
+        if all(type(c) in PY_SCALARS or isinstance(c, (np.ndarray, np.generic)) for c in col):
+            dt = result_type(*[dtype_for_promotion(c) for c in col])
+            shape = np.broadcast_shapes(*[np.shape(c) for c in col])
+            return (tuple(shape), dt)
+        raise ShapeError(f"branch output {p} differs between branches and is not an array: {col!r}")
+    x0, f0 = traced[0]
+    for x, f in traced[1:]:
+        if x.shape != x0.shape or x.dtype != x0.dtype:
+            raise ShapeError(
+                f"branches return different types for output {p}: {describe(x0)} "
+                f"({_fn_name(f0)} at {_where_defined(f0)}) vs {describe(x)} ({_fn_name(f)} at {_where_defined(f)})",
+                hint="make both branches return the same shapes and dtypes (e.g. with .astype)",
+            )
+    for c, f in zip(col, fns):
+        if not isinstance(c, TracedRArray):
+            if type(c) not in PY_SCALARS and not isinstance(c, (np.ndarray, np.generic)):
+                raise ShapeError(f"branch {_fn_name(f)} returns {type(c).__name__} where another returns an array")
+            if np.shape(c) not in ((), x0.shape) and np.broadcast_shapes(np.shape(c), x0.shape) != x0.shape:
+                raise ShapeError(f"branch {_fn_name(f)} returns shape {np.shape(c)} where another returns "
+                                 f"{describe(x0)}")
+    return (x0.shape, x0.dtype)
+
+
+def _same_static(a, b) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))
+    try:
+        return bool(a == b)
+    except Exception:
+        return a is b
+
+
+# -- loops ----------------------------------------------------------------------------------------
+def while_loop(cond_fn: Callable, body_fn: Callable, init: Any, *, names: Sequence[str] | None = None) -> Any:
+    """``while cond_fn(x): x = body_fn(x)``; a ``stablehlo.while`` when anything is traced.
+    ``init`` is a pytree (the loop-carried values); Python numbers in it are carried as
+    weakly typed scalars."""
+    if not _any_traced(init):
+        x = init
+        while True:
+            c = cond_fn(x)
+            if isinstance(c, TracedRArray):  # the condition became traced: stage from here
+                return _while(cond_fn, body_fn, x, names)
+            if not bool(c):
+                return x
+            x = body_fn(x)
+    return _while(cond_fn, body_fn, init, names)
+
+
+def _while(cond_fn, body_fn, init, names):
+    tc = current()
+    leaves, tree = _leaves(init)
+    # carried: traced leaves and numbers; anything else is static and must stay unchanged
+    carried = [i for i, v in enumerate(leaves) if isinstance(v, TracedRArray)
+               or type(v) in PY_SCALARS or isinstance(v, (np.ndarray, np.generic))]
+    specs = {}
+    for i in carried:
+        v = leaves[i]
+        t = v if isinstance(v, TracedRArray) else as_traced(v)
+        weak = (type(v) in PY_SCALARS) or (isinstance(v, TracedRNumber) and v.weak)
+        specs[i] = (t.shape, t.dtype, weak)
+    extra: list[TracedRArray] = []  # outer tracers updated in the body: carried too
+    for _attempt in range(8):
+        result = _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, names)
+        if result[0] == "done":
+            return result[1]
+        kind, payload = result
+        if kind == "extra":
+            extra += payload
+        elif kind == "promote":
+            specs.update(payload)
+    raise RuntimeError("internal error: loop carry types did not settle")
+
+
+def _name(names, tree, i) -> str:
+    if names and i < len(names):
+        return repr(names[i])
+    return f"carry leaf {i}"
+
+
+def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, names):
+    init_vals = []
+    for i in carried:
+        shape, dt, weak = specs[i]
+        v = leaves[i]
+        t = ops.convert(as_traced(v), dt) if not (isinstance(v, TracedRArray) and v.dtype == dt) else v
+        init_vals.append(t)
+    init_vals += extra
+    types = [(t.shape, t.dtype) for t in init_vals]
+    op = ir.Operation.create("stablehlo.while", results=[tc.tensor_type(s, d) for s, d in types],
+                             operands=[t.value for t in init_vals], regions=2, loc=tc.location(), ip=tc.ip)
+    mark = len(tc.mutations)
+    saved_extra = [t.value for t in extra]
+
+    def region_args(block):
+        args = list(block.arguments)
+        vals = list(leaves)
+        for k, i in enumerate(carried):
+            shape, dt, weak = specs[i]
+            t = wrap(args[k], shape, dt)
+            if isinstance(t, TracedRNumber):
+                t.weak = weak
+            vals[i] = t
+        for t, a in zip(extra, args[len(carried):]):
+            t.value = a  # outer tracers read the carried value inside the region
+        return unflatten(tree, vals)
+
+    def fail():
+        for t, v in zip(extra, saved_extra):
+            t.value = v
+        _restore(tc, mark)
+        op.erase()
+
+    # condition
+    cblock = op.regions[0].blocks.append(*[tc.tensor_type(s, d) for s, d in types])
+    with tc.insert_into(cblock):
+        c = cond_fn(region_args(cblock))
+        if not isinstance(c, TracedRArray) and not isinstance(c, (bool, np.bool_)):
+            c = bool(c)
+        pred = _scalar_pred(c, "while")
+        _return([pred])
+    # body
+    bblock = op.regions[1].blocks.append(*[tc.tensor_type(s, d) for s, d in types])
+    with tc.insert_into(bblock):
+        new = body_fn(region_args(bblock))
+        new_leaves, new_tree = _leaves(new)
+        if new_tree != tree:
+            fail()
+            raise ShapeError(f"the loop body returns a different structure: {new_tree} instead of {tree}",
+                             hint=f"loop body defined at {_where_defined(body_fn)}")
+        outer = _outer_mutations(tc, mark, op)
+        new_extra = [t for key, (t, old) in outer.items() if all(t is not e for e in extra)]
+        if new_extra:
+            fail()
+            return ("extra", new_extra)
+        promote = {}
+        vals = []
+        for i, (old, nv) in enumerate(zip(leaves, new_leaves)):
+            if i not in specs:
+                if not _same_static(old, nv):
+                    fail()
+                    raise ShapeError(f"loop carry {_name(names, tree, i)} is not an array and changes in the "
+                                     f"body ({old!r} -> {nv!r})")
+                continue
+            shape, dt, weak = specs[i]
+            t = nv if isinstance(nv, TracedRArray) else None
+            if t is None:
+                t = as_traced(nv, dt) if type(nv) in PY_SCALARS else as_traced(nv)
+            if t.shape != shape or t.dtype != dt:
+                if weak and t.shape == shape and _weak_promotes_to(dt, t.dtype):
+                    promote[i] = (shape, t.dtype, False)
+                    continue
+                if t.shape == shape and np.can_cast(t.dtype, dt, casting="same_kind") and (
+                        isinstance(nv, TracedRNumber) and nv.weak or type(nv) in PY_SCALARS):
+                    t = ops.convert(t, dt)
+                else:
+                    fail()
+                    raise DTypeError(
+                        f"loop carry {_name(names, tree, i)} changes from {dt}{list(shape)} to "
+                        f"{t.dtype}{list(t.shape)} in the loop body",
+                        hint=f"give it its final dtype/shape before the loop (body at {_where_defined(body_fn)})",
+                    )
+            vals.append(t)
+        if promote:
+            fail()
+            return ("promote", promote)
+        for t in extra:
+            vals.append(wrap(t.value, t.shape, t.dtype))
+        _return(vals)
+    # the loop's results: carried leaves and the updated outer tracers
+    del tc.mutations[mark:]
+    for t, v in zip(extra, saved_extra):
+        t.value = v
+    results = [wrap(r, s, d) for r, (s, d) in zip(op.results, types)]
+    out = list(leaves)
+    for k, i in enumerate(carried):
+        r = results[k]
+        if isinstance(r, TracedRNumber):
+            r.weak = specs[i][2]
+        out[i] = r
+    for t, r in zip(extra, results[len(carried):]):
+        rebind(t, r)
+    return ("done", unflatten(tree, out))
+
+
+def _weak_promotes_to(weak_dtype: np.dtype, dtype: np.dtype) -> bool:
+    """Whether a Python number carried as ``weak_dtype`` takes ``dtype`` under NEP 50."""
+    py = {"b": bool, "i": int, "u": int, "f": float, "c": complex}[weak_dtype.kind]
+    return result_type(py, dtype) == dtype
+
+
+def fori_loop(lower, upper, body_fn: Callable, init: Any) -> Any:
+    """``for i in range(lower, upper): x = body_fn(i, x)``; a ``stablehlo.while`` inside a
+    trace (bounds may be traced); a Python loop outside."""
+    if not _any_traced(init) and not isinstance(lower, TracedRArray) and not isinstance(upper, TracedRArray) \
+            and active() is None:
+        x = init
+        for i in range(int(lower), int(upper)):
+            x = body_fn(i, x)
+        return x
+    dt = np.dtype(np.int64) if any(isinstance(b, TracedRArray) and b.dtype.itemsize == 8
+                                   for b in (lower, upper)) else np.dtype(np.int32)
+    lo = ops.convert(as_traced(lower), dt) if isinstance(lower, TracedRArray) else ops.constant(np.asarray(lower, dt))
+    hi = ops.convert(as_traced(upper), dt) if isinstance(upper, TracedRArray) else ops.constant(np.asarray(upper, dt))
+
+    def c(state):
+        i, _, h = state
+        return ops.compare(i, h, "LT")
+
+    def b(state):
+        i, x, h = state
+        return (ops.add(i, ops.full((), 1, dt)), body_fn(i, x), h)
+
+    _, x, _ = _while(c, b, (lo, init, hi), None)
+    return x
+
+
+def scan(f: Callable, init: Any, xs: Any, length: int | None = None) -> tuple[Any, Any]:
+    """``carry, y = f(carry, x)`` over the leading axis of ``xs`` (a pytree, or None with
+    ``length``); returns ``(carry, ys)`` with the ``y``s stacked. One ``stablehlo.while``."""
+    x_leaves, x_tree = _leaves(xs)
+    xt = [as_traced(x) for x in x_leaves]
+    n = length if length is not None else (xt[0].shape[0] if xt else None)
+    if n is None:
+        raise ValueError("scan needs xs or length")
+    for x in xt:
+        if x.shape[:1] != (n,):
+            raise ShapeError(f"scan: every xs leaf needs leading dimension {n}, got {describe(x)}")
+
+    def x_at(i):
+        if not xt:
+            return None
+        parts = []
+        for x in xt:
+            zero = ops.constant(np.asarray(0, i.dtype))
+            s = ops.dynamic_slice(x, [i] + [zero] * (x.ndim - 1), (1,) + x.shape[1:])
+            parts.append(ops.reshape(s, x.shape[1:]))
+        return unflatten(x_tree, parts)
+
+    # the ys' types: trace f once in a scratch region and throw it away
+    tc = current()
+    holder = _holder(1)
+    mark = len(tc.mutations)
+    c_leaves, c_tree = _leaves(init)
+    blk = holder.regions[0].blocks.append(tc.tensor_type((), np.dtype(np.int32)))
+    with tc.insert_into(blk):
+        _, y = f(init, x_at(wrap(blk.arguments[0], (), np.dtype(np.int32))))
+        y_leaves, y_tree = _leaves(y)
+        y_specs = [(as_traced(v).shape, as_traced(v).dtype) for v in y_leaves]
+    _restore(tc, mark)
+    holder.erase()
+    ys0 = [ops.full((n,) + s, 0, d) for s, d in y_specs]
+
+    def body(i, state):
+        carry, ys = state
+        carry, y = f(carry, x_at(i))
+        yl, yt = _leaves(y)
+        if yt != y_tree:
+            raise ShapeError("scan: f returns differently structured y's across iterations")
+        out = []
+        for acc, v in zip(ys, yl):
+            v = as_traced(v, acc.dtype)
+            zero = ops.constant(np.asarray(0, i.dtype))
+            out.append(ops.dynamic_update_slice(acc, ops.reshape(v, (1,) + v.shape), [i] + [zero] * v.ndim))
+        return carry, out
+
+    carry, ys = fori_loop(0, n, body, (init, ys0))
+    return carry, unflatten(y_tree, ys)
+
