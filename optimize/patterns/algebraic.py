@@ -428,6 +428,15 @@ def div_neg_one(op, rw):
     return False
 
 
+def _tiny(dt) -> float:
+    """The smallest normal number of a float dtype (bfloat16 included)."""
+    if dt.name == "bfloat16":
+        import ml_dtypes
+
+        return float(ml_dtypes.finfo(dt).tiny)
+    return float(np.finfo(dt).tiny)
+
+
 def _reciprocal_splat(op, exact_only: bool):
     x, c = op.operands
     if not _is_float(x):
@@ -443,7 +452,7 @@ def _reciprocal_splat(op, exact_only: bool):
         return None
     with np.errstate(all="ignore"):
         r = (np.array(1.0, dtype=np.float64) / cv.astype(np.float64)).astype(dt)
-    if not np.isfinite(r) or abs(float(r)) < float(np.finfo(dt).tiny):
+    if not np.isfinite(r) or abs(float(r)) < _tiny(dt):
         return None  # 1/c overflows or is subnormal: x*(1/c) would not round like x/c
     if exact_only:
         m, _ = np.frexp(float(cv))

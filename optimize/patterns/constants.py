@@ -186,11 +186,8 @@ def _divide(a, b):
         return a / b
     if a.dtype == np.bool_ or not _int_div_ok(a, b):
         return None
-    q = np.abs(a.astype(np.int64) if a.dtype.kind == "i" else a) // np.abs(
-        b.astype(np.int64) if b.dtype.kind == "i" else b)
-    if a.dtype.kind == "i":
-        q = np.where((a < 0) != (b < 0), -q, q)
-    return q.astype(a.dtype)
+    q, r = np.floor_divide(a, b), np.remainder(a, b)  # floor division: adjust to truncation
+    return np.where((r != 0) & ((a < 0) != (b < 0)), q + 1, q).astype(a.dtype)
 
 
 def _remainder(a, b):

@@ -171,6 +171,8 @@ def assert_same_results(before, after, *, rtol=1e-5, atol=1e-6, what="", zero_si
     assert len(before) == len(after), what
     for i, (x, y) in enumerate(zip(before, after)):
         assert x.shape == y.shape and x.dtype == y.dtype, (what, i, x.shape, y.shape, x.dtype, y.dtype)
+        if x.dtype.name == "bfloat16":
+            x, y = x.astype(np.float32), y.astype(np.float32)
         if x.dtype.kind in "fc":
             np.testing.assert_allclose(y, x, rtol=rtol, atol=atol, equal_nan=True,
                                        err_msg=f"{what} result {i}")
