@@ -100,7 +100,7 @@ class Marker:
         return r
 
 
-def build(jax_text: str, markers: list[Marker], ctx=None, loc=None) -> ir.Module:
+def build(jax_text: str, markers: list[Marker], ctx=None, loc=None, name="f") -> ir.Module:
     """A module with the JAX function as private ``@f`` and a ``@main`` applying ``markers``
     (main's arguments are all markers' operands in order; its results all their results)."""
     ctx = ctx or make_context()
@@ -108,7 +108,7 @@ def build(jax_text: str, markers: list[Marker], ctx=None, loc=None) -> ir.Module
         m = ir.Module.parse(jax_text)
         funcs = _funcs(m)
         f = funcs["main"]
-        f.attributes["sym_name"] = ir.StringAttr.get("f")
+        f.attributes["sym_name"] = ir.StringAttr.get(name)
         f.attributes["sym_visibility"] = ir.StringAttr.get("private")
         for k in ("arg_attrs", "res_attrs"):
             if k in f.attributes:
@@ -213,9 +213,10 @@ def check_function(f, args, *, active=None, rtol=1e-9, atol=1e-11, fd_rtol=1e-5,
         if fd:
             r["fp"] = fa(*[x + h * t for x, t in zip(xs, tv)])
             r["fm"] = fa(*[x - h * t for x, t in zip(xs, tv)])
-        if jax_ref:
+        if jax_ref and "rev" in modes:
             _, vjp_fn = jax.vjp(fa, *xs)
             r["grads"] = vjp_fn(tuple(sd))
+        if jax_ref and "fwd" in modes:
             r["tans"] = jax.jvp(fa, list(xs), list(tv))[1]
         return r
 
