@@ -1,0 +1,176 @@
+"""Errors of the AD pass: each names the op and the user's file/line location; plus the
+marker contract's edge cases and the pass registration."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from adtest_util import make_context, run
+from jaxlib.mlir import ir
+
+from reactant.optimize.autodiff import ADError, expand_all
+
+F = """
+  func.func private @f(%x: tensor<3xf64>, %n: tensor<i32>) -> tensor<f64> {
+    %0 = "chlo.bessel_i1e"(%x) : (tensor<3xf64>) -> tensor<3xf64> loc("model.py":7:3)
+    %1 = stablehlo.sine %x : tensor<3xf64> loc("model.py":8:3)
+    %c = stablehlo.constant dense<0.0> : tensor<f64>
+    %2 = stablehlo.reduce(%1 init: %c) applies stablehlo.add across dimensions = [0]
+        : (tensor<3xf64>, tensor<f64>) -> tensor<f64>
+    %3 = stablehlo.reduce(%0 init: %c) applies stablehlo.add across dimensions = [0]
+        : (tensor<3xf64>, tensor<f64>) -> tensor<f64>
+    %4 = stablehlo.add %2, %3 : tensor<f64>
+    return %4 : tensor<f64>
+  }
+  func.func private @g(%x: tensor<3xf64>, %n: tensor<i32>) -> tensor<f64> {
+    %1 = stablehlo.sine %x : tensor<3xf64>
+    %c = stablehlo.constant dense<0.0> : tensor<f64>
+    %2 = stablehlo.reduce(%1 init: %c) applies stablehlo.add across dimensions = [0]
+        : (tensor<3xf64>, tensor<f64>) -> tensor<f64>
+    return %2 : tensor<f64>
+  }
+"""
+
+
+def module(main_sig: str, marker: str, results: str) -> ir.Module:
+    text = f"""module {{
+{F}
+  func.func public @main({main_sig}) -> ({results.split(',')[0]}) {{
+    {marker} loc("model.py":12:5)
+    return %r#0 : {results.split(',')[0]}
+  }}
+}}"""
+    with make_context(), ir.Location.unknown():
+        return ir.Module.parse(text)
+
+
+def expect(m, *patterns):
+    with pytest.raises(ADError) as ei:
+        expand_all(m)
+    msg = str(ei.value)
+    for p in patterns:
+        assert p in msg, msg
+    return ei.value
+
+
+def test_op_without_rule_is_named_with_its_line():
+    m = module("%x: tensor<3xf64>, %n: tensor<i32>, %s: tensor<f64>",
+               '%r:2 = "enzyme.autodiff"(%x, %n, %s) {fn = @f, activity = ["active", "const"], '
+               'ret_activity = ["active"]} : (tensor<3xf64>, tensor<i32>, tensor<f64>) -> (tensor<f64>, tensor<3xf64>)',
+               "tensor<f64>, tensor<3xf64>")
+    e = expect(m, "no derivative rule for chlo.bessel_i1e", "model.py:7:3")
+    assert e.op_name == "chlo.bessel_i1e" and e.location == "model.py:7:3"
+
+
+def test_op_without_rule_forward_mode():
+    m = module("%x: tensor<3xf64>, %t: tensor<3xf64>, %n: tensor<i32>",
+               '%r:2 = "enzyme.fwddiff"(%x, %t, %n) {fn = @f, activity = ["dup", "const"], '
+               'ret_activity = ["dup"]} : (tensor<3xf64>, tensor<3xf64>, tensor<i32>) -> (tensor<f64>, tensor<f64>)',
+               "tensor<f64>, tensor<f64>")
+    expect(m, "no derivative rule for chlo.bessel_i1e", "model.py:7:3")
+
+
+def test_dup_shadow_of_wrong_type():
+    m = module("%x: tensor<3xf64>, %sh: tensor<4xf64>, %n: tensor<i32>, %s: tensor<f64>",
+               '%r:2 = "enzyme.autodiff"(%x, %sh, %n, %s) {fn = @g, activity = ["dup", "const"], '
+               'ret_activity = ["active"]} : (tensor<3xf64>, tensor<4xf64>, tensor<i32>, tensor<f64>) '
+               '-> (tensor<f64>, tensor<3xf64>)', "tensor<f64>, tensor<3xf64>")
+    expect(m, "shadow of duplicated argument 0", "tensor<4xf64>", "enzyme.autodiff", "model.py:12:5")
+
+
+def test_forward_tangent_of_wrong_width():
+    m = module("%x: tensor<3xf64>, %t: tensor<3xf64>, %n: tensor<i32>",
+               '%r:2 = "enzyme.fwddiff"(%x, %t, %n) {fn = @g, activity = ["dup", "const"], '
+               'ret_activity = ["dup"], width = 2 : i64} : (tensor<3xf64>, tensor<3xf64>, tensor<i32>) '
+               '-> (tensor<f64>, tensor<2xf64>)', "tensor<f64>, tensor<2xf64>")
+    expect(m, "tangent of duplicated argument 0", "tensor<2x3xf64>")
+
+
+def test_activity_length_mismatch():
+    m = module("%x: tensor<3xf64>, %n: tensor<i32>, %s: tensor<f64>",
+               '%r:2 = "enzyme.autodiff"(%x, %n, %s) {fn = @g, activity = ["active"], '
+               'ret_activity = ["active"]} : (tensor<3xf64>, tensor<i32>, tensor<f64>) -> (tensor<f64>, tensor<3xf64>)',
+               "tensor<f64>, tensor<3xf64>")
+    expect(m, "activity has 1 entries but @g has 2 argument(s)", "model.py:12:5")
+
+
+def test_active_integer_argument():
+    m = module("%x: tensor<3xf64>, %n: tensor<i32>, %s: tensor<f64>",
+               '%r:3 = "enzyme.autodiff"(%x, %n, %s) {fn = @g, activity = ["active", "active"], '
+               'ret_activity = ["active"]} : (tensor<3xf64>, tensor<i32>, tensor<f64>) '
+               '-> (tensor<f64>, tensor<3xf64>, tensor<i32>)', "tensor<f64>, tensor<3xf64>, tensor<i32>")
+    expect(m, "argument 1 of @g is marked 'active'", "tensor<i32>", "model.py:12:5")
+
+
+def test_reverse_active_result_without_seed():
+    m = module("%x: tensor<3xf64>, %n: tensor<i32>",
+               '%r:2 = "enzyme.autodiff"(%x, %n) {fn = @g, activity = ["active", "const"], '
+               'ret_activity = ["active"]} : (tensor<3xf64>, tensor<i32>) -> (tensor<f64>, tensor<3xf64>)',
+               "tensor<f64>, tensor<3xf64>")
+    expect(m, "needs one seed", "model.py:12:5")
+
+
+def test_unknown_function_and_activity():
+    m = module("%x: tensor<3xf64>, %n: tensor<i32>, %s: tensor<f64>",
+               '%r:2 = "enzyme.autodiff"(%x, %n, %s) {fn = @nope, activity = ["active", "const"], '
+               'ret_activity = ["active"]} : (tensor<3xf64>, tensor<i32>, tensor<f64>) -> (tensor<f64>, tensor<3xf64>)',
+               "tensor<f64>, tensor<3xf64>")
+    expect(m, "@nope is not defined")
+    m = module("%x: tensor<3xf64>, %t: tensor<3xf64>, %n: tensor<i32>",
+               '%r:2 = "enzyme.fwddiff"(%x, %t, %n) {fn = @g, activity = ["active", "const"], '
+               'ret_activity = ["dup"]} : (tensor<3xf64>, tensor<3xf64>, tensor<i32>) -> (tensor<f64>, tensor<f64>)',
+               "tensor<f64>, tensor<f64>")
+    expect(m, "activity[0] = 'active' is not one of ['const', 'dup']")
+
+
+def test_result_types_must_match_contract():
+    m = module("%x: tensor<3xf64>, %n: tensor<i32>, %s: tensor<f64>",
+               '%r:1 = "enzyme.autodiff"(%x, %n, %s) {fn = @g, activity = ["active", "const"], '
+               'ret_activity = ["active"]} : (tensor<3xf64>, tensor<i32>, tensor<f64>) -> (tensor<f64>)',
+               "tensor<f64>")
+    expect(m, "do not match the contract")
+
+
+def test_enzyme_style_activity_attributes_and_pass_registration():
+    from reactant.optimize.passes import PASSES, PassOptions, run_pipeline
+    from reactant.optimize.pipelines import compile_pipeline
+
+    assert "autodiff" in PASSES and "autodiff" in compile_pipeline("O0")
+    m = module("%x: tensor<3xf64>, %n: tensor<i32>, %s: tensor<f64>",
+               '%r:2 = "enzyme.autodiff"(%x, %n, %s) {fn = @g, activity = [#enzyme<activity enzyme_active>, '
+               '#enzyme<activity enzyme_const>], ret_activity = [#enzyme<activity enzyme_active>]} '
+               ': (tensor<3xf64>, tensor<i32>, tensor<f64>) -> (tensor<f64>, tensor<3xf64>)',
+               "tensor<f64>, tensor<3xf64>")
+    # main returns only r#0; make it return the gradient too
+    run_pipeline(m, ["autodiff"], PassOptions())
+    assert "enzyme." not in str(m)
+
+
+def test_pipeline_end_to_end():
+    from reactant.optimize.passes import run_pipeline
+    from reactant.optimize.pipelines import compile_pipeline
+
+    text = """module {
+  func.func private @g(%x: tensor<3xf64>) -> tensor<f64> {
+    %1 = stablehlo.sine %x : tensor<3xf64>
+    %2 = stablehlo.multiply %1, %x : tensor<3xf64>
+    %c = stablehlo.constant dense<0.0> : tensor<f64>
+    %3 = stablehlo.reduce(%2 init: %c) applies stablehlo.add across dimensions = [0]
+        : (tensor<3xf64>, tensor<f64>) -> tensor<f64>
+    return %3 : tensor<f64>
+  }
+  func.func public @main(%x: tensor<3xf64>, %s: tensor<f64>) -> (tensor<f64>, tensor<3xf64>) {
+    %r:2 = "enzyme.autodiff"(%x, %s) {fn = @g, activity = ["active"], ret_activity = ["active"]}
+        : (tensor<3xf64>, tensor<f64>) -> (tensor<f64>, tensor<3xf64>)
+    return %r#0, %r#1 : tensor<f64>, tensor<3xf64>
+  }
+}"""
+    x = np.array([0.3, -1.2, 2.0])
+    for level in ("O0", ["inline", "autodiff", "cse"]):
+        with make_context(), ir.Location.unknown():
+            m = ir.Module.parse(text)
+        run_pipeline(m, compile_pipeline(level) if isinstance(level, str) else level)
+        v, g = run(m, x, np.float64(2.0))
+        np.testing.assert_allclose(v, np.sum(np.sin(x) * x))
+        np.testing.assert_allclose(g, 2.0 * (np.cos(x) * x + np.sin(x)))
