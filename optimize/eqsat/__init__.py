@@ -10,7 +10,7 @@ fusion-aware cost model calibrated on this machine (``cost``; DAG-aware extracti
 Budgets come from ``PassOptions``: ``saturation_node_limit``, ``saturation_time_limit``
 (seconds per segment), ``saturation_iterations``, ``fast_math``; ``options.extra`` may set
 ``eqsat_max_segment_ops``, ``eqsat_total_time`` (seconds per pass) and
-``eqsat_match_limit``. ``last_report()`` returns the statistics of the latest run.
+``eqsat_dag_extract_limit``. ``last_report()`` returns the statistics of the latest run.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ def limits_from_options(options: PassOptions, scale: float = 1.0) -> Limits:
         iterations=int(options.saturation_iterations * (2 if scale > 1 else 1)),
         max_segment_ops=int(ex.get("eqsat_max_segment_ops", 300 * (2 if scale > 1 else 1))),
         total_time=float(ex.get("eqsat_total_time", 4.0 * options.saturation_time_limit * scale)),
-        match_limit=int(ex.get("eqsat_match_limit", 2_000 * scale)),
         fast_math=bool(options.fast_math),
+        dag_extract_limit=int(ex.get("eqsat_dag_extract_limit", 6_000)),
     )
 
 

@@ -153,31 +153,37 @@ def check_classes(fz, enc, inputs: dict, rtol: float = 1e-6, atol: float = 1e-8)
             leaf[i] = x.astype(np.float64) if x.dtype.kind == "f" else x
     value: dict[int, np.ndarray] = {}
     problems = []
-    evaluated: set[int] = set()
-    changed = True
-    while changed:
-        changed = False
-        for i, nd in enumerate(fz.nodes):
-            if i in evaluated or any(c not in value for c in nd.children):
-                continue
-            evaluated.add(i)
-            changed = True
-            args = fz.decode(nd)
-            try:
-                v = leaf[i] if nd.ctor == "Leaf" else evaluate(nd.ctor, args, value.__getitem__, enc.dense_np)
-            except Exception as e:  # pragma: no cover
-                problems.append(f"class {nd.cls}: cannot evaluate {nd.ctor} {args[:-1]}: {e}")
-                continue
-            if tuple(v.shape) != tuple(args[-1][1]):
-                problems.append(f"class {nd.cls}: {nd.ctor} {args[:-1]} has shape {v.shape}, type says {args[-1]}")
-                continue
-            if nd.cls not in value:
-                value[nd.cls] = v
-            else:
-                ref = value[nd.cls]
-                with np.errstate(all="ignore"):
-                    ok = ref.shape == v.shape and np.allclose(ref.astype(np.float64), v.astype(np.float64),
-                                                              rtol=rtol, atol=atol, equal_nan=True)
-                if not ok:
-                    problems.append(f"class {nd.cls}: {nd.ctor} {args[:-1]} disagrees with its class")
+    parents: dict[int, list[int]] = {}
+    for i, nd in enumerate(fz.nodes):
+        for c in set(nd.children):
+            parents.setdefault(c, []).append(i)
+    ready = [i for i, nd in enumerate(fz.nodes) if not nd.children]
+    done: set[int] = set()
+    while ready:
+        i = ready.pop()
+        if i in done:
+            continue
+        nd = fz.nodes[i]
+        if any(c not in value for c in nd.children):
+            continue
+        done.add(i)
+        args = fz.decode(nd)
+        try:
+            v = leaf[i] if nd.ctor == "Leaf" else evaluate(nd.ctor, args, value.__getitem__, enc.dense_np)
+        except Exception as e:  # pragma: no cover
+            problems.append(f"class {nd.cls}: cannot evaluate {nd.ctor} {args[:-1]}: {e}")
+            continue
+        if tuple(v.shape) != tuple(args[-1][1]):
+            problems.append(f"class {nd.cls}: {nd.ctor} {args[:-1]} has shape {v.shape}, type says {args[-1]}")
+            continue
+        if nd.cls not in value:
+            value[nd.cls] = v
+            ready.extend(parents.get(nd.cls, ()))
+        else:
+            ref = value[nd.cls]
+            with np.errstate(all="ignore"):
+                ok = ref.shape == v.shape and np.allclose(ref.astype(np.float64), v.astype(np.float64),
+                                                          rtol=rtol, atol=atol, equal_nan=True)
+            if not ok:
+                problems.append(f"class {nd.cls}: {nd.ctor} {args[:-1]} disagrees with its class")
     return problems

@@ -23,7 +23,7 @@ from jaxlib.mlir import ir
 
 from . import cost as cost_mod
 from .encode import Encoder, Segment, segments_of_block, write_tables
-from .extract import Frozen, dag_cost, greedy_dag, improve
+from .extract import Frozen, dag_cost, greedy_dag, improve, tree_greedy
 from .lang import CTORS, prelude
 from .rebuild import Builder, RebuildError
 from .rules import all_rules
@@ -41,7 +41,7 @@ class Limits:
     iterations: int = 8
     max_segment_ops: int = 300
     total_time: float = 4.0  # seconds for the whole pass (later segments are skipped)
-    match_limit: int = 2_000  # per rule per iteration (egglog back-off scheduler)
+    dag_extract_limit: int = 6_000  # e-graphs larger than this use the tree-cost greedy
     fast_math: bool = False
     rewrite: bool = True  # False: encode and extract only (round-trip check)
 
@@ -211,27 +211,35 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict):
         stat.cost_before = orig[0]
         stat.nodes_start = stat.nodes_end = _size(eg)
         if limits.rewrite:
-            sched = "(run-schedule (saturate (run ana)) (run main)" + (" (run fast))" if limits.fast_math else ")")
+            # fast-math rules (associativity, annihilators) can multiply the e-graph within a
+            # single iteration: a back-off scheduler caps their matches per iteration
+            sched = ("(run-schedule (let-scheduler bo (back-off :match-limit 1000)) (saturate (run ana)) "
+                     "(run main) (run-with bo fast))" if limits.fast_math
+                     else "(run-schedule (saturate (run ana)) (run main))")
             t_sat = time.perf_counter()
             stat.stop = "iterations"
+            prev = max(1, stat.nodes_start)
             for it in range(limits.iterations):
                 out = _run(eg, sched)
                 stat.iterations = it + 1
                 updated = any(getattr(getattr(o, "report", None), "updated", False) for o in out)
-                stat.nodes_end = _size(eg)
+                n = stat.nodes_end = _size(eg)
                 if not updated:
                     stat.stop = "saturated"
                     break
-                if stat.nodes_end > limits.node_limit:
+                # stop before an iteration that would overshoot the node limit (growth is
+                # roughly geometric), and leave time for extraction (~30 us per node)
+                if n > limits.node_limit or n * (n / prev) > 2 * limits.node_limit:
                     stat.stop = "nodes"
                     break
-                if time.perf_counter() - t_sat > limits.time_limit:
+                if time.perf_counter() - t_sat + 3e-5 * n * (n / prev) > limits.time_limit:
                     stat.stop = "time"
                     break
+                prev = n
             _run(eg, "(run-schedule (saturate (run ana)))")
         fz = Frozen(eg, consts["mat"])
         roots = [fz.slot_class[s] for s in enc.roots]
-        choice = greedy_dag(fz)
+        choice = greedy_dag(fz) if len(fz.nodes) <= limits.dag_extract_limit else tree_greedy(fz)
         sol = improve(fz, choice, roots) if limits.rewrite else dag_cost(fz, choice, roots)
     except Exception as e:  # egglog errors: keep the segment as it is
         stat.error = f"egglog: {type(e).__name__}: {str(e)[:300]}"

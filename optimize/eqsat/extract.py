@@ -159,6 +159,44 @@ def greedy_dag(fz: Frozen, max_steps: int | None = None) -> list[int | None]:
     return best_node
 
 
+def tree_greedy(fz: Frozen) -> list[int | None]:
+    """Best node per e-class by *tree* cost (shared subterms counted per use): linear-ish,
+    used on large e-graphs where the set-based DAG greedy gets slow; the local search in
+    ``improve`` then restores sharing where it pays."""
+    n = fz.n_classes
+    nodes = fz.nodes
+    best = [None] * n
+    best_node: list[int | None] = [None] * n
+    parents: list[list[int]] = [[] for _ in range(n)]
+    for i, nd in enumerate(nodes):
+        for ch in set(nd.children):
+            parents[ch].append(i)
+    queue = deque(i for i, nd in enumerate(nodes) if not nd.children)
+    queued = set(queue)
+    steps, limit = 0, 20 * max(1, len(nodes))
+    while queue and steps < limit:
+        steps += 1
+        i = queue.popleft()
+        queued.discard(i)
+        nd = nodes[i]
+        total = nd.cost
+        for c in set(nd.children):
+            b = best[c]
+            if b is None:
+                break
+            total += b
+        else:
+            cur = best[nd.cls]
+            if cur is None or total < cur:
+                best[nd.cls] = total
+                best_node[nd.cls] = i
+                for p in parents[nd.cls]:
+                    if p not in queued:
+                        queued.add(p)
+                        queue.append(p)
+    return best_node
+
+
 def dag_cost(fz: Frozen, choice: list[int | None], roots: list[int]) -> tuple[int, list[int]] | None:
     """Total cost of the program chosen by ``choice`` for ``roots`` and its classes in
     dependency order; None if a root is unextractable or the choice cycles.

@@ -467,8 +467,6 @@ def fast_math_rules() -> list[str]:
         R.append(_rule([f'(= e (Bin "{op}" a (Bin "{op}" b c t) t))', *fq], f'(union e (Bin "{op}" (Bin "{op}" a b t) c t))', "fast"))
     R.append(_rule(['(= e (Bin "add" (Bin "multiply" a b t) (Bin "multiply" a c t) t))', *fq],
                    '(union e (Bin "multiply" a (Bin "add" b c t) t))', "fast"))
-    R.append(_rule(['(= e (Bin "multiply" a (Bin "add" b c t) t))', *fq],
-                   '(union e (Bin "add" (Bin "multiply" a b t) (Bin "multiply" a c t) t))', "fast"))
     R.append(_rule(['(= e (Bin "multiply" x z t))', "(is-zero z)", *fq], '(union e (SplatF "0.0" t))', "fast"))
     R.append(_rule(['(= e (Bin "subtract" x x t))', *fq], '(union e (SplatF "0.0" t))', "fast"))
     R.append(_rule(['(= e (Un "exponential" (Un "log" x t1) t))', *fq], "(union e x)", "fast"))

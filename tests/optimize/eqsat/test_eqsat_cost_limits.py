@@ -1,0 +1,202 @@
+"""Cost model (constants, cache, DAG sharing), fast-math gating, saturation limits, and the
+pass / pipeline registration."""
+
+import json
+import time
+
+import pytest
+from eqsat_util import count, eqsat_and_check, parse
+
+from reactant.optimize import LEVELS, PASSES, PassOptions, run_pipeline
+from reactant.optimize import eqsat as eq
+from reactant.optimize.eqsat import Limits, cost, run_eqsat
+
+
+def _f(sig: str, ret: str, body: str) -> str:
+    return f"func.func public @main({sig}) -> {ret} {{\n{body}\n}}"
+
+
+# ----------------------------------------------------------------------------- cost model
+
+
+def test_constants_default_without_calibration(monkeypatch):
+    monkeypatch.setenv("REACTANT_EQSAT_CALIBRATE", "0")
+    cost.set_constants(None)
+    try:
+        assert cost.constants() == cost.DEFAULTS
+    finally:
+        cost.set_constants(None)
+
+
+def test_constants_read_from_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("REACTANT_EQSAT_CALIBRATE", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    fake = {k: v + 1 for k, v in cost.DEFAULTS.items()}
+    path = tmp_path / "reactant" / "eqsat_cost.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({cost._machine_key(): fake}))
+    monkeypatch.setattr(cost, "calibrate", lambda: pytest.fail("must not measure when cached"))
+    cost.set_constants(None)
+    try:
+        assert cost.constants() == fake
+    finally:
+        cost.set_constants(None)
+
+
+def test_calibration_result_is_cached(monkeypatch, tmp_path):
+    monkeypatch.setenv("REACTANT_EQSAT_CALIBRATE", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    measured = {k: 2 * v for k, v in cost.DEFAULTS.items()}
+    monkeypatch.setattr(cost, "calibrate", lambda: dict(measured))
+    cost.set_constants(None)
+    try:
+        assert cost.constants() == measured
+        table = json.loads((tmp_path / "reactant" / "eqsat_cost.json").read_text())
+        assert table[cost._machine_key()] == measured
+    finally:
+        cost.set_constants(None)
+
+
+def test_cost_rules_cover_every_constructor():
+    from reactant.optimize.eqsat.lang import CTORS
+
+    text = "\n".join(cost.cost_commands(cost.DEFAULTS))
+    for name in CTORS:
+        assert f"(set-cost ({name} " in text, name
+
+
+def test_cheaper_model_changes_the_choice():
+    """With matmuls made very cheap and transposes very expensive, eqsat removes the transpose
+    by moving it into the dot; with the defaults (transposing a small operand is cheap) it
+    keeps the small transpose. The model decides, not the rules."""
+    text = _f("%a: tensor<512x8xf32>, %b: tensor<512x8xf32>", "tensor<8x8xf32>", """
+  %t = stablehlo.transpose %a, dims = [1, 0] : (tensor<512x8xf32>) -> tensor<8x512xf32>
+  %0 = stablehlo.dot_general %t, %b, contracting_dims = [1] x [0] : (tensor<8x512xf32>, tensor<512x8xf32>) -> tensor<8x8xf32>
+  %1 = stablehlo.exponential %0 : tensor<8x8xf32>
+  return %1 : tensor<8x8xf32>""")
+    cost.set_constants({"transpose": 10**9, "lhs_t": 0})
+    try:
+        before, after, rep = eqsat_and_check(text)
+        assert count(after, "transpose") == 0
+    finally:
+        cost.set_constants(None)
+
+
+def test_dag_cost_counts_shared_subterms_once():
+    # x = A @ B used twice: extraction must not prefer recomputing a cheaper-looking variant
+    text = _f("%a: tensor<128x128xf32>, %b: tensor<128x128xf32>", "(tensor<128x128xf32>, tensor<128x128xf32>)", """
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
+  %1 = stablehlo.transpose %0, dims = [1, 0] : (tensor<128x128xf32>) -> tensor<128x128xf32>
+  %2 = stablehlo.exponential %1 : tensor<128x128xf32>
+  %3 = stablehlo.tanh %0 : tensor<128x128xf32>
+  return %2, %3 : tensor<128x128xf32>, tensor<128x128xf32>""")
+    before, after, rep = eqsat_and_check(text)
+    assert count(after, "dot_general") == 1
+
+
+# ----------------------------------------------------------------------------- fast math
+
+ASSOC = _f("%a: tensor<16x16xf32>, %b: tensor<16x16xf32>, %c: tensor<16x16xf32>", "tensor<16x16xf32>", """
+  %t = stablehlo.transpose %c, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
+  %tt = stablehlo.transpose %t, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
+  %0 = stablehlo.multiply %a, %b : tensor<16x16xf32>
+  %1 = stablehlo.multiply %a, %tt : tensor<16x16xf32>
+  %2 = stablehlo.add %0, %1 : tensor<16x16xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<16x16xf32>
+  %3 = stablehlo.multiply %2, %z : tensor<16x16xf32>
+  %4 = stablehlo.add %2, %3 : tensor<16x16xf32>
+  return %4 : tensor<16x16xf32>""")
+
+
+def test_fast_math_rules_only_with_fast_math():
+    before, after, rep = eqsat_and_check(ASSOC)
+    assert count(after, "multiply") == 3  # a*b + a*c kept; x*0 kept (NaN/Inf semantics)
+    before, after, rep = eqsat_and_check(ASSOC, limits=Limits(fast_math=True))
+    assert count(after, "multiply") == 1  # a*(b+c); x*0 -> 0
+
+
+def test_fast_math_option_reaches_the_pass():
+    m = parse(ASSOC)
+    run_pipeline(m, ["eqsat"], PassOptions(fast_math=True))
+    assert count(m, "multiply") == 1
+    m = parse(ASSOC)
+    run_pipeline(m, ["eqsat"], PassOptions())
+    assert count(m, "multiply") == 3
+
+
+# ----------------------------------------------------------------------------- limits
+
+
+def _pathological(n: int) -> str:
+    """A long chain of additions and multiplications of the same few values: with
+    associativity, commutativity and distributivity (fast math) the e-graph explodes."""
+    body, cur = [], "%a"
+    for i in range(n):
+        op = "add" if i % 2 else "multiply"
+        other = ("%b", "%c", "%a")[i % 3]
+        body.append(f"  %x{i} = stablehlo.{op} {cur}, {other} : tensor<8x8xf32>")
+        cur = f"%x{i}"
+    body.append(f"  %t = stablehlo.transpose {cur}, dims = [1, 0] : (tensor<8x8xf32>) -> tensor<8x8xf32>")
+    body.append("  return %t : tensor<8x8xf32>")
+    return _f("%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>", "tensor<8x8xf32>", "\n".join(body))
+
+
+def test_time_limit_stops_a_pathological_module():
+    m = parse(_pathological(40))
+    t0 = time.perf_counter()
+    rep = run_eqsat(m, Limits(fast_math=True, time_limit=0.3, iterations=1000, node_limit=10**9))
+    dt = time.perf_counter() - t0
+    m.operation.verify()
+    assert rep.segments[0].stop in ("time", "nodes"), rep
+    assert dt < 3.0, dt
+
+
+def test_node_limit_stops_growth():
+    m = parse(_pathological(40))
+    rep = run_eqsat(m, Limits(fast_math=True, time_limit=30.0, iterations=1000, node_limit=120))
+    s = rep.segments[0]
+    # stops at the limit, or just before an iteration that would overshoot it
+    assert s.stop == "nodes" and 44 < s.nodes_end < 4 * 120, s
+    m.operation.verify()
+
+
+def test_iteration_cap():
+    m = parse(_pathological(20))
+    rep = run_eqsat(m, Limits(fast_math=True, iterations=2, node_limit=10**9, time_limit=30.0))
+    assert rep.segments[0].iterations == 2 and rep.segments[0].stop == "iterations"
+
+
+def test_pass_time_budget_skips_later_segments():
+    m = parse(_pathological(30))
+    rep = run_eqsat(m, Limits(max_segment_ops=3, total_time=0.0))
+    assert rep.skipped > 0 and not rep.segments
+
+
+def test_pathological_module_stays_correct_under_limits():
+    eqsat_and_check(_pathological(12), limits=Limits(fast_math=True, time_limit=0.3), rtol=1e-3)
+
+
+# ----------------------------------------------------------------------------- registration
+
+
+def test_pass_registered_and_in_levels():
+    assert "eqsat" in PASSES and "eqsat_o3" in PASSES
+    assert "eqsat" in LEVELS["O2"] and "eqsat_o3" in LEVELS["O3"]
+    assert not any(p.startswith("eqsat") for p in LEVELS["O1"] + LEVELS["O0"])
+
+
+def test_o3_budgets_are_larger():
+    o = PassOptions()
+    base, big = eq.limits_from_options(o), eq.limits_from_options(o, scale=4.0)
+    assert big.node_limit > base.node_limit and big.time_limit > base.time_limit
+    assert big.iterations > base.iterations and big.max_segment_ops >= base.max_segment_ops
+    custom = eq.limits_from_options(PassOptions(saturation_node_limit=123, saturation_iterations=3,
+                                                saturation_time_limit=0.5, extra={"eqsat_max_segment_ops": 7}))
+    assert (custom.node_limit, custom.iterations, custom.time_limit, custom.max_segment_ops) == (123, 3, 0.5, 7)
+
+
+def test_pass_reports_statistics():
+    m = parse(_pathological(6))
+    run_pipeline(m, ["eqsat"])
+    rep = eq.last_report()
+    assert rep is not None and rep.segments and rep.seconds >= 0
