@@ -280,3 +280,47 @@ def check_function(f, args, *, active=None, rtol=1e-9, atol=1e-11, fd_rtol=1e-5,
             rhs = sum(float(np.real(np.sum(g * tans[i]))) for g, i in zip(report["grads"], active))
             assert abs(lhs - rhs) <= fd_atol * 10 + fd_rtol * max(abs(lhs), abs(rhs), 1.0), (lhs, rhs)
     return report
+
+
+def check_text(text: str, args, *, active=None, fd_rtol=1e-5, fd_atol=1e-7, seed=0, extra=None):
+    """Like ``check_function`` for a hand-written module (``@main`` is the function): both
+    modes against central finite differences of the module itself."""
+    rng = np.random.default_rng(seed)
+    args = [np.asarray(a) for a in args]
+    if active is None:
+        active = [i for i, a in enumerate(args) if np.issubdtype(a.dtype, np.inexact)]
+    ctx = make_context()
+    with ctx, ir.Location.unknown():
+        prim_mod = ir.Module.parse(text)
+    outs = run(prim_mod, *args)
+    nres = len(outs)
+    diff_res = [j for j, o in enumerate(outs) if np.issubdtype(o.dtype, np.inexact)]
+    seeds = {j: rng.standard_normal(outs[j].shape).astype(outs[j].dtype) for j in diff_res}
+    tans = {i: rng.standard_normal(args[i].shape).astype(args[i].dtype) for i in active}
+    x0 = [args[i] for i in active]
+    h = 1e-6 * max([1.0] + [float(np.max(np.abs(x))) for x in x0 if x.size])
+    xp = [a + h * tans[i] if i in active else a for i, a in enumerate(args)]
+    xm = [a - h * tans[i] if i in active else a for i, a in enumerate(args)]
+    fdd = [(a - b) / (2 * h) for a, b in zip(run(prim_mod, *xp), run(prim_mod, *xm))]
+    markers = [Marker("rev", ["active" if i in active else "const" for i in range(len(args))],
+                      ["active" if j in diff_res else "const" for j in range(nres)]),
+               Marker("fwd", ["dup" if i in active else "const" for i in range(len(args))],
+                      ["dup" if j in diff_res else "const" for j in range(nres)])]
+    margs = list(args) + [seeds[j] for j in diff_res]
+    for i, a in enumerate(args):
+        margs.append(a)
+        if i in active:
+            margs.append(tans[i])
+    m = build(text, markers)
+    expand(m, **(extra or {}))
+    res = run(m, *margs)
+    grads = res[nres:nres + len(active)]
+    tout = res[2 * nres + len(active):]
+    for a, b in zip(res[:nres], outs):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    for k, j in enumerate(diff_res):
+        np.testing.assert_allclose(tout[k], fdd[j], rtol=fd_rtol, atol=fd_atol, err_msg=f"tangent {j} vs FD")
+    lhs = sum(float(np.sum(seeds[j] * fdd[j])) for j in diff_res)
+    rhs = sum(float(np.sum(g * tans[i])) for g, i in zip(grads, active))
+    assert abs(lhs - rhs) <= fd_atol * 10 + fd_rtol * max(abs(lhs), abs(rhs), 1.0), (lhs, rhs)
+    return grads, tout
