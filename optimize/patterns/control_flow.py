@@ -1142,6 +1142,7 @@ class _SumVectorizer:
     def __init__(self, loop, body, row, n, acc_shape, fast: bool):
         self.loop, self.body, self.row, self.n, self.shape, self.fast = loop, body, row, n, tuple(acc_shape), fast
         self.scalars = _RowVectorizer(loop, body, row, 0, (n,))
+        self.used_onehot = False
 
     def _zero_splat(self, v) -> bool:
         s = scalar_value(v)
@@ -1199,7 +1200,8 @@ class _SumVectorizer:
     def _sum_scalar(self, s, loc) -> ir.Value:
         vs = self.scalars.build(s, loc)
         et = element_type(s)
-        zero = splat_constant(0, ranked([], et), loc=loc)
+        # -0.0 is the exact additive identity (x + -0 == x for every x, -0 included)
+        zero = splat_constant(-0.0 if np_dtype(et).kind == "f" else 0, ranked([], et), loc=loc)
         from ._util import reduce_value
         return reduce_value(vs, zero, [0], "stablehlo.add", loc=loc)
 
@@ -1214,6 +1216,7 @@ class _SumVectorizer:
             return build(name, [self.build(d.operands[0], loc)], full, loc=loc)
         if name == "stablehlo.dynamic_update_slice":
             vec, u = self._onehot(d)
+            self.used_onehot = True
             return vec.build(u, loc)
         if name == "stablehlo.broadcast_in_dim":
             s = self._sum_scalar(self._bcast_scalar(t), loc)
@@ -1283,6 +1286,11 @@ def _sum_to_reduce(op, rewriter, fast: bool) -> bool:
                         v = sv.build(t, op.location)
                         r = build("stablehlo.add" if sign > 0 else "stablehlo.subtract", [r, v],
                                   op.results[k].type, loc=op.location)
+                    if sv.used_onehot and n >= 2:
+                        # the loop added +0.0 to every row in the iterations that wrote other
+                        # rows, which turns a -0.0 sum into +0.0: do the same
+                        z = splat_constant(0.0, ir.RankedTensorType(r.type), loc=op.location)
+                        r = build("stablehlo.add", [r, z], r.type, loc=op.location)
                 op.results[k].replace_all_uses_with(r)
                 changed = True
                 break

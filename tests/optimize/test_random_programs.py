@@ -1,7 +1,8 @@
 """Property test: random well-typed StableHLO programs give the same results at O0 and O2.
 
 Programs are built from elementwise ops, broadcast_in_dim, reshape, transpose, slice,
-concatenate, pad, reduce, dot_general, compare/select and constants on small f32 tensors;
+concatenate, pad, reduce, dot_general, compare/select, constants and counted while loops
+(row maps, one-hot sums, recurrences, pass-through and invariant values) on small f32 tensors;
 each is verified, optimized at O2, compiled through PJRT before and after, and run on the
 same random inputs.
 """
@@ -217,8 +218,65 @@ class Gen:
         self.lines.append(f"    {v} = stablehlo.iota dim = {d} : {ttype(s, 'i32')}")
         return self.emit(f"stablehlo.convert {v} : ({ttype(s, 'i32')}) -> {ttype(s)}", s)
 
+
+    def op_loop(self):
+        """A counted while loop over the rows of a pool value x (i = 0..n-1): a map writing
+        f(x[j]) into row j (j = i or n-1-i), a sum of one-hot rows, a plain recurrence,
+        a pass-through argument and loop-invariant work."""
+        x, s = self.pick(lambda s: len(s) >= 1)
+        n, row = s[0], s[1:]
+        rt = ttype(s)
+        slice_t = ttype((1,) + row)
+        y, ys = self.pick()
+        yt = ttype(ys)
+        c0 = self.fresh()
+        self.lines.append(f"    {c0} = stablehlo.constant dense<0> : tensor<i32>")
+        z = self.const(s)[0]
+        z2 = self.emit(f"stablehlo.constant dense<0.0> : {rt}", s)[0]
+        it, am, asum, ast, ap = (self.fresh() for _ in range(5))
+        res = self.fresh()
+        body = []
+        b = body.append
+        f = self.fresh
+        nn, p, j, k0, r, fr, um, oh, sm, inv, st, one, it1 = (f() for _ in range(13))
+        reverse = self.i(0, 1)
+        b(f"      {k0} = stablehlo.constant dense<0> : tensor<i32>")
+        if reverse:
+            nm1 = f()
+            b(f"      {nm1} = stablehlo.constant dense<{n - 1}> : tensor<i32>")
+            b(f"      {j} = stablehlo.subtract {nm1}, {it} : tensor<i32>")
+        else:
+            b(f"      {j} = stablehlo.add {it}, {k0} : tensor<i32>")
+        idx = ", ".join([j] + [k0] * len(row))
+        idx_t = ", ".join(["tensor<i32>"] * (1 + len(row)))
+        sizes = [1] + list(row)
+        b(f"      {r} = stablehlo.dynamic_slice {x}, {idx}, sizes = {sizes} : ({rt}, {idx_t}) -> {slice_t}")
+        b(f"      {fr} = stablehlo.{self.choice(UNARY)} {r} : {slice_t}")
+        b(f"      {um} = stablehlo.dynamic_update_slice {am}, {fr}, {idx} : ({rt}, {slice_t}, {idx_t}) -> {rt}")
+        b(f"      {oh} = stablehlo.dynamic_update_slice {z2}, {fr}, {idx} : ({rt}, {slice_t}, {idx_t}) -> {rt}")
+        b(f"      {sm} = stablehlo.add {asum}, {oh} : {rt}")
+        b(f"      {inv} = stablehlo.{self.choice(UNARY)} {ap} : {yt}")
+        b(f"      {st} = stablehlo.{self.choice(BINARY)} {ast}, {inv} : {yt}")
+        b(f"      {one} = stablehlo.constant dense<1> : tensor<i32>")
+        b(f"      {it1} = stablehlo.add {it}, {one} : tensor<i32>")
+        types = f"tensor<i32>, {rt}, {rt}, {yt}, {yt}"
+        b(f"      stablehlo.return {it1}, {um}, {sm}, {st}, {ap} : {types}")
+        self.lines.append(f"    {res}:5 = stablehlo.while({it} = {c0}, {am} = {z}, {asum} = {z2}, {ast} = {y}, {ap} = {y}) : {types}")
+        self.lines.append("    cond {")
+        self.lines.append(f"      {nn} = stablehlo.constant dense<{n}> : tensor<i32>")
+        self.lines.append(f"      {p} = stablehlo.compare LT, {it}, {nn}, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>")
+        self.lines.append(f"      stablehlo.return {p} : tensor<i1>")
+        self.lines.append("    } do {")
+        self.lines.extend(body)
+        self.lines.append("    }")
+        outs = [(f"{res}#1", s), (f"{res}#2", s), (f"{res}#3", ys), (f"{res}#4", ys)]
+        for o in outs:
+            if self.i(0, 2):
+                self.pool.append(o)
+        return outs[0]
+
     OPS = ["op_unary", "op_binary", "op_select", "op_broadcast", "op_reshape", "op_transpose",
-           "op_slice", "op_concat", "op_pad", "op_reduce", "op_dot", "op_iota"]
+           "op_slice", "op_concat", "op_pad", "op_reduce", "op_dot", "op_iota", "op_loop"]
 
     def program(self) -> str:
         self.arg(self.shape())
