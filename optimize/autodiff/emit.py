@@ -624,3 +624,100 @@ def swap_last2(x):
 def placeholder(type_: ir.Type) -> ir.Value:
     """A temporary value (unregistered op) to be replaced before the pass ends."""
     return op1("enzyme.placeholder", [], type_)
+
+
+# ---------------------------------------------------------------------------------------------
+# accumulation of cotangents
+
+
+def is_zero(v) -> bool:
+    """Whether ``v`` is a constant zero (a splat constant, possibly broadcast)."""
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return False
+    op = owner.operation
+    if op.name == "stablehlo.broadcast_in_dim":
+        return is_zero(op.operands[0])
+    if op.name != "stablehlo.constant":
+        return False
+    attr = op.attributes["value"]
+    try:
+        d = ir.DenseElementsAttr(attr)
+    except (ValueError, TypeError):
+        return False
+    if not d.is_splat:
+        return False
+    s = d.get_splat_value()
+    try:
+        return float(getattr(s, "value", 1.0)) == 0.0
+    except TypeError:
+        return False
+
+
+def _sparse_parts(g):
+    """If ``g`` is zeros with a window written (dynamic_update_slice / scatter-add / pad into
+    zeros), a function that adds that window into another tensor in place."""
+    owner = g.owner
+    if isinstance(owner, ir.Block):
+        return None
+    op = owner.operation
+    name = op.name
+    if name == "stablehlo.dynamic_update_slice" and is_zero(op.operands[0]):
+        upd, idx = op.operands[1], list(op.operands[2:])
+
+        def into(cur):
+            window = dynamic_slice(cur, idx, shape(upd))
+            return dynamic_update_slice(cur, add(window, upd), idx)
+
+        return into
+    if name == "stablehlo.scatter" and is_zero(op.operands[0]) and len(op.operands) == 3:
+        blk = op.regions[0].blocks[0]
+        ops = list(blk.operations)
+        if len(ops) == 2 and ops[0].operation.name == "stablehlo.add":
+            def into(cur):
+                new = ir.Operation.create("stablehlo.scatter", results=[cur.type],
+                                          operands=[cur, op.operands[1], op.operands[2]],
+                                          attributes={k: op.attributes[k] for k in
+                                                      ("scatter_dimension_numbers", "indices_are_sorted",
+                                                       "unique_indices") if k in op.attributes},
+                                          regions=1)
+                et = etype(cur)
+                t = tensor([], et)
+                b = ir.Block.create_at_start(new.regions[0], [t, t])
+                with ir.InsertionPoint(b):
+                    create("stablehlo.return", [op1("stablehlo.add", [b.arguments[0], b.arguments[1]], t)], [])
+                return new.result
+
+            return into
+    if name == "stablehlo.pad" and is_zero(op.operands[1]):
+        lo = i64_list(op.attributes["edge_padding_low"])
+        hi = i64_list(op.attributes["edge_padding_high"])
+        interior = i64_list(op.attributes["interior_padding"])
+        if any(i != 0 for i in interior) or any(v < 0 for v in lo + hi):
+            return None
+        upd = op.operands[0]
+
+        def into(cur):
+            idx = [scalar_const(v, i64()) for v in lo]
+            window = slice_(cur, lo, [a + b for a, b in zip(lo, shape(upd))])
+            return dynamic_update_slice(cur, add(window, upd), idx)
+
+        return into
+    return None
+
+
+def accumulate(cur, g):
+    """``cur + g`` for cotangents; a window written into zeros is added in place instead
+    (O(window) rather than O(tensor): what keeps reverse loops over ``x[i]`` linear)."""
+    if cur is None:
+        return g
+    if g is None:
+        return cur
+    if cur.type == g.type:
+        into = _sparse_parts(g)
+        if into is not None:
+            return into(cur)
+        into = _sparse_parts(cur)
+        if into is not None:
+            return into(g)
+    return add(cur, g)

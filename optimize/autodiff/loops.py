@@ -424,7 +424,7 @@ def _reverse_core(scope: Scope, w, info: LoopInfo, init_vals, ct_init, acc_init,
         for i, v in enumerate(O):
             acc = rargs[len(A) + i]
             g = L.ct.get(v)
-            outs.append(E.add(acc, g) if g is not None else acc)
+            outs.append(E.accumulate(acc, g))
         E.create("stablehlo.return", outs + [km1], [])
     sentinel.erase()
 

@@ -57,7 +57,7 @@ class Scope:
             self.ct[v] = g
         else:
             with self.ip:
-                self.ct[v] = E.add(cur, g)
+                self.ct[v] = E.accumulate(cur, g)
 
 
 class TopScope(Scope):
@@ -182,5 +182,5 @@ def expand_reverse(spec, work, act: Activity, options) -> list:
                 outs.append(g if g is not None else E.zeros(arg.type))
             elif a == "dup":
                 sh = spec.shadows[i]
-                outs.append(E.add(sh, g) if g is not None else sh)
+                outs.append(E.accumulate(sh, g))
     return outs

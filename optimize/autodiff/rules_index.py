@@ -165,6 +165,11 @@ def _scatter_check(op):
     return kind
 
 
+def _unique(op) -> bool:
+    a = op.attributes
+    return "unique_indices" in a and bool(ir.BoolAttr(a["unique_indices"]).value)
+
+
 def _scatter_fwd(cx, op, ts):
     kind = _scatter_check(op)
     tx, _, tu = ts
@@ -175,6 +180,9 @@ def _scatter_fwd(cx, op, ts):
     x, upd = op.operands[0], op.operands[2]
     if kind == "add":
         return [E.scatter(or_zeros(tx, x), idx, or_zeros(tu, upd), combiner="add", **dn)]
+    if _unique(op):
+        # one update per place: the same scatter on the tangents (in place, O(window))
+        return [E.scatter(or_zeros(tx, x), idx, or_zeros(tu, upd), combiner="set", **dn)]
     kept, win = _scatter_ids(op, dn, idx)
     out = None
     if tx is not None:
@@ -198,9 +206,15 @@ def _scatter_rev(cx, op, cts, want):
         if want[2]:
             gu = E.mul(_gather_updates(g, idx, op, dn), _inbounds_mask(op, dn, idx))
         return [gx, None, gu]
-    kept, win = _scatter_ids(op, dn, idx)
-    gx = E.select(kept, g, E.zeros(x.type)) if want[0] else None
-    gu = E.select(win, _gather_updates(g, idx, op, dn), E.zeros(upd.type)) if want[2] else None
+    # places that an update overwrote get no cotangent: scatter zeros there (O(window))
+    gx = E.scatter(g, idx, E.zeros(upd.type), combiner="set", **dn) if want[0] else None
+    gu = None
+    if want[2]:
+        if _unique(op):
+            gu = E.mul(_gather_updates(g, idx, op, dn), _inbounds_mask(op, dn, idx))
+        else:
+            _, win = _scatter_ids(op, dn, idx)  # which update landed where (duplicates, out of bounds)
+            gu = E.select(win, _gather_updates(g, idx, op, dn), E.zeros(upd.type))
     return [gx, None, gu]
 
 

@@ -57,21 +57,32 @@ def _dot_fwd(cx, op, ts):
 
 def _dot_transpose(g, other, n_self_rank, self_b, self_c, self_free, other_b, other_c, other_free, g_self_free,
                    g_other_free, nb, prec):
-    """Cotangent of one operand: contract g with the other operand, then lay the dims out
-    like the operand."""
+    """Cotangent of one operand: contract g with the other operand over the other's free
+    dims, then lay the dims out like the operand. Of the two operand orders of the
+    contraction, the one needing no transpose is preferred."""
     g_batch = list(range(nb))
-    r = E.dot_general(g, other, g_batch, other_b, g_other_free, other_free, E.etype(g), prec)
-    # r dims: [batch, self free (from g), other's remaining (= contracting) dims in order]
     rem_sorted = sorted(other_c)
-    pos = []
-    for d in range(n_self_rank):
-        if d in self_b:
-            pos.append(self_b.index(d))
-        elif d in self_free:
-            pos.append(nb + self_free.index(d))
-        else:
-            k = self_c.index(d)
-            pos.append(nb + len(self_free) + rem_sorted.index(other_c[k]))
+    cands = []
+    for g_first in (True, False):
+        pos = []
+        n_mid = len(self_free) if g_first else len(rem_sorted)
+        for d in range(n_self_rank):
+            if d in self_b:
+                pos.append(self_b.index(d))
+            elif d in self_free:
+                i = self_free.index(d)
+                pos.append(nb + i if g_first else nb + len(rem_sorted) + i)
+            else:
+                i = rem_sorted.index(other_c[self_c.index(d)])
+                pos.append(nb + len(self_free) + i if g_first else nb + i)
+        del n_mid
+        cands.append((pos != list(range(n_self_rank)), not g_first, g_first, pos))
+    cands.sort(key=lambda c: (c[0], c[1]))
+    _, _, g_first, pos = cands[0]
+    if g_first:
+        r = E.dot_general(g, other, g_batch, other_b, g_other_free, other_free, E.etype(g), prec)
+    else:
+        r = E.dot_general(other, g, other_b, g_batch, other_free, g_other_free, E.etype(g), prec)
     return E.transpose(r, pos)
 
 
