@@ -233,8 +233,10 @@ def calibrate() -> dict[str, int]:
     out["move"] = max(1, out["ew"] // 4)
     out["transpose"] = max(out["ew"], int(max(t["addt"] - t["addp"], 0.0) / (m * m) * FS))
     out["red"] = max(1, int(t["red"] / N * FS))
-    out["lhs_t"] = max(0, int(max(dot_t_ratio - 1.0, 0.0) * t["dot"] / (n * n) * FS))
-    out["rhs_t"] = max(0, int(max(dot_rt_ratio - 1.0, 0.0) * t["dot"] / (n * n) * FS))
+    # both estimates of each penalty (ratio of paired runs, difference of the fastest runs)
+    # are noisy on a loaded machine: take the larger
+    out["lhs_t"] = max(0, int(max(dot_t_ratio - 1.0, (t["dotT"] - t["dot"]) / t["dot"], 0.0) * t["dot"] / (n * n) * FS))
+    out["rhs_t"] = max(0, int(max(dot_rt_ratio - 1.0, (t["dotRT"] - t["dot"]) / t["dot"], 0.0) * t["dot"] / (n * n) * FS))
     return out
 
 
@@ -262,8 +264,9 @@ def cost_commands(c: dict[str, int]) -> list[str]:
     for ctor, args in (("Cmp", "o ct x y t"), ("Sel", "p x y t"), ("Clamp", "a x b t"), ("Cvt", "x t")):
         cmds.append(rule(f"(= e ({ctor} {args})) {nq}", ctor, args, f"(* {c['ew']} n)"))
     for ctor, args in (("Bcast", "x d t"), ("Reshape", "x t"), ("Slice", "x a b s t"), ("Reverse", "x d t"),
-                       ("Concat", "x y d t"), ("Pad", "x v l h i t")):
+                       ("Concat", "x y d t")):
         cmds.append(rule(f"(= e ({ctor} {args})) {nq}", ctor, args, f"(* {c['move']} n)"))
+    cmds.append(rule(f"(= e (Pad x v l h i t)) {nq}", "Pad", "x v l h i t", f"(* {c['move']} n)"))
     cmds.append(rule(f"(= e (Transpose x p t)) {nq}", "Transpose", "x p t", f"(* {c['transpose']} n)"))
     # dot_general: K = product of the lhs's contracting dims
     for nc in range(4):
@@ -275,6 +278,11 @@ def cost_commands(c: dict[str, int]) -> list[str]:
                 f"(* {c['mat']} (+ na (+ nb n)))))")
         q = (f"(= e (Dot a b lb rb lc rc t)) {nq} (= {nc} (vec-length lc)) (= (TT da sa) (tyof a)) "
              f"(= na (numel (tyof a))) (= nb (numel (tyof b)))")
+        if nc >= 1:
+            # a full contraction to a scalar: XLA CPU runs it as a fused multiply-reduce
+            cmds.append(rule(f"{q} (= 0 (vec-length lb)) (= {nc} (vec-length sa)) (= (TT dt st) t) (= 0 (vec-length st))",
+                             "Dot", "a b lb rb lc rc t", f"(+ {c['kernel']} (* {c['red'] + c['ew']} na))"))
+            q += f" (= (TT dt st) t) (> (vec-length st) 0)"
         if nc == 1:
             # rank-2 operands contracted on the "wrong" dim (lhs leading, rhs trailing) are
             # slower: XLA transposes them first (measured per element of the operand)

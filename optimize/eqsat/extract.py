@@ -74,6 +74,8 @@ class Frozen:
             for row in nf.rows:
                 numel[_key(row.inputs[0])] = egraph.value_to_i64(row.output)
         self.numel = [numel.get(_key(nd.inputs[-1]), 0) for nd in self.nodes]
+        self.full_contraction = [nd.ctor == "Dot" and self.numel[i] == 1 and not self.vec(nd.inputs[2])
+                                 for i, nd in enumerate(self.nodes)]
         self._tt = {}
         tt = funcs.get("TT")
         if tt is not None:
@@ -246,9 +248,12 @@ def dag_cost(fz: Frozen, choice: list[int | None], roots: list[int]) -> tuple[in
         copied: set[int] = set()
         for c in order:
             nd = fz.nodes[choice[c]]
-            if nd.ctor != "Reduce":
+            if nd.ctor == "Reduce":
+                stack = [nd.children[0]]
+            elif nd.ctor == "Dot" and fz.numel[choice[c]] == 1 and fz.full_contraction[choice[c]]:
+                stack = list(nd.children)  # XLA CPU runs it as a fused multiply-reduce
+            else:
                 continue
-            stack = [nd.children[0]]
             seen: set[int] = set()
             while stack:
                 y = stack.pop()

@@ -57,6 +57,11 @@ def _rank(s: str, r: int) -> str:
     return f"(= {r} (vec-length {s}))"
 
 
+def _vop(op: str, a: str, b: str, r: int) -> str:
+    """Elementwise ``a op b`` of two length-``r`` vectors."""
+    return _vec(f"({op} {_get(a, i)} {_get(b, i)})" for i in range(r))
+
+
 def _chain_set(base: str, pairs: list[tuple[str, str]]) -> str:
     """``base`` with ``base[i] = v`` applied for each (i, v) in order."""
     out = base
@@ -411,6 +416,62 @@ def dot_rules() -> list[str]:
     return R
 
 
+def pad_rules(ranks: tuple[int, ...]) -> list[str]:
+    """Edge padding (no interior padding, non-negative edges)."""
+    R = []
+    for r in ranks:
+        if r == 0:
+            continue
+        zeros, ones = _vec([0] * r), _vec([1] * r)
+        # pad by nothing
+        R.append(_rule(["(= e (Pad x v lo hi it t))", f"(= lo {zeros})", f"(= hi {zeros})", f"(= it {zeros})"],
+                       "(union e x)"))
+        nonneg = [f"(>= {_get(v, i)} 0)" for v in ("lo", "hi") for i in range(r)]
+        base = ["(= e (Pad x pv lo hi it t))", f"(= it {zeros})", _rank("lo", r), *nonneg,
+                _ty("x", "dx", "sx"), "(= (TT d s) t)"]
+        # zero-padding along one dim == concatenation with zero blocks (XLA fuses the latter
+        # much better when the padded value is computed; measured 2-3x on stencil gradients)
+        for S in ("SplatF", "SplatI"):
+            for dd in range(r):
+                only = [f"(= {_get(v, i)} 0)" for v in ("lo", "hi") for i in range(r) if i != dd]
+                lo_d, hi_d = _get("lo", dd), _get("hi", dd)
+                blk_lo = f"({S} pv_ (TT d (vec-set s {dd} {lo_d})))"
+                blk_hi = f"({S} pv_ (TT d (vec-set s {dd} {hi_d})))"
+                q = [*base, f"(= pv ({S} pv_ tv))", *only]
+                mid = f"(TT d (vec-set s {dd} (+ {lo_d} {_get('sx', dd)})))"
+                R.append(_rule(q + [f"(> {lo_d} 0)", f"(> {hi_d} 0)"],
+                               f"(union e (Concat (Concat {blk_lo} x {dd} {mid}) {blk_hi} {dd} t))"))
+                R.append(_rule(q + [f"(> {lo_d} 0)", f"(= {hi_d} 0)"], f"(union e (Concat {blk_lo} x {dd} t))"))
+                R.append(_rule(q + [f"(= {lo_d} 0)", f"(> {hi_d} 0)"], f"(union e (Concat x {blk_hi} {dd} t))"))
+        # pad(pad(x)) with the same value -> one pad
+        R.append(_rule(["(= e (Pad (Pad x pv lo1 hi1 it1 t1) pv lo hi it t))", f"(= it {zeros})", f"(= it1 {zeros})",
+                        _rank("lo", r), *nonneg, *[f"(>= {_get(v, i)} 0)" for v in ("lo1", "hi1") for i in range(r)]],
+                       f"(union e (Pad x pv {_vop('+', 'lo1', 'lo', r)} {_vop('+', 'hi1', 'hi', r)} it t))"))
+        # slice of a pad that stays inside the original operand -> slice of the operand
+        inside = [f"(>= {_get('st', i)} {_get('lo', i)})" for i in range(r)]
+        inside += [f"(<= {_get('li', i)} (+ {_get('lo', i)} {_get('sx', i)}))" for i in range(r)]
+        R.append(_rule(["(= e (Slice (Pad x pv lo hi it tp) st li sd t))", f"(= it {zeros})", _rank("lo", r),
+                        _ty("x", "dx", "sx"), *inside],
+                       f"(union e (Slice x {_vop('-', 'st', 'lo', r)} {_vop('-', 'li', 'lo', r)} sd t))"))
+        # zero-padded x times y -> pad(x * y[inside]); the product is only needed where x is
+        # (as the issue's slice/pad family: Inf/NaN of y in the padding lanes are dropped)
+        sl_lim = _vop("-", "sy", "hi", r)
+        R.append(_rule(['(= e (Bin "multiply" (Pad x pv lo hi it tp) y t))', "(is-zero pv)", f"(= it {zeros})",
+                        _rank("lo", r), *nonneg, _ty("x", "dx", "sx"), _ty("y", "dy", "sy"), "(= (TT d s) t)"],
+                       f'(union e (Pad (Bin "multiply" x (Slice y lo {sl_lim} {ones} (TT dy sx)) (TT d sx)) pv lo hi it t))'))
+        # sum of a zero-padded value over every dim == sum of the value
+        R.append(_rule(['(= e (Reduce "add" (Pad x pv lo hi it tp) z dims t))', "(is-zero pv)", "(is-zero z)",
+                        f"(= it {zeros})", f"(= dims {_iota(r)})", _rank("lo", r), *nonneg],
+                       '(union e (Reduce "add" x z dims t))'))
+        # elementwise op of two pads with the same edges (op(0, 0) = 0) -> pad of the op
+        for op in ("add", "subtract", "multiply"):
+            R.append(_rule([f'(= e (Bin "{op}" (Pad a pv lo hi it ta) (Pad b pv2 lo hi it tb) t))', "(is-zero pv)",
+                            "(is-zero pv2)", f"(= it {zeros})", _rank("lo", r), *nonneg, _ty("a", "da", "sa"),
+                            _ty("b", "db", "sb"), "(= sa sb)", "(= (TT d s) t)"],
+                           f'(union e (Pad (Bin "{op}" a b (TT d sa)) pv lo hi it t))'))
+    return R
+
+
 def reduce_rules(ranks: tuple[int, ...]) -> list[str]:
     R = []
     # reduce over size-1 dims with the identity as init value == reshape
@@ -480,7 +541,7 @@ def all_rules(ranks: tuple[int, ...], fast_math: bool) -> tuple[str, ...]:
     ranks = tuple(sorted(set(ranks) | {0, 1, 2}))
     ranks = tuple(r for r in ranks if r <= MAX_RANK)
     rules = analysis_rules(ranks) + algebra_rules() + motion_rules(ranks) + slice_rules(ranks)
-    rules += dot_rules() + reduce_rules(ranks)
+    rules += dot_rules() + reduce_rules(ranks) + pad_rules(ranks)
     if fast_math:
         rules += fast_math_rules()
     return tuple(rules)
