@@ -192,7 +192,8 @@ class Gen:
         dims = sorted(set(self.draw(st.lists(st.integers(0, len(s) - 1), min_size=1, max_size=len(s)))))
         out = tuple(n for k, n in enumerate(s) if k not in dims)
         kind = self.choice(["add", "maximum"])
-        init = self.const(())[0] if kind == "add" else \
+        # the init must be the reducer's identity (XLA may apply it any number of times)
+        init = self.emit("stablehlo.constant dense<0.0> : tensor<f32>", ())[0] if kind == "add" else \
             self.emit("stablehlo.constant dense<0xFF800000> : tensor<f32>", ())[0]
         return self.emit(f"stablehlo.reduce({x} init: {init}) applies stablehlo.{kind} across dimensions = "
                          f"{dims} : ({ttype(s)}, tensor<f32>) -> {ttype(out)}", out)
