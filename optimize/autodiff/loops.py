@@ -210,6 +210,7 @@ class LoopRevScope(Scope):
         self.rev_op = rev_op
         self.local: dict = {}
         self.cached: list = []  # (source value, placeholder stack value)
+        self.stack_of: dict = {}
         self.pt = {self.body.arguments[j]: init_vals[j] for j in info.passthrough}
         self.ind = {self.body.arguments[j]: (init_vals[j], s) for j, s in info.induction.items()
                     if j not in info.passthrough}
@@ -242,17 +243,34 @@ class LoopRevScope(Scope):
         self.local[v] = r
         return r
 
+    def _stack_for(self, v):
+        """The (placeholder) stack caching ``v`` per iteration, created on first use."""
+        ph = self.stack_of.get(v)
+        if ph is None:
+            st = E.tensor([self.N] + E.shape(v), E.etype(v))
+            with ir.InsertionPoint(self.rev_op), self.rev_op.location:
+                ph = E.placeholder(st)
+            self.cached.append((v, ph))
+            self.stack_of[v] = ph
+        return ph
+
     def _cache(self, v):
-        shp = E.shape(v)
-        st = E.tensor([self.N] + shp, E.etype(v))
-        with ir.InsertionPoint(self.rev_op), self.rev_op.location:
-            ph = E.placeholder(st)
+        # a carried value at iteration k is what the body returned at iteration k-1 (or the
+        # initial value): share that value's stack instead of caching the slot separately
+        j = _slot_of(v, self.body)
+        if j is not None:
+            r = terminator(self.body).operands[j]
+            o = defining_op(r)
+            if o is not None and o.parent.operation == self.w and r in self.dep:
+                ph = self._stack_for(r)
+                with self.head_ip:
+                    prev = E.maximum(E.sub(self.k, _i64(1)), _i64(0))
+                    val = _read(ph, prev, E.shape(r))
+                    first = E.compare(self.k, _i64(0), "EQ")
+                    return E.select(first, self.init_vals[j], val)
+        ph = self._stack_for(v)
         with self.head_ip:
-            z = E.scalar_const(0, E.i64())
-            sl = E.dynamic_slice(ph, [self.k] + [z] * len(shp), [1] + shp)
-            r = E.reshape(sl, shp)
-        self.cached.append((v, ph))
-        return r
+            return _read(ph, self.k, E.shape(v))
 
 
 # ---------------------------------------------------------------------------------------------
