@@ -1011,6 +1011,151 @@ def dynamic_slice_of_iota(op, rewriter):
     return True
 
 
+@pattern("dynamic_slice_of_broadcast", FAMILY, "stablehlo.dynamic_slice", benefit=1)
+def dynamic_slice_of_broadcast(op, rewriter):
+    """dynamic_slice(broadcast_in_dim(x)) -> broadcast_in_dim(dynamic_slice x) (only the dims
+    x really spans are sliced; the broadcast gets smaller)."""
+    b = _def(op.operands[0], "broadcast_in_dim")
+    if b is None:
+        return False
+    x = b.operands[0]
+    dims = i64_list(b.attributes["broadcast_dimensions"])
+    xs = shape_of(x)
+    full = shape_of(op.operands[0])
+    sizes = i64_list(op.attributes["slice_sizes"])
+    idx = list(op.operands[1:])
+    if tuple(sizes) == full:
+        return False  # dynamic_slice_full
+    with rewriter.ip:
+        zero = None
+        xi, xsz = [], []
+        for k, d in enumerate(dims):
+            if xs[k] == 1:
+                if zero is None:
+                    zero = splat_constant(0, ir.RankedTensorType(idx[0].type), loc=op.location)
+                xi.append(zero)
+                xsz.append(1 if xs[k] == 1 else sizes[d])
+            else:
+                xi.append(idx[d])
+                xsz.append(sizes[d])
+        if xs == ():
+            xv = x
+        elif tuple(xsz) == xs:
+            xv = x
+        else:
+            xv = build("stablehlo.dynamic_slice", [x] + xi, ranked(xsz, element_type(x)),
+                       {"slice_sizes": i64_array(xsz)}, loc=op.location)
+        r = build("stablehlo.broadcast_in_dim", [xv], _result_type(op),
+                  {"broadcast_dimensions": i64_array(dims)}, loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+@pattern("dynamic_slice_elementwise", FAMILY, "stablehlo.dynamic_slice", benefit=1)
+def dynamic_slice_elementwise(op, rewriter):
+    """dynamic_slice(f(a, b), i) -> f(dynamic_slice a, dynamic_slice b) for elementwise f used
+    only here (same clamping: the operands have f's shape); rank-0 operands stay."""
+    x = op.operands[0]
+    ew = defining_op(x)
+    if ew is None or ew.operation.name not in ELEMENTWISE_OPS or len(ew.results) != 1:
+        return False
+    if not has_one_use(x) or _zero_sized(op.results[0]):
+        return False
+    full = shape_of(x)
+    if any(shape_of(v) not in ((), full) for v in ew.operands):
+        return False
+    idx = list(op.operands[1:])
+    sizes = i64_list(op.attributes["slice_sizes"])
+    out = shape_of(op.results[0])
+    with rewriter.ip:
+        new_operands = []
+        for v in ew.operands:
+            if shape_of(v) == () and full != ():
+                new_operands.append(v)
+            elif op_name(v) == "stablehlo.constant" and scalar_value(v) is not None:
+                new_operands.append(splat_constant(scalar_value(v), ranked(out, element_type(v)), loc=op.location))
+            else:
+                new_operands.append(build("stablehlo.dynamic_slice", [v] + idx, ranked(out, element_type(v)),
+                                          {"slice_sizes": i64_array(sizes)}, loc=op.location))
+        r = build(ew.operation.name, new_operands, ranked(out, element_type(x)), copy_attrs(ew), loc=ew.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+def _shift_index(v: ir.Value, by: int, loc) -> ir.Value:
+    if by == 0:
+        return v
+    t = ir.RankedTensorType(v.type)
+    return build("stablehlo.subtract", [v, splat_constant(by, t, loc=loc)], t, loc=loc)
+
+
+@pattern("dynamic_slice_of_concat", FAMILY, "stablehlo.dynamic_slice", benefit=2)
+def dynamic_slice_of_concat(op, rewriter):
+    """dynamic_slice(concatenate(a, b, ...), i) -> dynamic_slice of the one operand the window
+    stays in, for every value i can take (known value range)."""
+    c = _def(op.operands[0], "concatenate")
+    if c is None:
+        return False
+    d = _concat_dim(c)
+    idx = list(op.operands[1:])
+    sizes = i64_list(op.attributes["slice_sizes"])
+    rng = int_range(idx[d])
+    if rng is None:
+        return False
+    off = 0
+    for v in c.operands:
+        n = shape_of(v)[d]
+        if off <= rng[0] and rng[1] <= off + n - sizes[d]:
+            with rewriter.ip:
+                new_idx = list(idx)
+                new_idx[d] = _shift_index(idx[d], off, op.location)
+                r = build("stablehlo.dynamic_slice", [v] + new_idx, _result_type(op),
+                          {"slice_sizes": i64_array(sizes)}, loc=op.location)
+            rewriter.replace_op(op, [r])
+            return True
+        off += n
+    return False
+
+
+@pattern("dynamic_slice_of_pad", FAMILY, "stablehlo.dynamic_slice", benefit=2)
+def dynamic_slice_of_pad(op, rewriter):
+    """dynamic_slice(pad(x), i) -> dynamic_slice(x, i - low) when every window i can select
+    lies inside the unpadded region (known value ranges; no interior padding)."""
+    p = _def(op.operands[0], "pad")
+    if p is None:
+        return False
+    lo, hi, it = _pad_params(p)
+    if any(it):
+        return False
+    x = p.operands[0]
+    xs = shape_of(x)
+    idx = list(op.operands[1:])
+    sizes = i64_list(op.attributes["slice_sizes"])
+    for k, (n, a, b) in enumerate(zip(xs, lo, hi)):
+        if a == 0 and b == 0:
+            continue
+        rng = int_range(idx[k])
+        if rng is None or rng[0] < a or rng[1] > a + n - sizes[k]:
+            return False
+    with rewriter.ip:
+        new_idx = [_shift_index(v, a, op.location) for v, a in zip(idx, lo)]
+        r = build("stablehlo.dynamic_slice", [x] + new_idx, _result_type(op),
+                  {"slice_sizes": i64_array(sizes)}, loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+@pattern("dynamic_update_slice_of_own_slice", FAMILY, "stablehlo.dynamic_update_slice", benefit=3)
+def dynamic_update_slice_of_own_slice(op, rewriter):
+    """dynamic_update_slice(x, dynamic_slice(x, i), i) -> x (writing back what was read)."""
+    x, u = op.operands[0], op.operands[1]
+    d = _def(u, "dynamic_slice")
+    if d is None or d.operands[0] != x or list(d.operands[1:]) != list(op.operands[2:]):
+        return False
+    rewriter.replace_op(op, [x])
+    return True
+
+
 @pattern("dynamic_update_slice_full", FAMILY, "stablehlo.dynamic_update_slice", benefit=3)
 def dynamic_update_slice_full(op, rewriter):
     """dynamic_update_slice(x, u, i) with u as big as x -> u (the indices clamp to 0)."""

@@ -330,6 +330,67 @@ func.func @main(%i: tensor<i32>) -> (tensor<1xi32>, tensor<3x4xf32>) {
   return %1, %3 : tensor<1xi32>, tensor<3x4xf32>
 }""", present=[r"stablehlo.clamp", r"stablehlo.convert", r"iota dim = 1 : tensor<3x4xf32>"],
          absent=[r"dynamic_slice"], int_range=(-3, 12)),
+    Case("dynamic_slice_of_broadcast", """
+func.func @main(%a: tensor<6xf32>, %i: tensor<i32>, %j: tensor<i32>) -> tensor<2x3x4xf32> {
+  %0 = stablehlo.broadcast_in_dim %a, dims = [1] : (tensor<6xf32>) -> tensor<8x6x4xf32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %1 = stablehlo.dynamic_slice %0, %i, %j, %z, sizes = [2, 3, 4] : (tensor<8x6x4xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<2x3x4xf32>
+  return %1 : tensor<2x3x4xf32>
+}""", present=[r"dynamic_slice %arg0, %arg2, sizes = \[3\]", r"broadcast_in_dim .* -> tensor<2x3x4xf32>"],
+         absent=[r"tensor<8x6x4xf32>"], int_range=(-2, 9)),
+    Case("dynamic_slice_elementwise", """
+func.func @main(%a: tensor<10x4xf32>, %b: tensor<10x4xf32>, %i: tensor<i32>) -> tensor<2x4xf32> {
+  %0 = stablehlo.multiply %a, %b : tensor<10x4xf32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %1 = stablehlo.dynamic_slice %0, %i, %z, sizes = [2, 4] : (tensor<10x4xf32>, tensor<i32>, tensor<i32>) -> tensor<2x4xf32>
+  return %1 : tensor<2x4xf32>
+}""", present=[r"stablehlo.multiply .* : tensor<2x4xf32>"], absent=[r"multiply .*tensor<10x4xf32>"],
+         int_range=(-3, 13)),
+    Case("dynamic_slice_of_concat", """
+func.func @main(%a: tensor<4xf32>, %b: tensor<10xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.concatenate %a, %b, dim = 0 : (tensor<4xf32>, tensor<10xf32>) -> tensor<14xf32>
+  %i = stablehlo.iota dim = 0 : tensor<3xi32>
+  %s = stablehlo.slice %i [1:2] : (tensor<3xi32>) -> tensor<1xi32>
+  %k = stablehlo.reshape %s : (tensor<1xi32>) -> tensor<i32>
+  %c = stablehlo.constant dense<5> : tensor<i32>
+  %j = stablehlo.add %k, %c : tensor<i32>
+  %1 = stablehlo.dynamic_slice %0, %j, sizes = [2] : (tensor<14xf32>, tensor<i32>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}""", present=[r"dynamic_slice %arg1"], absent=[r"concatenate"]),
+    Case("dynamic_slice_of_concat", """
+func.func @main(%a: tensor<4xf32>, %b: tensor<10xf32>, %j: tensor<i32>) -> tensor<2xf32> {
+  %0 = stablehlo.concatenate %a, %b, dim = 0 : (tensor<4xf32>, tensor<10xf32>) -> tensor<14xf32>
+  %1 = stablehlo.dynamic_slice %0, %j, sizes = [2] : (tensor<14xf32>, tensor<i32>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}""", changed=False, id="unknown-index-neg"),
+    Case("dynamic_slice_of_pad", """
+func.func @main(%x: tensor<100xf32>) -> tensor<100xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %p = stablehlo.pad %x, %z, low = [1], high = [1], interior = [0] : (tensor<100xf32>, tensor<f32>) -> tensor<102xf32>
+  %acc0 = stablehlo.constant dense<0.0> : tensor<100xf32>
+  %0:2 = stablehlo.while(%i = %c0, %acc = %acc0) : tensor<i32>, tensor<100xf32>
+  cond {
+    %n = stablehlo.constant dense<100> : tensor<i32>
+    %q = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %q : tensor<i1>
+  } do {
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    %e = stablehlo.dynamic_slice %p, %j, sizes = [1] : (tensor<102xf32>, tensor<i32>) -> tensor<1xf32>
+    %s = stablehlo.sine %e : tensor<1xf32>
+    %u = stablehlo.dynamic_update_slice %acc, %s, %i : (tensor<100xf32>, tensor<1xf32>, tensor<i32>) -> tensor<100xf32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i1, %u : tensor<i32>, tensor<100xf32>
+  }
+  return %0#1 : tensor<100xf32>
+}""", present=[r"dynamic_slice %arg0, "], absent=[r"dynamic_slice %\d+, "]),
+    Case("dynamic_update_slice_of_own_slice", """
+func.func @main(%x: tensor<10x4xf32>, %i: tensor<i32>, %j: tensor<i32>) -> tensor<10x4xf32> {
+  %0 = stablehlo.dynamic_slice %x, %i, %j, sizes = [3, 2] : (tensor<10x4xf32>, tensor<i32>, tensor<i32>) -> tensor<3x2xf32>
+  %1 = stablehlo.dynamic_update_slice %x, %0, %i, %j : (tensor<10x4xf32>, tensor<3x2xf32>, tensor<i32>, tensor<i32>) -> tensor<10x4xf32>
+  return %1 : tensor<10x4xf32>
+}""", present=[r"return %arg0"], int_range=(-3, 12)),
     Case("dynamic_update_slice_full", """
 func.func @main(%a: tensor<4x3xf32>, %u: tensor<4x3xf32>, %i: tensor<i32>) -> tensor<4x3xf32> {
   %0 = stablehlo.dynamic_update_slice %a, %u, %i, %i : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<i32>, tensor<i32>) -> tensor<4x3xf32>
