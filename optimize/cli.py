@@ -185,7 +185,13 @@ def main(argv=None) -> int:
     ops_in = count_ops(module)
     t0 = time.perf_counter()
     entries = protect_private_entries(module)
-    run_pipeline(module, names, options, stats=stats, verify=not args.no_verify)
+    try:
+        run_pipeline(module, names, options, stats=stats, verify=not args.no_verify)
+    except Exception as e:  # a pass failed or produced invalid IR: say which, no traceback
+        done = [s.name for s in stats]
+        failed = names[len(done)] if len(done) < len(names) else "?"
+        print(f"error: pass {failed!r} failed (after {', '.join(done) or 'no pass'}): {e}", file=sys.stderr)
+        return 1
     restore_private(module, entries)
     total = time.perf_counter() - t0
     text = module_io.to_text(module)

@@ -97,3 +97,16 @@ def test_stdin_input(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", FakeStdin())
     assert main(["-", "-p", "O1"]) == 0
     assert "stablehlo.slice %arg2 [0:10]" in capsys.readouterr().out
+
+
+def test_failing_pass_is_reported_without_traceback(capsys):
+    from reactant.optimize.passes import PASSES, register_pass
+
+    if "test_cli_failing_pass" not in PASSES:
+        @register_pass("test_cli_failing_pass")
+        def _fail(module, options):
+            raise RuntimeError("boom")
+
+    assert main([SLICE_OF_DOT, "-p", "inline,test_cli_failing_pass"]) == 1
+    err = capsys.readouterr().err
+    assert "test_cli_failing_pass" in err and "boom" in err and "Traceback" not in err
