@@ -152,8 +152,9 @@ def scalar_const(value, et: ir.Type) -> ir.Value:
         s = ir.BoolAttr.get(bool(value)) if w == 1 else ir.IntegerAttr.get(et, int(value))
         attr = ir.DenseElementsAttr.get_splat(t, s)
     elif is_complex(et):
-        arr = np.array(complex(value), dtype=_np_dtype(et))
-        attr = ir.DenseElementsAttr.get(arr, type=t)
+        v = complex(value)
+        part = complex_part_type(et)
+        return complex_(scalar_const(v.real, part), scalar_const(v.imag, part))
     else:
         attr = ir.DenseElementsAttr.get_splat(t, ir.FloatAttr.get(et, float(value)))
     return op1("stablehlo.constant", [], t, {"value": attr})

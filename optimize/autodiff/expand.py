@@ -149,7 +149,9 @@ def _analyze(spec, body) -> Activity:
         useful = [ret.operands[j] for j, a in enumerate(spec.ret_activity) if a in ("active", "activenoneed")]
         return Activity(body, varied, useful)
     varied = [a for a, act in zip(args, spec.activity) if act == "dup"]
-    return Activity(body, varied, None)
+    ret = terminator(body)
+    useful = [ret.operands[j] for j, a in enumerate(spec.ret_activity) if a in ("dup", "dupnoneed")]
+    return Activity(body, varied, useful)
 
 
 def _add_permutations(work, act: Activity) -> bool:

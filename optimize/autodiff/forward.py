@@ -85,7 +85,7 @@ class Forward:
         cap_active = any(T.lookup(c) is not None for c in caps)
         if all(t is None for t in tans) and not cap_active:
             return
-        if op.name in NONDIFF:
+        if op.name in NONDIFF or not any(self.act.is_active(r) for r in op.results):
             return
         if cap_active:
             raise ADError(f"no derivative rule for {op.name} with a differentiated value captured by its region",
@@ -112,7 +112,7 @@ class Forward:
     def _while(self, op, P: Env, T: Env) -> None:
         cond, body = while_parts(op)
         n = len(op.operands)
-        V = [j for j in range(n) if self.act.is_varied(body.arguments[j])]
+        V = [j for j in range(n) if self.act.is_active(body.arguments[j]) or self.act.is_active(op.results[j])]
         if not V:
             self._plain(op, P)
             return
@@ -155,7 +155,7 @@ class Forward:
     # -- branches -------------------------------------------------------------------------------
     def _branch(self, op, P: Env, T: Env) -> None:
         n = len(op.results)
-        V = [j for j in range(n) if self.act.is_varied(op.results[j])]
+        V = [j for j in range(n) if self.act.is_active(op.results[j])]
         if not V:
             self._plain(op, P)
             return
@@ -191,7 +191,7 @@ def expand_forward(spec, work, act: Activity, options) -> list:
     with ir.InsertionPoint(marker), marker.location:
         for i, a in enumerate(body.arguments):
             P.set(a, spec.args[i])
-            if spec.activity[i] == "dup" and act.is_varied(a):
+            if spec.activity[i] == "dup" and act.is_active(a):
                 sh = spec.shadows[i]
                 if W == 1:
                     lanes = [sh]

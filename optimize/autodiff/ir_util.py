@@ -93,14 +93,15 @@ def copy_attrs(op) -> dict:
 
 def clone_op(op, get: Callable, caps: list | None = None) -> ir.Operation:
     """A copy of ``op`` at the ambient insertion point, with every operand ``v`` (also those
-    captured inside its regions) replaced by ``get(v)``. Location kept."""
+    captured inside its regions) replaced by ``get(v)``. Attributes and location kept."""
     op = op.operation
-    if not len(op.regions):
-        return ir.Operation.create(op.name, results=[r.type for r in op.results],
-                                   operands=[get(v) for v in op.operands], attributes=copy_attrs(op) or None,
-                                   loc=op.location)
-    caps = captured_values(op) if caps is None else caps
     new_operands = [get(v) for v in op.operands]
+    if not len(op.regions):
+        new = op.clone()
+        for i, v in enumerate(new_operands):
+            new.operands[i] = v
+        return new
+    caps = captured_values(op) if caps is None else caps
     capmap = {v: get(v) for v in caps}
     new = op.clone()
     for i, v in enumerate(new_operands):

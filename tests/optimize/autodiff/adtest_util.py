@@ -292,6 +292,7 @@ def check_text(text: str, args, *, active=None, fd_rtol=1e-5, fd_atol=1e-7, seed
     ctx = make_context()
     with ctx, ir.Location.unknown():
         prim_mod = ir.Module.parse(text)
+    expand(prim_mod)  # markers inside the function itself (nested differentiation)
     outs = run(prim_mod, *args)
     nres = len(outs)
     diff_res = [j for j, o in enumerate(outs) if np.issubdtype(o.dtype, np.inexact)]
@@ -323,4 +324,4 @@ def check_text(text: str, args, *, active=None, fd_rtol=1e-5, fd_atol=1e-7, seed
     lhs = sum(float(np.sum(seeds[j] * fdd[j])) for j in diff_res)
     rhs = sum(float(np.sum(g * tans[i])) for g, i in zip(grads, active))
     assert abs(lhs - rhs) <= fd_atol * 10 + fd_rtol * max(abs(lhs), abs(rhs), 1.0), (lhs, rhs)
-    return grads, tout
+    return grads, tout, [seeds[j] for j in diff_res]

@@ -138,7 +138,7 @@ def test_text_op(name):
 
 def test_checkpointed_loop_with_implicit_capture():
     text, args = CASES["while_implicit_capture"]
-    g0, _ = check_text("module {" + text + "\n}", args)
-    g1, _ = check_text("module {" + text + "\n}", args, extra={"ad_checkpoint": 3})
+    g0, _, _ = check_text("module {" + text + "\n}", args)
+    g1, _, _ = check_text("module {" + text + "\n}", args, extra={"ad_checkpoint": 3})
     for a, b in zip(g0, g1):
         np.testing.assert_allclose(a, b, rtol=1e-13)
