@@ -23,7 +23,7 @@ from jaxlib.mlir import ir
 
 from . import cost as cost_mod
 from .encode import Encoder, Segment, segments_of_block, write_tables
-from .extract import Frozen, dag_cost, greedy_dag, improve, tree_greedy
+from .extract import Frozen, dag_cost, greedy_dag, improve, original_choice, tree_greedy
 from .lang import CTORS, prelude
 from .rebuild import Builder, RebuildError
 from .rules import all_rules
@@ -204,7 +204,8 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict):
         _run(eg, "(run-schedule (saturate (run ana)))")
         fz0 = Frozen(eg, consts["mat"])
         roots0 = [fz0.slot_class[s] for s in enc.roots]
-        orig = dag_cost(fz0, greedy_dag(fz0), roots0)
+        choice0 = greedy_dag(fz0)  # before rewriting, every class holds exactly its original op
+        orig = dag_cost(fz0, choice0, roots0)
         if orig is None:
             stat.error = "original not extractable"
             return None
@@ -240,7 +241,16 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict):
         fz = Frozen(eg, consts["mat"])
         roots = [fz.slot_class[s] for s in enc.roots]
         choice = greedy_dag(fz) if len(fz.nodes) <= limits.dag_extract_limit else tree_greedy(fz)
-        sol = improve(fz, choice, roots) if limits.rewrite else dag_cost(fz, choice, roots)
+        if limits.rewrite:
+            sol = improve(fz, choice, roots)
+            # also search from the original program: the greedy start can miss it
+            start = original_choice(fz0, choice0, orig[1], fz, choice)
+            if start is not None:
+                sol2 = improve(fz, start, roots)
+                if sol2 is not None and (sol is None or sol2[0] < sol[0]):
+                    sol, choice = sol2, start
+        else:
+            sol = dag_cost(fz, choice, roots)
     except Exception as e:  # egglog errors: keep the segment as it is
         stat.error = f"egglog: {type(e).__name__}: {str(e)[:300]}"
         log.debug("eqsat segment failed: %s", stat.error)

@@ -18,10 +18,12 @@ from .lang import CTORS
 
 MISSING_COST = 10**15  # a node whose cost the rules could not compute (never preferred)
 # fusible ops whose result XLA materializes when it has several consumers
-MULTI_USE_MATERIALIZED = {"Un", "Bin", "Cmp", "Sel", "Clamp", "Cvt", "Transpose", "Pad", "Concat", "Reverse"}
+FUSIBLE = {"Un", "Bin", "Cmp", "Sel", "Clamp", "Cvt", "Transpose", "Pad", "Concat", "Reverse", "Bcast", "Reshape",
+           "Slice"}
+NEVER_MATERIALIZED = {"SplatF", "SplatI", "Iota"}  # constants are duplicated into every fusion
+DUPLICATED = {"Bcast", "Reshape"}  # cheap to recompute: every consuming fusion reads their operand
 # XLA CPU's reduction fusions take elementwise producers (and broadcasts, pads) but copy
-# slices and transposes into temporaries first (measured: "wrapped_slice" / transpose copies)
-REDUCE_FUSED = {"Un", "Bin", "Cmp", "Sel", "Clamp", "Cvt", "Bcast", "Pad", "Reshape"}
+# slices and transposes into temporaries first (seen in its HLO: "wrapped_slice" / transpose copies)
 REDUCE_COPIED = {"Slice", "Transpose", "Reverse", "Concat"}
 
 
@@ -203,9 +205,8 @@ def dag_cost(fz: Frozen, choice: list[int | None], roots: list[int]) -> tuple[in
     """Total cost of the program chosen by ``choice`` for ``roots`` and its classes in
     dependency order; None if a root is unextractable or the choice cycles.
 
-    Each class is paid once (a DAG), plus a materialization charge for every fusible
-    elementwise result that several chosen nodes consume (XLA writes it to memory and
-    every consumer reads it back, instead of fusing it)."""
+    Each class is paid once (a DAG), plus the memory traffic of XLA's fusions as they follow
+    from the chosen program (``_fusion_cost``)."""
     order: list[int] = []
     state: dict[int, int] = {}  # 1 = on stack, 2 = done
     total = 0
@@ -235,39 +236,115 @@ def dag_cost(fz: Frozen, choice: list[int | None], roots: list[int]) -> tuple[in
                 if s2 is None:
                     stack.append((ch, False))
     if fz.mat_cost:
-        uses: dict[int, int] = {}
-        for c in order:
-            for ch in set(fz.nodes[choice[c]].children):
-                uses[ch] = uses.get(ch, 0) + 1
-        for c, k in uses.items():
-            if k > 1:
-                i = choice[c]
-                if fz.nodes[i].ctor in MULTI_USE_MATERIALIZED:
-                    total += fz.mat_cost * fz.numel[i] * k
-        # slices/transposes inside a reduction's fused producers are copied first
-        copied: set[int] = set()
-        for c in order:
-            nd = fz.nodes[choice[c]]
-            if nd.ctor == "Reduce":
-                stack = [nd.children[0]]
-            elif nd.ctor == "Dot" and fz.numel[choice[c]] == 1 and fz.full_contraction[choice[c]]:
-                stack = list(nd.children)  # XLA CPU runs it as a fused multiply-reduce
-            else:
-                continue
-            seen: set[int] = set()
-            while stack:
-                y = stack.pop()
-                if y in seen:
-                    continue
-                seen.add(y)
-                ny = fz.nodes[choice[y]]
-                if ny.ctor in REDUCE_COPIED:
-                    if y not in copied:
-                        copied.add(y)
-                        total += fz.mat_cost * fz.numel[choice[y]]
-                elif ny.ctor in REDUCE_FUSED and uses.get(y, 0) <= 1:
-                    stack.extend(ny.children)
+        total += _fusion_cost(fz, choice, order, roots)
     return total, order
+
+
+def _fusion_cost(fz: Frozen, choice, order: list[int], roots: list[int]) -> int:
+    """Memory traffic implied by the chosen DAG once XLA fuses it.
+
+    Fusible ops (elementwise and data movement) join the fusion of their consumer when
+    they have exactly one consumer; a fusible result with several consumers, an output of
+    the segment or a dot operand is materialized: written once, and read by every fusion
+    that consumes it. Every fusion reads its external inputs (leaves, materialized
+    results, dot/reduce results) once; through a slice it reads only what the slice keeps.
+    Reductions (and full-contraction dots, which XLA CPU runs as a multiply-reduce) fuse
+    their elementwise producers but copy slices and transposes into temporaries first.
+    A dot's own operand and result traffic is in its node cost."""
+    mat = fz.mat_cost
+    nodes = fz.nodes
+    numel = fz.numel
+    fullc = fz.full_contraction
+    users: dict[int, list[int]] = {}
+    for c in order:
+        for ch in set(nodes[choice[c]].children):
+            users.setdefault(ch, []).append(c)
+    root_set = set(roots)
+
+    def is_dot_operand_user(u) -> bool:
+        return nodes[choice[u]].ctor == "Dot" and not fullc[choice[u]]
+
+    def materialized(c) -> bool:
+        ctor = nodes[choice[c]].ctor
+        if ctor in NEVER_MATERIALIZED:
+            return False
+        if ctor not in FUSIBLE:
+            return True  # leaves, constants, dots, reductions
+        if ctor in DUPLICATED:
+            return c in root_set
+        us = users.get(c, ())
+        return c in root_set or len(us) != 1 or is_dot_operand_user(us[0])
+
+    extra = 0
+    for f in order:
+        nf = nodes[choice[f]]
+        reduce_like = nf.ctor == "Reduce" or (nf.ctor == "Dot" and fullc[choice[f]])
+        fusible_root = nf.ctor in FUSIBLE and materialized(f)
+        if not (fusible_root or reduce_like):
+            continue
+        if fusible_root:
+            us = users.get(f, ())
+            if f in root_set or not us or not all(is_dot_operand_user(u) for u in us):
+                extra += mat * numel[choice[f]]  # the write
+        read: set[int] = set()
+        seen: set[int] = set()
+        stack = [(ch, f) for ch in set(nf.children)]
+        while stack:
+            y, p = stack.pop()
+            if y in seen:
+                continue
+            seen.add(y)
+            ny = nodes[choice[y]]
+            if ny.ctor in NEVER_MATERIALIZED:
+                continue
+            if materialized(y):
+                if y not in read:
+                    read.add(y)
+                    through_slice = nodes[choice[p]].ctor == "Slice"
+                    extra += mat * (numel[choice[p]] if through_slice else numel[choice[y]])
+                continue
+            if reduce_like and ny.ctor in REDUCE_COPIED:
+                extra += 2 * mat * numel[choice[y]]  # copied into a temporary first
+            stack.extend((ch, y) for ch in set(ny.children))
+    return extra
+
+
+def original_choice(fz0: Frozen, choice0, order0: list[int], fz: Frozen, choice) -> list | None:
+    """``choice`` with every class of the original program (``fz0``, frozen before any
+    rewrite; ``order0`` its classes in dependency order) set to its original node in the
+    saturated graph ``fz``: a starting point for the local search that is never worse
+    than the input program. Where rewriting merged original classes (``x + 0`` with ``x``)
+    the first (innermost) original node wins, which keeps the choice acyclic."""
+    from .lang import CTORS
+
+    slot_of0: dict[int, int] = {}
+    for slot, c0 in fz0.slot_class.items():
+        slot_of0.setdefault(c0, slot)
+    index: dict = {}
+    for i, nd in enumerate(fz.nodes):
+        data = tuple(v for v, srt in zip(nd.inputs, CTORS[nd.ctor]) if srt != "Op")
+        index[(nd.ctor, data, nd.children)] = i
+    out = list(choice)
+    assigned: set[int] = set()
+    for c0 in order0:
+        i0 = choice0[c0]
+        if i0 is None or c0 not in slot_of0:
+            continue
+        n0 = fz0.nodes[i0]
+        try:
+            c = fz.slot_class[slot_of0[c0]]
+            kids = tuple(fz.slot_class[slot_of0[ch]] for ch in n0.children)
+        except KeyError:
+            return None
+        data = tuple(v for v, srt in zip(n0.inputs, CTORS[n0.ctor]) if srt != "Op")
+        if c in assigned:
+            continue
+        i = index.get((n0.ctor, data, kids))
+        if i is None:
+            return None
+        out[c] = i
+        assigned.add(c)
+    return out
 
 
 def improve(fz: Frozen, choice: list[int | None], roots: list[int], *, time_budget: float = 0.25,
