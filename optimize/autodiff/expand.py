@@ -92,11 +92,14 @@ def expand_all(module: ir.Module, options=None) -> int:
             count += 1
 
 
-def _check_detached(work) -> None:
-    """Nothing outside the working copy may use its values (erasing would crash)."""
+def _detached(work) -> str | None:
+    """The name of an op of the working copy whose value is used outside it, else None
+    (erasing the copy while such a use exists would crash the process)."""
     bad = []
 
     def visit(o):
+        if bad:
+            return
         for r in o.results:
             for u in r.uses:
                 owner = u.owner
@@ -106,8 +109,7 @@ def _check_detached(work) -> None:
                     return
 
     walk_nested(work, visit)
-    if bad:
-        raise ADError(f"internal: emitted code still uses values of the source function ({bad[0]})", work)
+    return bad[0] if bad else None
 
 
 def _inside(op, anc) -> bool:
@@ -124,6 +126,7 @@ def expand_marker(module: ir.Module, marker, funcs: dict, options=None) -> None:
     marker = getattr(marker, "operation", marker)
     spec = parse_marker(marker, funcs)
     work = make_working_copy(spec.fn, funcs, module.body)
+    done = False
     try:
         body = work.regions[0].blocks[0]
         act = _analyze(spec, body)
@@ -136,9 +139,13 @@ def expand_marker(module: ir.Module, marker, funcs: dict, options=None) -> None:
         for r, v in zip(marker.results, outs):
             r.replace_all_uses_with(v)
         marker.erase()
+        done = True
     finally:
-        _check_detached(work)
-        work.erase()
+        leaked = _detached(work)
+        if leaked is None:
+            work.erase()
+        elif done:
+            raise ADError(f"internal: emitted code still uses values of the source function ({leaked})", work)
 
 
 def _analyze(spec, body) -> Activity:

@@ -12,6 +12,30 @@ from adtest_util import check_text
 R = np.random.default_rng(11)
 
 CASES = {
+    "logistic": ("""
+func.func @main(%x: tensor<3xf64>) -> tensor<3xf64> {
+  %0 = stablehlo.logistic %x : tensor<3xf64>
+  %1 = stablehlo.multiply %0, %x : tensor<3xf64>
+  return %1 : tensor<3xf64>
+}""", [R.standard_normal(3)]),
+    "chlo_tan": ("""
+func.func @main(%x: tensor<3xf64>) -> tensor<3xf64> {
+  %0 = chlo.tan %x : tensor<3xf64> -> tensor<3xf64>
+  return %0 : tensor<3xf64>
+}""", [R.uniform(-1, 1, 3)]),
+    "chlo_conj": ("""
+func.func @main(%x: tensor<3xf64>) -> tensor<3xf64> {
+  %sq = stablehlo.multiply %x, %x : tensor<3xf64>
+  %z = stablehlo.complex %x, %sq : tensor<3xcomplex<f64>>
+  %c = chlo.conj %z : tensor<3xcomplex<f64>> -> tensor<3xcomplex<f64>>
+  %one = stablehlo.constant dense<(0.5, 1.5)> : tensor<3xcomplex<f64>>
+  %m = stablehlo.multiply %c, %one : tensor<3xcomplex<f64>>
+  %w = stablehlo.multiply %m, %z : tensor<3xcomplex<f64>>
+  %r = stablehlo.real %w : (tensor<3xcomplex<f64>>) -> tensor<3xf64>
+  %i = stablehlo.imag %m : (tensor<3xcomplex<f64>>) -> tensor<3xf64>
+  %o = stablehlo.add %r, %i : tensor<3xf64>
+  return %o : tensor<3xf64>
+}""", [R.standard_normal(3)]),
     "dot": ("""
 func.func @main(%a: tensor<3x4xf64>, %b: tensor<4x2xf64>) -> tensor<3x2xf64> {
   %0 = "stablehlo.dot"(%a, %b) : (tensor<3x4xf64>, tensor<4x2xf64>) -> tensor<3x2xf64>
