@@ -1,12 +1,15 @@
 """The equality-saturation pass: segment, encode, saturate under limits, extract, rebuild.
 
-Per segment (``encode.segments_of_block``): a fresh egglog e-graph gets the prelude, the
-rules and the cost rules; the segment is bulk-loaded from TSV tables; the analyses run;
-the original program's DAG cost is taken; then rewrite iterations run one at a time
-until saturation, the iteration cap, the node limit or the time limit; finally the
-cheapest program is extracted (DAG-aware greedy) and, only if strictly cheaper than the
-original, rebuilt in place of the segment. Anything unexpected (an egglog error, a type
-mismatch while rebuilding) leaves the segment as it was.
+Per segment (``encode.segments_of_block``), on an e-graph that holds the prelude, the rules
+and the cost rules (built once per process and rank set, then used between ``(push)`` and
+``(pop)``): the segment is bulk-loaded from TSV tables; the analyses run; the original
+program's DAG cost is taken; rewrite iterations run one at a time until saturation, the
+iteration cap, the node limit or the time limit (both also anticipate the next
+iteration's growth); the cheapest program is extracted (DAG-aware greedy plus local
+search, also started from the original program) and, only if strictly cheaper than the
+original (by at least ``Limits.min_gain``, so that ties never churn the IR), rebuilt in
+place of the segment. Anything unexpected (an egglog error, a type mismatch while
+rebuilding) leaves the segment as it was.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ class Limits:
     max_segment_ops: int = 300
     total_time: float = 4.0  # seconds for the whole pass (later segments are skipped)
     dag_extract_limit: int = 6_000  # e-graphs larger than this use the tree-cost greedy
+    min_gain: float = 1e-3  # replace a segment only when the model predicts at least this gain
     fast_math: bool = False
     rewrite: bool = True  # False: encode and extract only (round-trip check)
 
@@ -181,7 +185,7 @@ def optimize_segment(seg: Segment, limits: Limits, consts: dict, *, inspect=None
                     fz, choice, sol, roots = res
                     if inspect is not None:
                         inspect(fz, enc)
-                    if not limits.rewrite or sol[0] < stat.cost_before:
+                    if not limits.rewrite or sol[0] < stat.cost_before * (1.0 - limits.min_gain):
                         try:
                             _rebuild(seg, enc, fz, choice, sol[1], roots)
                             stat.replaced = True
