@@ -638,3 +638,39 @@ def gather_of_scatter_same_indices(op, rewriter):
         return False
     rewriter.replace_op(op, [upd])
     return True
+
+
+@pattern("gather_of_splat", FAMILY, "stablehlo.gather", benefit=3)
+def gather_of_splat(op, rewriter):
+    """gather from a tensor filled with one value -> that value, broadcast to the result."""
+    x = op.operands[0]
+    if not _is_splat(x):
+        return False
+    with rewriter.ip:
+        s = _splat_scalar(x, op.location)
+        r = build("stablehlo.broadcast_in_dim", [s], op.results[0].type,
+                  {"broadcast_dimensions": i64_array([])}, loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
+@pattern("scatter_same_splat", FAMILY, "stablehlo.scatter", benefit=3)
+def scatter_same_splat(op, rewriter):
+    """scatter (set) of updates filled with the value the input is filled with -> the input."""
+    if _combiner(op) != "set":
+        return False
+    s = _single_scatter(op)
+    if s is None:
+        return False
+    x, _, upd = s
+    if not (_is_splat(x) and _is_splat(upd)):
+        return False
+    a, b = scalar_value(x), scalar_value(upd)
+    if a is None or b is None or repr(a) != repr(b) or element_type(x) != element_type(upd):
+        dx, du = defining_op(x), defining_op(upd)
+        same_src = (dx is not None and du is not None and dx.operation.name == du.operation.name
+                    == "stablehlo.broadcast_in_dim" and dx.operands[0] == du.operands[0])
+        if not same_src:
+            return False
+    rewriter.replace_op(op, [x])
+    return True

@@ -1011,6 +1011,20 @@ def dynamic_slice_of_iota(op, rewriter):
     return True
 
 
+@pattern("dynamic_slice_of_splat", FAMILY, "stablehlo.dynamic_slice", benefit=3)
+def dynamic_slice_of_splat(op, rewriter):
+    """dynamic_slice of a tensor filled with one value -> that value at the window's shape."""
+    x = op.operands[0]
+    if _splat_key(x) is None or shape_of(x) == ():
+        return False
+    with rewriter.ip:
+        s = _scalar_source(x, op.location)
+        r = build("stablehlo.broadcast_in_dim", [s], _result_type(op),
+                  {"broadcast_dimensions": i64_array([])}, loc=op.location)
+    rewriter.replace_op(op, [r])
+    return True
+
+
 @pattern("dynamic_slice_of_broadcast", FAMILY, "stablehlo.dynamic_slice", benefit=1)
 def dynamic_slice_of_broadcast(op, rewriter):
     """dynamic_slice(broadcast_in_dim(x)) -> broadcast_in_dim(dynamic_slice x) (only the dims

@@ -74,6 +74,20 @@ func.func @main(%v: tensor<4xf32>) -> tensor<4xf32> {
   return %1 : tensor<4xf32>
 }""", present=[r"return %arg0"]),
     # -- scatter ------------------------------------------------------------------------------------
+    Case("gather_of_splat", """
+func.func @main(%s: tensor<f32>, %i: tensor<3x1xi32>) -> tensor<3x2xf32> {
+  %x = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<8x2xf32>
+  %0 = "stablehlo.gather"(%x, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 2>}> : (tensor<8x2xf32>, tensor<3x1xi32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}""", present=[r"broadcast_in_dim %arg0, dims = \[\] : \(tensor<f32>\) -> tensor<3x2xf32>"], absent=["gather"],
+         int_range=(-2, 10)),
+    Case("scatter_same_splat", """
+func.func @main(%i: tensor<3x1xi32>) -> tensor<8xf32> {
+  %x = stablehlo.constant dense<1.5> : tensor<8xf32>
+  %u = stablehlo.constant dense<1.5> : tensor<3xf32>
+  %0 = "stablehlo.scatter"(%x, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> """ + SCATTER_SET + """ : (tensor<8xf32>, tensor<3x1xi32>, tensor<3xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}""", absent=["scatter"], int_range=(-2, 10)),
     Case("scatter_keep_combiner", """
 func.func @main(%x: tensor<8xf32>, %i: tensor<3x1xi32>, %u: tensor<3xf32>) -> tensor<8xf32> {
   %0 = "stablehlo.scatter"(%x, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> """ + SCATTER_KEEP + """ : (tensor<8xf32>, tensor<3x1xi32>, tensor<3xf32>) -> tensor<8xf32>

@@ -330,6 +330,14 @@ func.func @main(%i: tensor<i32>) -> (tensor<1xi32>, tensor<3x4xf32>) {
   return %1, %3 : tensor<1xi32>, tensor<3x4xf32>
 }""", present=[r"stablehlo.clamp", r"stablehlo.convert", r"iota dim = 1 : tensor<3x4xf32>"],
          absent=[r"dynamic_slice"], int_range=(-3, 12)),
+    Case("dynamic_slice_of_splat", """
+func.func @main(%s: tensor<f32>, %i: tensor<i32>) -> (tensor<2xf32>, tensor<3xf32>) {
+  %x = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<8xf32>
+  %0 = stablehlo.dynamic_slice %x, %i, sizes = [2] : (tensor<8xf32>, tensor<i32>) -> tensor<2xf32>
+  %c = stablehlo.constant dense<2.0> : tensor<8xf32>
+  %1 = stablehlo.dynamic_slice %c, %i, sizes = [3] : (tensor<8xf32>, tensor<i32>) -> tensor<3xf32>
+  return %0, %1 : tensor<2xf32>, tensor<3xf32>
+}""", absent=["dynamic_slice"], int_range=(-2, 10)),
     Case("dynamic_slice_of_broadcast", """
 func.func @main(%a: tensor<6xf32>, %i: tensor<i32>, %j: tensor<i32>) -> tensor<2x3x4xf32> {
   %0 = stablehlo.broadcast_in_dim %a, dims = [1] : (tensor<6xf32>) -> tensor<8x6x4xf32>
