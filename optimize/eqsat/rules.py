@@ -391,6 +391,7 @@ def dot_rules() -> list[str]:
                            f'(union e (Bin "multiply" (Dot {ab} lb rb lc rc t) ({S} v t) t))'))
             R.append(_rule([f'(= e (Bin "multiply" (Dot {ab} lb rb lc rc t) ({S} v t) t))', "(= (TT d s) t)",
                             "(= ta (tyof a))", "(= (TT d sa) ta)"], f"(union e {lhs})"))
+    R += _full_contraction_rules(E, tys)
     # a dot_general without contracting or batch dims of a scalar is a broadcast multiply
     R.append(_rule(["(= e (Dot a b E E E E t))", f"(= E {E})", _ty("a", "d", "sa"), _rank("sa", 0),
                     _ty("b", "d", "sb"), "(= t (TT d sb))"],
@@ -416,6 +417,37 @@ def dot_rules() -> list[str]:
     return R
 
 
+def _full_contraction_rules(E: str, tys) -> list[str]:
+    """Full contractions <M, G> = sum(M * G) of two matrices (a scalar dot_general): they are
+    symmetric, and a product inside one can be rotated onto the other operand,
+    <P'Q', G> = <Q', P'^T G>. Pairings: "same" (lc = rc = [0, 1]) is <M, G>, "cross"
+    (lc = [1, 0], rc = [0, 1]) is <M^T, G>. Gradients are full of these: the loss
+    <(AB)^T C, G> becomes <C, (AB) G>, reusing a product the gradient needs anyway."""
+    R = []
+    SAME, CROSS = ("(vec-of 0 1)", "(vec-of 0 1)"), ("(vec-of 1 0)", "(vec-of 0 1)")
+    full = ["(= (TT d st) t)", _rank("st", 0)]
+    R.append(_rule(["(= e (Dot a b E E lc rc t))", f"(= E {E})", *full, _rank("lc", 2)],
+                   "(union e (Dot b a E E rc lc t))"))
+    R.append(_rule(["(= e (Dot a b E E (vec-of 1 0) (vec-of 1 0) t))", f"(= E {E})", *full],
+                   f"(union e (Dot a b E E {SAME[0]} {SAME[1]} t))"))
+    R.append(_rule(["(= e (Dot a b E E (vec-of 0 1) (vec-of 1 0) t))", f"(= E {E})", *full],
+                   f"(union e (Dot a b E E {CROSS[0]} {CROSS[1]} t))"))
+    for pairing in ("same", "cross"):
+        plc, prc = SAME if pairing == "same" else CROSS
+        q = [f"(= e (Dot M G E E {plc} {prc} t))", f"(= E {E})", *full,
+             "(= M (Dot P Q lbm rbm lcm rcm tm))", f"(= lbm {E})", f"(= rbm {E})", "(= 1 (vec-length lcm))",
+             "(= cp (vec-get lcm 0))", "(= cq (vec-get rcm 0))", *tys("P", "Q", "G")]
+        # write the contracted matrix as L' R' (lhs role L with contracting cl, rhs role R
+        # with cr): M itself for "same"; M^T = Q'^T P'^T, i.e. L = Q (cl = cq), R = P (cr = cp),
+        # for "cross". Then <L'R', G> = <R', Y> with Y = L'^T G = dot(L, G, [1 - cl], [0]),
+        # and <R', Y> is a "same" contraction of R if cr = 0 (R' = R), else "cross".
+        L, Rv, cl, cr = ("P", "Q", "cp", "cq") if pairing == "same" else ("Q", "P", "cq", "cp")
+        y = f"(Dot {L} G {E} {E} (vec-of (- 1 {cl})) (vec-of 0) (TT d (vec-of (vec-get s{L} {cl}) (vec-get sG 1))))"
+        R.append(_rule(q + [f"(= {cr} 0)"], f"(union e (Dot {Rv} {y} {E} {E} {SAME[0]} {SAME[1]} t))"))
+        R.append(_rule(q + [f"(= {cr} 1)"], f"(union e (Dot {Rv} {y} {E} {E} {CROSS[0]} {CROSS[1]} t))"))
+    return R
+
+
 def pad_rules(ranks: tuple[int, ...]) -> list[str]:
     """Edge padding (no interior padding, non-negative edges)."""
     R = []
@@ -431,7 +463,7 @@ def pad_rules(ranks: tuple[int, ...]) -> list[str]:
                 _ty("x", "dx", "sx"), "(= (TT d s) t)"]
         # zero-padding along one dim == concatenation with zero blocks (XLA fuses the latter
         # much better when the padded value is computed; measured 2-3x on stencil gradients)
-        for S in ("SplatF", "SplatI"):
+        for S in ("SplatF",) if r <= 3 else ():
             for dd in range(r):
                 only = [f"(= {_get(v, i)} 0)" for v in ("lo", "hi") for i in range(r) if i != dd]
                 lo_d, hi_d = _get("lo", dd), _get("hi", dd)
