@@ -432,6 +432,12 @@ def _full_contraction_rules(E: str, tys) -> list[str]:
                    f"(union e (Dot a b E E {SAME[0]} {SAME[1]} t))"))
     R.append(_rule(["(= e (Dot a b E E (vec-of 0 1) (vec-of 1 0) t))", f"(= E {E})", *full],
                    f"(union e (Dot a b E E {CROSS[0]} {CROSS[1]} t))"))
+    # <G, X + Y> = <G, X> + <G, Y> (scalar adds: lets each term rotate onto its own operand)
+    for op in ("add", "subtract"):
+        R.append(_rule([f'(= e (Dot a (Bin "{op}" x y tb) E E lc rc t))', f"(= E {E})", *full],
+                       f'(union e (Bin "{op}" (Dot a x E E lc rc t) (Dot a y E E lc rc t) t))'))
+        R.append(_rule([f'(= e (Dot (Bin "{op}" x y ta) b E E lc rc t))', f"(= E {E})", *full],
+                       f'(union e (Bin "{op}" (Dot x b E E lc rc t) (Dot y b E E lc rc t) t))'))
     for pairing in ("same", "cross"):
         plc, prc = SAME if pairing == "same" else CROSS
         q = [f"(= e (Dot M G E E {plc} {prc} t))", f"(= E {E})", *full,
