@@ -52,8 +52,8 @@ def lower(f, *args, platform=None) -> str:
     """StableHLO text of ``f``; ``platform="tpu"`` lowers linear algebra to stablehlo ops
     (cholesky, triangular_solve) instead of CPU LAPACK custom calls (XLA:CPU runs both)."""
     if platform is None:
-        return jax.jit(f).lower(*args).as_text()
-    return jax.jit(f).trace(*args).lower(lowering_platforms=(platform,)).as_text()
+        return jax.jit(f, keep_unused=True).lower(*args).as_text()
+    return jax.jit(f, keep_unused=True).trace(*args).lower(lowering_platforms=(platform,)).as_text()
 
 
 def _ftype(fn) -> ir.FunctionType:
