@@ -132,6 +132,13 @@ def algebra_rules() -> list[str]:
     R.append(_rule(['(= e (Bin "multiply" (Un "negate" a t2) b t))', *num],
                    '(union e (Un "negate" (Bin "multiply" a b t) t))'))
     R.append(_rule(['(= e (Un "negate" (Bin "subtract" a b t2) t))', *num], '(union e (Bin "subtract" b a t))'))
+    # a broadcast scalar factor floats to the top of a product: (a*S)*b -> (a*b)*S, and
+    # (a/S)*b -> (a*b)/S (rounding-level; lets sums of differently scaled products share)
+    scal = ["(= S (Bcast sv E ts))", "(= E (vec-of))", "(= (TT d s) t)", "(isfloat d)"]
+    R.append(_rule(['(= e (Bin "multiply" (Bin "multiply" a S t2) b t))', *scal],
+                   '(union e (Bin "multiply" (Bin "multiply" a b t) S t))'))
+    R.append(_rule(['(= e (Bin "multiply" (Bin "divide" a S t2) b t))', *scal],
+                   '(union e (Bin "divide" (Bin "multiply" a b t) S t))'))
     # integer-only annihilators (exact for wrapping integer arithmetic)
     intq = ["(= (TT d s) t)", "(isint d)"]
     R.append(_rule(['(= e (Bin "multiply" x z t))', "(is-zero z)", *intq], "(union e z)"))
@@ -540,6 +547,16 @@ def reduce_rules(ranks: tuple[int, ...]) -> list[str]:
     R.append(_rule(['(= e (Reduce "add" (Bin "multiply" a b tm) z (vec-of 0 1) t))', *zf, _ty("a", "d", "sa"),
                     _rank("sa", 2), _ty("b", "d", "sb")],
                    "(union e (Dot a b (vec-of) (vec-of) (vec-of 0 1) (vec-of 0 1) t))"))
+    # scalar factors out of sums (rounding-level, like a dot's scalar factors): reductions
+    # of the same product scaled differently become one reduction
+    sc = ["(= S (Bcast s E ts))", "(= E (vec-of))", _ty("s", "d", "ss"), _rank("ss", 0), "(is-zero z)",
+          "(= (TT d st) t)"]
+    R.append(_rule(['(= e (Reduce "add" (Bin "multiply" a S tm) z dims t))', *sc],
+                   '(union e (Bin "multiply" (Reduce "add" a z dims t) (Bcast s E t) t))'))
+    R.append(_rule(['(= e (Reduce "add" (Bin "divide" a S tm) z dims t))', *sc],
+                   '(union e (Bin "divide" (Reduce "add" a z dims t) (Bcast s E t) t))'))
+    R.append(_rule(['(= e (Reduce "add" (Un "negate" a tm) z dims t))', "(is-zero z)"],
+                   '(union e (Un "negate" (Reduce "add" a z dims t) t))'))
     # (a row-wise sum of products is *not* turned into a batched dot: XLA runs those slower
     # than its fused reduction; the other direction below is kept)
     for S, z in (("SplatF", '"0.0"'), ("SplatI", "0")):
@@ -568,6 +585,8 @@ def fast_math_rules() -> list[str]:
                    '(union e (Bin "multiply" a (Bin "add" b c t) t))', "fast"))
     R.append(_rule(['(= e (Bin "multiply" x z t))', "(is-zero z)", *fq], '(union e (SplatF "0.0" t))', "fast"))
     R.append(_rule(['(= e (Bin "subtract" x x t))', *fq], '(union e (SplatF "0.0" t))', "fast"))
+    R.append(_rule(['(= e (Bin "divide" x (Bcast sv E ts) t))', "(= E (vec-of))", "(= (TT ds ss) ts)", *fq],
+                   '(union e (Bin "multiply" x (Bcast (Bin "divide" (SplatF "1.0" ts) sv ts) E t) t))', "fast"))
     R.append(_rule(['(= e (Un "exponential" (Un "log" x t1) t))', *fq], "(union e x)", "fast"))
     R.append(_rule(['(= e (Un "log" (Un "exponential" x t1) t))', *fq], "(union e x)", "fast"))
     return R
