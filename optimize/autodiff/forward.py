@@ -51,9 +51,10 @@ class Env:
 
 
 class Forward:
-    def __init__(self, act: Activity, width: int):
+    def __init__(self, act: Activity, width: int, reuse_primal: bool = False):
         self.act = act
         self.W = width
+        self.reuse_primal = reuse_primal  # primal values already in P (lane loop): clone only what has tangents
 
     def zeros_lanes(self, t: ir.Type):
         return [E.zeros(t) for _ in range(self.W)]
@@ -79,9 +80,10 @@ class Forward:
     def _op(self, op, P: Env, T: Env) -> None:
         tans = [T.lookup(v) for v in op.operands]
         caps = captured_values(op) if len(op.regions) else []
-        with op.location:
-            new = clone_op(op, P.get, caps)
-        P.update(op.results, new.results)
+        if not (self.reuse_primal and all(P.lookup(r) is not None for r in op.results)):
+            with op.location:
+                new = clone_op(op, P.get, caps)
+            P.update(op.results, new.results)
         cap_active = any(T.lookup(c) is not None for c in caps)
         if all(t is None for t in tans) and not cap_active:
             return
@@ -114,7 +116,8 @@ class Forward:
         n = len(op.operands)
         V = [j for j in range(n) if self.act.is_active(body.arguments[j]) or self.act.is_active(op.results[j])]
         if not V:
-            self._plain(op, P)
+            if not (self.reuse_primal and P.lookup(op.results[0]) is not None):
+                self._plain(op, P)
             return
         W = self.W
         with op.location:
@@ -157,7 +160,8 @@ class Forward:
         n = len(op.results)
         V = [j for j in range(n) if self.act.is_active(op.results[j])]
         if not V:
-            self._plain(op, P)
+            if not (self.reuse_primal and n and P.lookup(op.results[0]) is not None):
+                self._plain(op, P)
             return
         W = self.W
         types = [r.type for r in op.results] + [op.results[j].type for j in V for _ in range(W)]
@@ -182,9 +186,29 @@ class Forward:
             T.set(op.results[j], res[n + k * W: n + (k + 1) * W])
 
 
+UNROLL_MAX_WIDTH = 4
+
+
+def _vector_mode(options, W: int) -> str:
+    extra = getattr(options, "extra", None) or {}
+    mode = extra.get("ad_vector_forward", "auto")
+    if mode not in ("auto", "unroll", "loop"):
+        raise ADError(f"ad_vector_forward must be 'auto', 'unroll' or 'loop', got {mode!r}")
+    if mode == "auto":
+        mode = "unroll" if W <= UNROLL_MAX_WIDTH else "loop"
+    return mode
+
+
 def expand_forward(spec, work, act: Activity, options) -> list:
-    """Emit the forward-mode expansion of marker ``spec`` before it; returns its results."""
+    """Emit the forward-mode expansion of marker ``spec`` before it; returns its results.
+
+    Width W > 1 (vector forward mode): up to ``UNROLL_MAX_WIDTH`` lanes (or with
+    ``PassOptions.extra["ad_vector_forward"] = "unroll"``) every rule is applied per lane;
+    wider (or ``"loop"``) the primal is computed once and a loop over the W lanes runs the
+    one-lane tangent code, so the code size does not grow with W."""
     W = spec.width
+    if W > 1 and _vector_mode(options, W) == "loop":
+        return _expand_forward_lane_loop(spec, work, act)
     body = work.regions[0].blocks[0]
     P, T = Env(), Env()
     marker = spec.op
@@ -212,4 +236,48 @@ def expand_forward(spec, work, act: Activity, options) -> list:
                 outs.append(lanes[0])
             else:
                 outs.append(E.concatenate([E.reshape(l, [1] + E.shape(v)) for l in lanes], 0))
+    return outs
+
+
+def _expand_forward_lane_loop(spec, work, act: Activity) -> list:
+    W = spec.width
+    body = work.regions[0].blocks[0]
+    marker = spec.op
+    P = Env()
+    i64 = E.i64()
+    with ir.InsertionPoint(marker), marker.location:
+        for i, a in enumerate(body.arguments):
+            P.set(a, spec.args[i])
+        for op in ops_of(body):  # the primal, once
+            with op.location:
+                new = clone_op(op, P.get)
+            P.update(op.results, new.results)
+        ret = terminator(body)
+        outs = [P.get(ret.operands[j]) for j, a in enumerate(spec.ret_activity) if a in ("dup", "const")]
+        tres = [ret.operands[j] for j, a in enumerate(spec.ret_activity) if a in ("dup", "dupnoneed")]
+        init = [E.scalar_const(0, i64)] + [E.zeros(E.tensor([W] + E.shape(v), E.etype(v))) for v in tres]
+        types = [v.type for v in init]
+        loop = E.create("stablehlo.while", init, types, regions=2)
+        cb = ir.Block.create_at_start(loop.regions[0], types)
+        bb = ir.Block.create_at_start(loop.regions[1], types)
+        with ir.InsertionPoint(cb):
+            E.create("stablehlo.return", [E.compare(cb.arguments[0], E.scalar_const(W, i64), "LT")], [])
+        with ir.InsertionPoint(bb):
+            k = bb.arguments[0]
+            z = E.scalar_const(0, i64)
+            Pl, Tl = Env(P), Env()
+            for i, a in enumerate(body.arguments):
+                if spec.activity[i] == "dup" and act.is_active(a):
+                    s = E.shape(a)
+                    lane = E.reshape(E.dynamic_slice(spec.shadows[i], [k] + [z] * len(s), [1] + s), s)
+                    Tl.set(a, [lane])
+            Forward(act, 1, reuse_primal=True).block(ops_of(body), Pl, Tl)
+            new_stacks = []
+            for st, v in zip(list(bb.arguments)[1:], tres):
+                t = Tl.lookup(v)
+                t = t[0] if t is not None else E.zeros(v.type)
+                s = E.shape(v)
+                new_stacks.append(E.dynamic_update_slice(st, E.reshape(t, [1] + s), [k] + [z] * len(s)))
+            E.create("stablehlo.return", [E.add(k, E.scalar_const(1, i64))] + new_stacks, [])
+        outs += list(loop.results)[1:]
     return outs

@@ -149,17 +149,19 @@ def test_unknown_trip_count_needs_bound():
     assert np.all(np.isnan(out[1])) and np.all(np.isfinite(out[0]))
 
 
-def test_vector_forward_mode_jacobian():
+@pytest.mark.parametrize("n,mode", [(3, "auto"), (3, "loop"), (9, "auto"), (9, "unroll")])
+def test_vector_forward_mode_jacobian(n, mode):
     def f(x, w):
-        return lax.fori_loop(0, 3, lambda i, c: jnp.tanh(c @ w) + x, x) * jnp.sum(x)
+        y = lax.fori_loop(0, 3, lambda i, c: jnp.tanh(c @ w) + x, x) * jnp.sum(x)
+        return lax.cond(y[0] > -10.0, lambda: jnp.sin(y), lambda: y), jnp.sum(w)
 
-    x, w = R.standard_normal(3), R.standard_normal((3, 3)) * 0.5
+    x, w = R.standard_normal(n), R.standard_normal((n, n)) * 0.5
     text = lower(f, x, w)
-    m = build(text, [Marker("fwd", ["dup", "const"], ["dup"], width=3)])
-    expand(m)
-    prim, jac_t = run(m, x, np.eye(3), w)
-    np.testing.assert_allclose(prim, f(x, w), rtol=1e-12)
-    np.testing.assert_allclose(jac_t, np.asarray(jax.jacfwd(f)(x, w)).T, rtol=1e-10, atol=1e-12)
+    m = build(text, [Marker("fwd", ["dup", "const"], ["dup", "const"], width=n)])
+    expand(m, ad_vector_forward=mode)
+    prim, s, jac_t = run(m, x, np.eye(n), w)
+    np.testing.assert_allclose(prim, f(x, w)[0], rtol=1e-12)
+    np.testing.assert_allclose(jac_t, np.asarray(jax.jacfwd(f)(x, w)[0]).T, rtol=1e-10, atol=1e-12)
 
 
 def test_activity_variants_and_dup_shadows():
