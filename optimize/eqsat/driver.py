@@ -246,13 +246,24 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict):
         roots = [fz.slot_class[s] for s in enc.roots]
         choice = greedy_dag(fz) if len(fz.nodes) <= limits.dag_extract_limit else tree_greedy(fz)
         if limits.rewrite:
-            sol = improve(fz, choice, roots)
-            # also search from the original program: the greedy start can miss it
-            start = original_choice(fz0, choice0, orig[1], fz, choice)
-            if start is not None:
-                sol2 = improve(fz, start, roots)
-                if sol2 is not None and (sol is None or sol2[0] < sol[0]):
-                    sol, choice = sol2, start
+            # local search from three starts: the greedy extraction; the original program
+            # (so never worse than the input); and a greedy extraction in which the terms
+            # the outputs themselves need are free to share (finds e.g. a loss rewritten
+            # onto a product that a gradient output computes anyway)
+            starts = [choice]
+            orig_start = original_choice(fz0, choice0, orig[1], fz, choice)
+            if orig_start is not None:
+                starts.append(orig_start)
+            if len(fz.nodes) <= limits.dag_extract_limit:
+                for base in list(starts):
+                    first = dag_cost(fz, base, roots)
+                    if first is not None:
+                        starts.append(greedy_dag(fz, free={c: base[c] for c in roots}))
+            sol = None
+            for st in starts:
+                r = improve(fz, st, roots, time_budget=0.15)
+                if r is not None and (sol is None or r[0] < sol[0]):
+                    sol, choice = r, st
         else:
             sol = dag_cost(fz, choice, roots)
     except Exception as e:  # egglog errors: keep the segment as it is

@@ -118,13 +118,18 @@ def _key(v):
     return v  # egglog Values hash/compare by their raw bits (all Op classes share one sort)
 
 
-def greedy_dag(fz: Frozen, max_steps: int | None = None) -> list[int | None]:
-    """Best node index per e-class (or None when the class has no finite extraction)."""
+def greedy_dag(fz: Frozen, max_steps: int | None = None, *, free: dict[int, int] | None = None) -> list[int | None]:
+    """Best node index per e-class (or None when the class has no finite extraction).
+
+    ``free`` maps classes that are paid for anyway (e.g. the program the outputs need) to
+    their node: they cost nothing to share, so other classes prefer terms that reuse them."""
     n = fz.n_classes
     nodes = fz.nodes
     best_total = [float("inf")] * n
     best_node: list[int | None] = [None] * n
     best_set: list[dict | None] = [None] * n
+    for c, i in (free or {}).items():
+        best_total[c], best_node[c], best_set[c] = 0, i, {}
     parents: list[list[int]] = [[] for _ in range(n)]
     for i, nd in enumerate(nodes):
         for ch in set(nd.children):
@@ -151,7 +156,7 @@ def greedy_dag(fz: Frozen, max_steps: int | None = None) -> list[int | None]:
         else:
             s = {}
         total = sum(s.values()) + nd.cost
-        if total < best_total[nd.cls]:
+        if total < best_total[nd.cls] and not (free and nd.cls in free):
             s[nd.cls] = nd.cost
             best_total[nd.cls] = total
             best_node[nd.cls] = i

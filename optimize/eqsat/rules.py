@@ -585,8 +585,8 @@ def fast_math_rules() -> list[str]:
                    '(union e (Bin "multiply" a (Bin "add" b c t) t))', "fast"))
     R.append(_rule(['(= e (Bin "multiply" x z t))', "(is-zero z)", *fq], '(union e (SplatF "0.0" t))', "fast"))
     R.append(_rule(['(= e (Bin "subtract" x x t))', *fq], '(union e (SplatF "0.0" t))', "fast"))
-    R.append(_rule(['(= e (Bin "divide" x (Bcast sv E ts) t))', "(= E (vec-of))", "(= (TT ds ss) ts)", *fq],
-                   '(union e (Bin "multiply" x (Bcast (Bin "divide" (SplatF "1.0" ts) sv ts) E t) t))', "fast"))
+    R.append(_rule(['(= e (Bin "divide" x (Bcast sv E ts) t))', "(= E (vec-of))", "(= tv (tyof sv))", *fq],
+                   '(union e (Bin "multiply" x (Bcast (Bin "divide" (SplatF "1.0" tv) sv tv) E t) t))', "fast"))
     R.append(_rule(['(= e (Un "exponential" (Un "log" x t1) t))', *fq], "(union e x)", "fast"))
     R.append(_rule(['(= e (Un "log" (Un "exponential" x t1) t))', *fq], "(union e x)", "fast"))
     return R
