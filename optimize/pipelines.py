@@ -8,7 +8,6 @@ makes some gradients asymptotically cheaper).
 from __future__ import annotations
 
 from . import autodiff, builtin_passes, eqsat, patterns  # noqa: F401  (register passes)
-from .passes import PASSES
 
 LEVELS: dict[str, list[str]] = {
     "O0": [],
@@ -27,10 +26,11 @@ def pipeline(level: str | list[str]) -> list[str]:
     return list(LEVELS[level])
 
 
-def compile_pipeline(level: str | list[str]) -> list[str]:
+def compile_pipeline(level: str | list[str], *, has_autodiff: bool = True) -> list[str]:
     """optimize -> expand AD -> optimize, for ``level``. Always inlines, and always expands
-    AD ops (XLA cannot run them), even at O0."""
+    AD ops (XLA cannot run them), even at O0. Without AD markers, optimizing once is enough."""
     opt = pipeline(level)
-    ad = ["autodiff"] if "autodiff" in PASSES else []
     pre = opt if opt else ["inline"]
-    return pre + ad + (opt if ad else [])
+    if not has_autodiff:
+        return pre
+    return pre + ["autodiff"] + opt

@@ -22,7 +22,7 @@ from jaxlib.mlir import ir
 from . import _jax_adapter as jx
 from . import runtime
 from .arrays import ConcreteRArray, ConcreteRNumber, _signature
-from .optimize import compile_pipeline, run_pipeline
+from .optimize import PassOptions, compile_pipeline, run_pipeline
 from .tracing import active as _trace_active
 from .tracing import autograph
 from .tracing.errors import ArgumentError
@@ -45,6 +45,18 @@ class Options:
     donate: bool = True
     loops: str = "unroll"  # "keep": Python for-range loops become stablehlo.while even when static
     control_flow: bool = True  # convert Python if/while/for on traced values (source transformation)
+    # reverse mode through loops: "sqrt" or a period (checkpointing); a bound on trip counts
+    # that are only known at run time
+    ad_checkpoint: str | int | None = None
+    ad_max_trip_count: int | None = None
+
+    def pass_options(self) -> PassOptions:
+        extra = {}
+        if self.ad_checkpoint is not None:
+            extra["ad_checkpoint"] = self.ad_checkpoint
+        if self.ad_max_trip_count is not None:
+            extra["ad_max_trip_count"] = self.ad_max_trip_count
+        return PassOptions(extra=extra)
 
 
 class CompiledFunction:
@@ -141,9 +153,10 @@ class CompiledFunction:
         if self.options.donate and prog.aliases:
             _set_aliasing(prog)
         if level is not False:
-            passes = compile_pipeline(list(level) if isinstance(level, (list, tuple)) else level)
+            passes = compile_pipeline(list(level) if isinstance(level, (list, tuple)) else level,
+                                      has_autodiff=_has_autodiff(prog.module))
             with prog.tc.ctx:
-                run_pipeline(prog.module, passes)
+                run_pipeline(prog.module, passes, self.options.pass_options())
         return prog
 
     def _compile(self, leaves, tree) -> "_Entry":
@@ -279,17 +292,26 @@ def _set_aliasing(prog: TracedProgram) -> None:
         fn.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in attrs])
 
 
-def _check_no_autodiff_left(module: ir.Module) -> None:
-    text_has = []
+def _autodiff_ops(module: ir.Module) -> list[str]:
+    found = []
 
     def visit(op):
         if op.name.startswith("enzyme."):
-            text_has.append(op.name)
+            found.append(op.name)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
-    if text_has:
-        raise RuntimeError(f"internal error: {text_has[0]} left after the AD pass")
+    return found
+
+
+def _has_autodiff(module: ir.Module) -> bool:
+    return bool(_autodiff_ops(module))
+
+
+def _check_no_autodiff_left(module: ir.Module) -> None:
+    left = _autodiff_ops(module)
+    if left:
+        raise RuntimeError(f"internal error: {left[0]} left after the AD pass")
 
 
 def _bytecode(module: ir.Module) -> bytes:
@@ -301,18 +323,21 @@ def _bytecode(module: ir.Module) -> bytes:
 
 
 def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_numbers: bool = False,
-            donate: bool = True, loops: str = "unroll", control_flow: bool = True):
+            donate: bool = True, loops: str = "unroll", control_flow: bool = True,
+            ad_checkpoint: str | int | None = None, ad_max_trip_count: int | None = None):
     """Compile ``fn`` with XLA on first call for each call signature.
 
     Use bare (``@reactant.compile``) or with options (``@reactant.compile(optimize="O1")``).
     Arguments may be any pytree of ConcreteRArrays and static values; see ``Options``.
     Python ``if``/``while``/``for ... in range(...)`` on traced values become structured
     StableHLO control flow; ``loops="keep"`` emits every ``for ... in range`` as a loop.
+    ``ad_checkpoint`` ("sqrt" or a period) trades memory for recomputation in reverse mode
+    through loops; ``ad_max_trip_count`` bounds loops whose trip count is only known at run time.
     """
     if loops not in ("unroll", "keep"):
         raise ValueError(f"loops must be 'unroll' or 'keep', got {loops!r}")
     opts = Options(tuple(optimize) if isinstance(optimize, list) else optimize, track_numbers, donate, loops,
-                   control_flow)
+                   control_flow, ad_checkpoint, ad_max_trip_count)
     if fn is None:
         return lambda f: CompiledFunction(f, opts)
     return CompiledFunction(fn, opts)

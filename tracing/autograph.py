@@ -501,7 +501,7 @@ _cache: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
 
 
 def _convertible(fn) -> bool:
-    if not isinstance(fn, types.FunctionType) or fn.__name__ == "<lambda>":
+    if not isinstance(fn, types.FunctionType):
         return False
     code = fn.__code__
     if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
@@ -546,14 +546,18 @@ def convert(fn: Any, keep_loops: bool = False, *, strict: bool = True) -> Any:
 
 
 def _convert(fn: types.FunctionType, keep_loops: bool) -> types.FunctionType:
-    src = textwrap.dedent(inspect.getsource(fn))
-    tree = ast.parse(src)
-    fdef = tree.body[0]
-    if not isinstance(fdef, ast.FunctionDef):
-        return fn
-    ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
     filename = fn.__code__.co_filename
-    fdef.decorator_list = []
+    if fn.__name__ == "<lambda>":
+        fdef = _lambda_def(fn)
+        if fdef is None:
+            return fn
+    else:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        fdef = tree.body[0]
+        if not isinstance(fdef, ast.FunctionDef):
+            return fn
+        ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
+        fdef.decorator_list = []
     tr = _Transformer(os.path.abspath(filename))
     fdef.body = tr.block(fdef.body, set())
     if tr.counter == 0 and not _has_calls(fdef):
@@ -582,6 +586,40 @@ def _convert(fn: types.FunctionType, keep_loops: bool) -> types.FunctionType:
     new.__wrapped__ = fn
     functools.update_wrapper(new, fn, updated=())
     return new
+
+
+def _lambda_def(fn) -> ast.FunctionDef | None:
+    """The lambda as ``def (params): return <body>`` (only its calls get converted: a lambda
+    has no statements). The body's source span comes from the code object's instruction
+    positions, so several lambdas on one line are told apart."""
+    code = fn.__code__
+    pos = [p for p in code.co_positions()  # (line, end line, col, end col); skip empty spans
+           if None not in p and (p[1] > p[0] or p[3] > p[2])]
+    if not pos:
+        return None
+    (l0, c0), (l1, c1) = min((p[0], p[2]) for p in pos), max((p[1], p[3]) for p in pos)
+    lines, _ = inspect.findsource(fn)
+    if l0 == l1:
+        text = lines[l0 - 1][c0:c1]
+    else:
+        text = lines[l0 - 1][c0:] + "".join(lines[l0:l1 - 1]) + lines[l1 - 1][:c1]
+    try:
+        body = ast.parse("(" + text + ")", mode="eval").body
+    except SyntaxError:
+        return None
+    ast.increment_lineno(body, l0 - 1)
+    n = code.co_argcount
+    params = list(code.co_varnames[:n])
+    kwonly = list(code.co_varnames[n:n + code.co_kwonlyargcount])
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params], vararg=None,
+                         kwonlyargs=[ast.arg(k) for k in kwonly], kw_defaults=[None] * len(kwonly), kwarg=None,
+                         defaults=[])
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        return None
+    fdef = ast.FunctionDef(name="__reactant_lambda__", args=args, body=[ast.Return(body)],
+                           decorator_list=[], returns=None, **_TYPE_PARAMS)
+    fdef.lineno, fdef.col_offset, fdef.end_lineno, fdef.end_col_offset = l0, 0, l1, c1
+    return fdef
 
 
 def _has_calls(fdef) -> bool:
