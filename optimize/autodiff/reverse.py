@@ -23,7 +23,7 @@ from jaxlib.mlir import ir
 from . import emit as E
 from .activity import Activity
 from .errors import ADError
-from .ir_util import captured_values, clone_op, copy_attrs, ops_of, terminator
+from .ir_util import NO_MOVE, captured_values, clone_op, copy_attrs, defining_op, is_within, ops_of, terminator
 from .rules import NONDIFF, RULES
 
 
@@ -80,6 +80,61 @@ class BranchScope(Scope):
         return self.parent.get(v)
 
 
+class TapeBranchScope(Scope):
+    """One branch of the adjoint of an ``if``/``case`` whose primal ran in the forward sweep:
+    the values the adjoint needs come from the primal branch as extra results (a *tape*;
+    placeholders until the primal op is rebuilt), cheap index values are recomputed."""
+
+    def __init__(self, eng, parent, ip, head_ip, src_op, index: int, rev_op, tape: list):
+        super().__init__(eng, parent, ip)
+        self.head_ip = head_ip
+        self.src_op = src_op
+        self.index = index
+        self.rev_op = rev_op
+        self.tape = tape  # shared by the branches: (branch index, source value, placeholder)
+
+    def get(self, v):
+        r = self.P.get(v)
+        if r is not None:
+            return r
+        if not is_within(v, self.src_op):
+            return self.parent.get(v)
+        o = defining_op(v)
+        if o is not None and o.parent.operation == self.src_op and _cheap(o, self.src_op):
+            with self.head_ip, o.location:
+                new = clone_op(o, self.get)
+            for a, b in zip(o.results, new.results):
+                self.P[a] = b
+            return self.P[v]
+        with ir.InsertionPoint(self.rev_op), self.rev_op.location:
+            ph = E.placeholder(v.type)
+        self.tape.append((self.index, v, ph))
+        self.P[v] = ph
+        return ph
+
+
+_CHEAP_MOVES = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.convert",
+                          "stablehlo.slice", "stablehlo.transpose"})
+
+
+def _cheap(o, src_op) -> bool:
+    """Recompute rather than tape: constants, iotas, and integer index arithmetic or plain data
+    movement (broadcast, reshape, convert, slice, transpose) of such values or of values from
+    outside the branch."""
+    if o.name in ("stablehlo.constant", "stablehlo.iota"):
+        return True
+    if len(o.regions) or o.name in NO_MOVE:
+        return False
+    if o.name not in _CHEAP_MOVES and not all(E.is_int(E.etype(r)) for r in o.results):
+        return False
+    for v in o.operands:
+        if is_within(v, src_op):
+            d = defining_op(v)
+            if d is None or not _cheap(d, src_op):
+                return False
+    return True
+
+
 class SegmentScope(Scope):
     """A block with no source values of its own (the body of a checkpoint segment loop)."""
 
@@ -95,7 +150,7 @@ def forward_sweep(scope: Scope, ops) -> None:
             new = clone_op(op, scope.get)
         for a, b in zip(op.results, new.results):
             scope.P[a] = b
-        if op.name == "stablehlo.while":
+        if op.name in ("stablehlo.while", "stablehlo.if", "stablehlo.case"):
             scope.plain[op] = new
 
 
@@ -139,25 +194,73 @@ def reverse_branch(scope: Scope, op, cts) -> None:
     O = [v for v in captured_values(op) if act.is_active(v)]
     if not O:
         return
+    plain = scope.plain.get(op)
     with scope.ip, op.location:
         new = E.create(op.name, [scope.get(op.operands[0])], [v.type for v in O], copy_attrs(op) or None,
                        regions=len(op.regions))
+    tape: list = []
     for i, region in enumerate(op.regions):
         src = region.blocks[0]
         blk = ir.Block.create_at_start(new.regions[i], [])
-        B = BranchScope(scope.eng, scope, ir.InsertionPoint(blk))
-        with B.ip, op.location:
-            forward_sweep(B, ops_of(src))
-            ret = terminator(src)
-            for j, g in enumerate(cts):
-                if g is not None:
-                    B.add_ct(ret.operands[j], g)
+        if plain is None:
+            # no primal of this op in scope (inside a reverse loop): recompute the branch
+            B = BranchScope(scope.eng, scope, ir.InsertionPoint(blk))
+            with B.ip, op.location:
+                forward_sweep(B, ops_of(src))
+            sentinel = None
+        else:
+            with ir.InsertionPoint(blk), op.location:
+                sentinel = E.create("enzyme.sentinel", [], [])
+            B = TapeBranchScope(scope.eng, scope, ir.InsertionPoint(blk), ir.InsertionPoint(sentinel), op, i, new,
+                                tape)
+        ret = terminator(src)
+        for j, g in enumerate(cts):
+            if g is not None:
+                B.add_ct(ret.operands[j], g)
         reverse_block(B, ops_of(src))
         with B.ip, op.location:
             outs = [B.ct.get(v) if B.ct.get(v) is not None else E.zeros(v.type) for v in O]
             E.create("stablehlo.return", outs, [])
+        if sentinel is not None:
+            sentinel.erase()
+    if plain is not None:
+        _rebuild_with_tape(scope, op, plain, tape)
     for v, r in zip(O, new.results):
         scope.add_ct(v, r)
+
+
+def _rebuild_with_tape(scope: Scope, op, plain, tape: list) -> None:
+    """Replace the primal ``if``/``case`` by one that also returns the taped values (zeros from
+    the branches that do not define them)."""
+    n = len(op.results)
+    if not tape:
+        return
+    types = [r.type for r in op.results] + [v.type for _, v, _ in tape]
+    with ir.InsertionPoint(plain), op.location:
+        aug = E.create(op.name, [plain.operands[0]], types, copy_attrs(op) or None, regions=len(op.regions))
+    for i, region in enumerate(op.regions):
+        src = region.blocks[0]
+        blk = ir.Block.create_at_start(aug.regions[i], [])
+        env: dict = {}
+        g = lambda v: env[v] if v in env else scope.get(v)  # noqa: E731
+        with ir.InsertionPoint(blk), op.location:
+            for o in ops_of(src):
+                c = clone_op(o, g)
+                env.update(zip(o.results, c.results))
+            outs = [g(v) for v in terminator(src).operands]
+            outs += [g(v) if bi == i else E.zeros(v.type) for bi, v, _ in tape]
+            E.create("stablehlo.return", outs, [])
+    res = list(aug.results)
+    for a, b in zip(plain.results, res[:n]):
+        a.replace_all_uses_with(b)
+    for src_r, b in zip(op.results, res[:n]):
+        if src_r in scope.P:
+            scope.P[src_r] = b
+    plain.erase()
+    scope.plain.pop(op, None)
+    for (_, _, ph), val in zip(tape, res[n:]):
+        ph.replace_all_uses_with(val)
+        ph.owner.operation.erase()
 
 
 def expand_reverse(spec, work, act: Activity, options) -> list:
