@@ -195,6 +195,12 @@ def _carried_dependent(w, info: LoopInfo) -> set:
     return dep
 
 
+# data movement that is recomputed from its (cached) operand rather than cached itself:
+# never smaller than its operand (a broadcast scalar is cached as the scalar)
+_REMAT_MOVES = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.convert",
+                          "stablehlo.transpose", "stablehlo.broadcast"})
+
+
 class LoopRevScope(Scope):
     """The body of a reverse loop: primal values of forward iteration ``k`` (see module doc)."""
 
@@ -231,7 +237,8 @@ class LoopRevScope(Scope):
                 r = E.add(init, E.mul(kk, E.full(step, init.type)))
         else:
             o = defining_op(v)
-            if o is not None and v not in self.dep and o.parent.operation == self.w and o.name not in NO_MOVE:
+            if o is not None and o.parent.operation == self.w and o.name not in NO_MOVE and (
+                    v not in self.dep or o.name in _REMAT_MOVES):
                 with self.head_ip, o.location:
                     new = clone_op(o, self.get)
                 for a, b in zip(o.results, new.results):
