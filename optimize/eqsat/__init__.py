@@ -10,7 +10,8 @@ fusion-aware cost model calibrated on this machine (``cost``; DAG-aware extracti
 Budgets come from ``PassOptions``: ``saturation_node_limit``, ``saturation_time_limit``
 (seconds per segment), ``saturation_iterations``, ``fast_math``; ``options.extra`` may set
 ``eqsat_max_segment_ops``, ``eqsat_total_time`` (seconds per pass) and
-``eqsat_dag_extract_limit``. ``last_report()`` returns the statistics of the latest run.
+``eqsat_dag_extract_limit``, ``eqsat_extract_time`` (seconds of extraction search per
+segment). ``last_report()`` returns the statistics of the latest run.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ def limits_from_options(options: PassOptions, scale: float = 1.0) -> Limits:
         total_time=float(ex.get("eqsat_total_time", 4.0 * options.saturation_time_limit * scale)),
         fast_math=bool(options.fast_math),
         dag_extract_limit=int(ex.get("eqsat_dag_extract_limit", 6_000)),
+        extract_time=float(ex.get("eqsat_extract_time", 0.4 * scale)),
     )
 
 

@@ -46,6 +46,7 @@ class Limits:
     total_time: float = 4.0  # seconds for the whole pass (later segments are skipped)
     dag_extract_limit: int = 6_000  # e-graphs larger than this use the tree-cost greedy
     min_gain: float = 1e-3  # replace a segment only when the model predicts at least this gain
+    extract_time: float = 0.4  # seconds of local search per segment (split over its starts)
     fast_math: bool = False
     rewrite: bool = True  # False: encode and extract only (round-trip check)
 
@@ -259,9 +260,13 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict):
                     first = dag_cost(fz, base, roots)
                     if first is not None:
                         starts.append(greedy_dag(fz, free={c: base[c] for c in roots}))
-            sol = None
+            sol, seen = None, set()
             for st in starts:
-                r = improve(fz, st, roots, time_budget=0.15)
+                key = tuple(st)  # (classes outside the program matter: local moves reach them)
+                if key in seen or dag_cost(fz, st, roots) is None:
+                    continue
+                seen.add(key)
+                r = improve(fz, st, roots, time_budget=limits.extract_time / len(starts))
                 if r is not None and (sol is None or r[0] < sol[0]):
                     sol, choice = r, st
         else:

@@ -84,6 +84,24 @@ class Frozen:
             for row in tt.rows:
                 self._tt[_key(row.output)] = (row.inputs[0], row.inputs[1])
         self.n_classes = len(self.class_ids)
+        self._by_class = None
+        self._sigs: dict[int, tuple] = {}
+
+    def signature(self, i: int):
+        """Node identity up to the order of its operands."""
+        sig = self._sigs.get(i)
+        if sig is None:
+            nd = self.nodes[i]
+            data = tuple(v for v, srt in zip(nd.inputs, CTORS[nd.ctor]) if srt != "Op")
+            sig = self._sigs[i] = (nd.ctor, data, tuple(sorted(nd.children)))
+        return sig
+
+    def nodes_by_class(self) -> dict[int, list[int]]:
+        if self._by_class is None:
+            self._by_class = {}
+            for i, nd in enumerate(self.nodes):
+                self._by_class.setdefault(nd.cls, []).append(i)
+        return self._by_class
 
     def _cls(self, v) -> int:
         k = _key(v)
@@ -206,7 +224,8 @@ def tree_greedy(fz: Frozen) -> list[int | None]:
     return best_node
 
 
-def dag_cost(fz: Frozen, choice: list[int | None], roots: list[int]) -> tuple[int, list[int]] | None:
+def dag_cost(fz: Frozen, choice: list[int | None], roots: list[int], bound: float | None = None
+             ) -> tuple[int, list[int]] | None:
     """Total cost of the program chosen by ``choice`` for ``roots`` and its classes in
     dependency order; None if a root is unextractable or the choice cycles.
 
@@ -240,6 +259,8 @@ def dag_cost(fz: Frozen, choice: list[int | None], roots: list[int]) -> tuple[in
                     return None
                 if s2 is None:
                     stack.append((ch, False))
+    if bound is not None and total > bound:
+        return total, order  # already worse: the (non-negative) fusion traffic cannot help
     if fz.mat_cost:
         total += _fusion_cost(fz, choice, order, roots)
     return total, order
@@ -260,57 +281,57 @@ def _fusion_cost(fz: Frozen, choice, order: list[int], roots: list[int]) -> int:
     nodes = fz.nodes
     numel = fz.numel
     fullc = fz.full_contraction
+    ctor = {c: nodes[choice[c]].ctor for c in order}
+    kids = {c: set(nodes[choice[c]].children) for c in order}
+    size = {c: numel[choice[c]] for c in order}
+    dot_user = {c: ctor[c] == "Dot" and not fullc[choice[c]] for c in order}
     users: dict[int, list[int]] = {}
     for c in order:
-        for ch in set(nodes[choice[c]].children):
+        for ch in kids[c]:
             users.setdefault(ch, []).append(c)
     root_set = set(roots)
-
-    def is_dot_operand_user(u) -> bool:
-        return nodes[choice[u]].ctor == "Dot" and not fullc[choice[u]]
-
-    def materialized(c) -> bool:
-        ctor = nodes[choice[c]].ctor
-        if ctor in NEVER_MATERIALIZED:
-            return False
-        if ctor not in FUSIBLE:
-            return True  # leaves, constants, dots, reductions
-        if ctor in DUPLICATED:
-            return c in root_set
-        us = users.get(c, ())
-        return c in root_set or len(us) != 1 or is_dot_operand_user(us[0])
+    mat_flag: dict[int, bool] = {}
+    for c in order:
+        k = ctor[c]
+        if k in NEVER_MATERIALIZED:
+            m = False
+        elif k not in FUSIBLE:
+            m = True  # leaves, constants, dots, reductions
+        elif k in DUPLICATED:
+            m = c in root_set
+        else:
+            us = users.get(c, ())
+            m = c in root_set or len(us) != 1 or dot_user[us[0]]
+        mat_flag[c] = m
 
     extra = 0
     for f in order:
-        nf = nodes[choice[f]]
-        reduce_like = nf.ctor == "Reduce" or (nf.ctor == "Dot" and fullc[choice[f]])
-        fusible_root = nf.ctor in FUSIBLE and materialized(f)
+        k = ctor[f]
+        reduce_like = k == "Reduce" or (k == "Dot" and fullc[choice[f]])
+        fusible_root = k in FUSIBLE and mat_flag[f]
         if not (fusible_root or reduce_like):
             continue
         if fusible_root:
             us = users.get(f, ())
-            if f in root_set or not us or not all(is_dot_operand_user(u) for u in us):
-                extra += mat * numel[choice[f]]  # the write
-        read: set[int] = set()
+            if f in root_set or not us or not all(dot_user[u] for u in us):
+                extra += mat * size[f]  # the write
         seen: set[int] = set()
-        stack = [(ch, f) for ch in set(nf.children)]
+        stack = [(ch, f) for ch in kids[f]]
         while stack:
             y, p = stack.pop()
             if y in seen:
                 continue
             seen.add(y)
-            ny = nodes[choice[y]]
-            if ny.ctor in NEVER_MATERIALIZED:
+            ky = ctor[y]
+            if ky in NEVER_MATERIALIZED:
                 continue
-            if materialized(y):
-                if y not in read:
-                    read.add(y)
-                    through_slice = nodes[choice[p]].ctor == "Slice"
-                    extra += mat * (numel[choice[p]] if through_slice else numel[choice[y]])
+            if mat_flag[y]:
+                extra += mat * (size[p] if ctor[p] == "Slice" else size[y])
                 continue
-            if reduce_like and ny.ctor in REDUCE_COPIED:
-                extra += 2 * mat * numel[choice[y]]  # copied into a temporary first
-            stack.extend((ch, y) for ch in set(ny.children))
+            if reduce_like and ky in REDUCE_COPIED:
+                extra += 2 * mat * size[y]  # copied into a temporary first
+            for ch in kids[y]:
+                stack.append((ch, y))
     return extra
 
 
@@ -357,38 +378,42 @@ def improve(fz: Frozen, choice: list[int | None], roots: list[int], *, time_budg
     """Local search on the extracted DAG: switch one class of the current program to another
     of its nodes when that lowers the total DAG cost (``choice`` is updated in place).
     A limited number of cost-neutral switches (never undone right away) lets it cross
-    plateaus where two roots can only share a subterm after both switch to it."""
+    plateaus where two roots can only share a subterm after both switch to it. Sweeps the
+    program's classes round-robin until a full sweep changes nothing (or time is up)."""
     import time
 
     cur = dag_cost(fz, choice, roots)
     if cur is None:
         return None
-    by_class: dict[int, list[int]] = {}
-    for i, nd in enumerate(fz.nodes):
-        by_class.setdefault(nd.cls, []).append(i)
+    by_class = fz.nodes_by_class()
     deadline = time.perf_counter() + time_budget
     tabu: set = set()
-    moved = True
-    while moved and time.perf_counter() < deadline:
-        moved = False
-        for c in list(cur[1]):
-            for alt in by_class.get(c, ()):
-                old = choice[c]
-                if alt == old:
-                    continue
-                if any(choice[ch] is None for ch in fz.nodes[alt].children):
-                    continue
-                choice[c] = alt
-                r = dag_cost(fz, choice, roots)
-                if r is not None and (r[0] < cur[0] or (r[0] == cur[0] and neutral_moves > 0 and (c, alt) not in tabu
-                                                         and len(r[1]) <= len(cur[1]))):
-                    if r[0] == cur[0]:
-                        neutral_moves -= 1
-                        tabu.add((c, old))
-                    cur = r
-                    moved = True
-                    break
-                choice[c] = old
-            if moved or time.perf_counter() > deadline:
+    since_move = 0  # classes examined since the last accepted move
+    k = 0
+    while time.perf_counter() < deadline:
+        classes = cur[1]
+        if since_move >= len(classes):
+            break
+        c = classes[k % len(classes)]
+        k += 1
+        since_move += 1
+        old = choice[c]
+        sig_old = fz.signature(old)
+        for alt in by_class.get(c, ()):
+            if alt == old or any(choice[ch] is None for ch in fz.nodes[alt].children):
+                continue
+            if fz.signature(alt) == sig_old:
+                continue  # an operand-swapped twin (commutativity): same cost, same DAG
+            choice[c] = alt
+            r = dag_cost(fz, choice, roots, bound=cur[0])
+            if r is not None and (r[0] < cur[0] or (r[0] == cur[0] and neutral_moves > 0 and (c, alt) not in tabu
+                                                     and len(r[1]) <= len(cur[1]))):
+                if r[0] == cur[0]:
+                    neutral_moves -= 1
+                    tabu.add((c, old))
+                cur = r
+                since_move = 0
+                k = 0
                 break
+            choice[c] = old
     return cur
