@@ -16,8 +16,8 @@ from jaxlib.mlir import ir
 from .activity import Activity
 from .errors import ADError
 from .forward import expand_forward
-from .ir_util import (add_sort_permutation, is_within, make_working_copy, sort_permutation_operand, terminator,
-                      walk_nested, _callee_name)
+from .ir_util import (_callee_name, add_sort_permutation, make_working_copy, sort_permutation_operand, terminator,
+                      walk_nested)
 from .markers import MARKERS, fn_symbol, parse_marker, symbol_table
 from .reverse import expand_reverse
 
@@ -176,4 +176,4 @@ def _add_permutations(work, act: Activity) -> bool:
     return bool(sorts)
 
 
-__all__ = ["expand_all", "expand_marker", "is_within"]
+__all__ = ["expand_all", "expand_marker"]

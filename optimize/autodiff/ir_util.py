@@ -117,14 +117,6 @@ def clone_op(op, get: Callable, caps: list | None = None) -> ir.Operation:
     return new
 
 
-def value_block(v: ir.Value):
-    """The block in which ``v`` is defined."""
-    owner = v.owner
-    if isinstance(owner, ir.Block):
-        return owner
-    return owner.operation.block if hasattr(owner.operation, "block") else None
-
-
 def defining_op(v: ir.Value):
     owner = v.owner
     return None if isinstance(owner, ir.Block) else owner.operation

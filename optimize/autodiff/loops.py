@@ -51,8 +51,8 @@ from jaxlib.mlir import ir
 
 from . import emit as E
 from .errors import ADError
-from .ir_util import (NO_MOVE, captured_values, clone_op, copy_attrs, defining_op, is_within, ops_of,
-                      passthrough_slots, terminator, walk_nested, while_parts)
+from .ir_util import (NO_MOVE, captured_values, clone_op, defining_op, is_within, ops_of, passthrough_slots,
+                      terminator, walk_nested, while_parts)
 from .reverse import Scope, SegmentScope, reverse_block
 
 # ---------------------------------------------------------------------------------------------
@@ -135,7 +135,6 @@ def _bound_value(v, w, cond, info) -> int | None:
 
 def _trip_count(w, info: LoopInfo) -> int | None:
     cond, _ = while_parts(w)
-    cops = ops_of(cond)
     pred = terminator(cond).operands[0]
     cmp = defining_op(pred)
     if cmp is None or cmp.name != "stablehlo.compare":
@@ -173,7 +172,6 @@ def _trip_count(w, info: LoopInfo) -> int | None:
         t = d // step
     else:
         return None
-    del cops
     return max(0, int(t))
 
 
@@ -565,4 +563,4 @@ def _reverse_checkpointed(scope: Scope, w, info: LoopInfo, init_vals, ct_init, a
     return ct_out, acc_out
 
 
-__all__ = ["reverse_while", "analyze_loop", "LoopInfo", "LoopRevScope", "copy_attrs"]
+__all__ = ["reverse_while", "analyze_loop", "LoopInfo", "LoopRevScope"]

@@ -65,7 +65,6 @@ def _dot_transpose(g, other, n_self_rank, self_b, self_c, self_free, other_b, ot
     cands = []
     for g_first in (True, False):
         pos = []
-        n_mid = len(self_free) if g_first else len(rem_sorted)
         for d in range(n_self_rank):
             if d in self_b:
                 pos.append(self_b.index(d))
@@ -75,7 +74,6 @@ def _dot_transpose(g, other, n_self_rank, self_b, self_c, self_free, other_b, ot
             else:
                 i = rem_sorted.index(other_c[self_c.index(d)])
                 pos.append(nb + len(self_free) + i if g_first else nb + i)
-        del n_mid
         cands.append((pos != list(range(n_self_rank)), not g_first, g_first, pos))
     cands.sort(key=lambda c: (c[0], c[1]))
     _, _, g_first, pos = cands[0]
