@@ -267,3 +267,29 @@ def expected_result_types(spec: MarkerSpec, arg_types, res_types) -> list[ir.Typ
                     t = E.tensor([spec.width] + list(tt.shape), tt.element_type)
                 out.append(t)
     return out
+
+
+def create_marker(mode: str, fn, operands, activity, ret_activity, *, width: int = 1, loc=None) -> ir.Operation:
+    """Build a marker op at the ambient insertion point (for emitters such as the tracer).
+
+    ``mode``: ``"reverse"`` or ``"forward"``; ``fn``: the ``func.func`` to differentiate (an
+    op) or its symbol name together with its ``FunctionType`` as ``(name, ftype)``;
+    ``operands``: laid out as in the contract above. The result types follow the contract;
+    the op is validated with :func:`parse_marker` when the pass runs."""
+    if isinstance(fn, tuple):
+        name, ftype = fn
+    else:
+        name = ir.StringAttr(fn.attributes["sym_name"]).value
+        ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+    if mode not in ("reverse", "forward"):
+        raise ValueError(f"mode must be 'reverse' or 'forward', got {mode!r}")
+    spec = MarkerSpec(op=None, mode=mode, fn_name=name, fn=None, activity=list(activity),
+                      ret_activity=list(ret_activity), width=width)
+    types = expected_result_types(spec, list(ftype.inputs), list(ftype.results))
+    attrs = {"fn": ir.FlatSymbolRefAttr.get(name),
+             "activity": ir.ArrayAttr.get([ir.StringAttr.get(a) for a in activity]),
+             "ret_activity": ir.ArrayAttr.get([ir.StringAttr.get(a) for a in ret_activity])}
+    if width != 1:
+        attrs["width"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), width)
+    return ir.Operation.create(REVERSE if mode == "reverse" else FORWARD, results=types, operands=list(operands),
+                               attributes=attrs, loc=loc)

@@ -174,3 +174,43 @@ def test_pipeline_end_to_end():
         v, g = run(m, x, np.float64(2.0))
         np.testing.assert_allclose(v, np.sum(np.sin(x) * x))
         np.testing.assert_allclose(g, 2.0 * (np.cos(x) * x + np.sin(x)))
+
+
+def test_create_marker_builds_the_contract():
+    from jaxlib.mlir.dialects import func
+
+    from reactant.optimize.autodiff import create_marker
+
+    text = """module {
+  func.func private @g(%x: tensor<3xf64>, %n: tensor<i32>) -> (tensor<f64>, tensor<3xf64>) {
+    %1 = stablehlo.sine %x : tensor<3xf64>
+    %c = stablehlo.constant dense<0.0> : tensor<f64>
+    %2 = stablehlo.reduce(%1 init: %c) applies stablehlo.add across dimensions = [0]
+        : (tensor<3xf64>, tensor<f64>) -> tensor<f64>
+    return %2, %1 : tensor<f64>, tensor<3xf64>
+  }
+}"""
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(text)
+        g = list(m.body.operations)[0]
+        f64 = ir.F64Type.get()
+        t3, ts = ir.RankedTensorType.get([3], f64), ir.RankedTensorType.get([], f64)
+        ti = ir.RankedTensorType.get([], ir.IntegerType.get_signless(32))
+        with ir.InsertionPoint(m.body):
+            main = func.FuncOp("main", ir.FunctionType.get([t3, t3, ti, ts, t3, t3], [ts, t3, t3, t3, t3]))
+            main.attributes["sym_visibility"] = ir.StringAttr.get("public")
+            entry = main.add_entry_block()
+        with ir.InsertionPoint(entry):
+            x, sh, n, s0, s1, tx = entry.arguments
+            r = create_marker("reverse", g, [x, sh, n, s0, s1], ["dup", "const"], ["active", "activenoneed"])
+            f = create_marker("forward", g, [x, tx, n], ["dup", "const"], ["dupnoneed", "dup"])
+            func.ReturnOp([r.results[0], r.results[1], f.results[0], f.results[1], f.results[2]])
+    expand_all(m)
+    x = np.array([0.3, -1.0, 2.0])
+    sh, s1, tx = np.ones(3), np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.0, -1.0])
+    v, shadow, t0, p1, t1 = run(m, x, sh, np.int32(0), np.float64(2.0), s1, tx)
+    np.testing.assert_allclose(v, np.sum(np.sin(x)))
+    np.testing.assert_allclose(shadow, sh + np.cos(x) * (2.0 + s1))
+    np.testing.assert_allclose(t0, np.sum(np.cos(x) * tx))
+    np.testing.assert_allclose(p1, np.sin(x))
+    np.testing.assert_allclose(t1, np.cos(x) * tx)
