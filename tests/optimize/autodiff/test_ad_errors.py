@@ -197,7 +197,7 @@ def test_create_marker_builds_the_contract():
         t3, ts = ir.RankedTensorType.get([3], f64), ir.RankedTensorType.get([], f64)
         ti = ir.RankedTensorType.get([], ir.IntegerType.get_signless(32))
         with ir.InsertionPoint(m.body):
-            main = func.FuncOp("main", ir.FunctionType.get([t3, t3, ti, ts, t3, t3], [ts, t3, t3, t3, t3]))
+            main = func.FuncOp("main", ir.FunctionType.get([t3, t3, ti, ts, t3, t3], [ts, t3, t3, ts, t3]))
             main.attributes["sym_visibility"] = ir.StringAttr.get("public")
             entry = main.add_entry_block()
         with ir.InsertionPoint(entry):
@@ -208,7 +208,7 @@ def test_create_marker_builds_the_contract():
     expand_all(m)
     x = np.array([0.3, -1.0, 2.0])
     sh, s1, tx = np.ones(3), np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.0, -1.0])
-    v, shadow, t0, p1, t1 = run(m, x, sh, np.int32(0), np.float64(2.0), s1, tx)
+    v, shadow, p1, t0, t1 = run(m, x, sh, np.int32(0), np.float64(2.0), s1, tx)
     np.testing.assert_allclose(v, np.sum(np.sin(x)))
     np.testing.assert_allclose(shadow, sh + np.cos(x) * (2.0 + s1))
     np.testing.assert_allclose(t0, np.sum(np.cos(x) * tx))
