@@ -250,3 +250,33 @@ def test_normalize_loop_from_corpus_against_jax_grad():
     n = np.linalg.norm(x64)
     ref = t64 / n - x64 * np.dot(x64, t64) / n ** 3
     np.testing.assert_allclose(t, ref, rtol=1e-3, atol=1e-6)
+
+
+def test_loop_inside_branch_and_branch_inside_loop_with_checkpointing():
+    def f(x, w):
+        def body(i, c):
+            return jnp.tanh(c * w) + 0.1 * x
+
+        y = lax.cond(jnp.sum(x) > 0, lambda: lax.fori_loop(0, 3, body, x), lambda: x * w)
+        z = lax.fori_loop(0, 4, lambda i, c: lax.cond(i % 2 == 0, lambda: jnp.sin(c) * w, lambda: c * c), y)
+        return jnp.sum(z)
+
+    for sgn in (1.0, -1.0):
+        x = np.abs(R.standard_normal(3)) * sgn
+        w = R.standard_normal(3)
+        check_function(f, [x, w])
+        check_function(f, [x, w], extra={"ad_checkpoint": 2}, modes=("rev",))
+
+
+def test_scan_checkpointed_and_zero_trip_loop():
+    def f(xs, w):
+        c, ys = lax.scan(lambda c, x: (jnp.sin(c * w + x), c * x), jnp.ones(3), xs)
+        z = lax.fori_loop(0, 0, lambda i, c: c * w, c)  # never runs
+        return jnp.sum(ys) + jnp.sum(z)
+
+    args = [R.standard_normal((7, 3)), R.standard_normal(3)]
+    base = check_function(f, args)
+    for ck in ("sqrt", 3):
+        rep = check_function(f, args, extra={"ad_checkpoint": ck}, modes=("rev",), fd=False)
+        for a, b in zip(rep["grads"], base["grads"]):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
