@@ -1,5 +1,5 @@
 """Derivative rules: contractions and linear algebra (dot_general, dot, convolution,
-cholesky, triangular_solve).
+cholesky, triangular_solve, fft).
 
 dot_general and convolution are bilinear: the tangent is the sum of the op applied with one
 tangent at a time; the cotangent of each operand is a contraction of the output cotangent
@@ -392,3 +392,50 @@ def _ts_rev(cx, op, cts, want):
 
 
 register("stablehlo.triangular_solve", _ts_fwd, _ts_rev)
+
+# ---------------------------------------------------------------------------------------------
+# fft (linear; cotangents follow JAX's convention: the transpose, without conjugation)
+
+
+def _fft_params(op):
+    a = op.attributes
+    return hlo.FftTypeAttr(a["fft_type"]).value, E.i64_list(a["fft_length"])
+
+
+def _fft(x, kind, lengths, out_type):
+    return E.op1("stablehlo.fft", [x], out_type, {"fft_type": hlo.FftTypeAttr.get(kind),
+                                                  "fft_length": E.i64_array(lengths)})
+
+
+def _fft_fwd(cx, op, ts):
+    t = ts[0]
+    if t is None:
+        return [None]
+    return [E.op1("stablehlo.fft", [t], op.results[0].type, copy_attrs(op))]
+
+
+def _fft_rev(cx, op, cts, want):
+    g = cts[0]
+    kind, lengths = _fft_params(op)
+    x = op.operands[0]
+    if kind in ("FFT", "IFFT"):  # the DFT matrices are symmetric
+        return [_fft(g, kind, lengths, x.type)]
+    if kind == "RFFT":  # rfft = slice(fft(complex(x))): transpose = real(fft(zero-padded g))
+        n = lengths[-1]
+        gs = E.shape(g)
+        pad_hi = [0] * (len(gs) - 1) + [n - gs[-1]]
+        gp = E.pad(g, E.scalar_const(0, E.etype(g)), [0] * len(gs), pad_hi)
+        return [E.real(_fft(gp, "FFT", lengths, gp.type))]
+    # IRFFT
+    n = lengths[-1]
+    xs = E.shape(x)
+    m = xs[-1]
+    odd = n % 2
+    w = np.array([1.0] + [2.0] * (m - 2 + odd) + [1.0] * (1 - odd))[:m] / float(np.prod(lengths))
+    r = _fft(g, "RFFT", lengths, x.type)
+    part = E.complex_part_type(E.etype(x))
+    wv = E.broadcast_in_dim(E.const_array(w, part), xs, [len(xs) - 1])
+    return [E.conj(E.mul(r, E.complex_(wv, E.zeros_like(wv))))]
+
+
+register("stablehlo.fft", _fft_fwd, _fft_rev)

@@ -224,8 +224,17 @@ CONV = {
                 [rn(2, 3, 9), rn(2, 3, 3)]),
 }
 
+_Z = R.standard_normal((2, 8)) + 1j * R.standard_normal((2, 8))
+FFT = {
+    "fft": (lambda z: jnp.fft.fft(z * z), [_Z], dict(fd=False)),
+    "ifft2": (lambda z: jnp.fft.ifft2(z) * z, [_Z], dict(fd=False)),
+    "rfft": (lambda x: jnp.abs(jnp.fft.rfft(x * x)) ** 2, [rn(2, 8)]),
+    "irfft_even": (lambda x: jnp.fft.irfft(jnp.fft.rfft(x) * jnp.arange(1.0, 6.0), n=8) ** 2, [rn(2, 8)]),
+    "irfft_odd": (lambda x: jnp.fft.irfft(jnp.fft.rfft(x) * jnp.arange(1.0, 5.0), n=7) ** 2, [rn(2, 7)]),
+}
+
 ALL = {}
-for _tab in (UNARY, BINARY, SHAPE, INDEX, REDUCE, LINALG, CONV):
+for _tab in (UNARY, BINARY, SHAPE, INDEX, REDUCE, LINALG, CONV, FFT):
     ALL.update(_tab)
 
 
