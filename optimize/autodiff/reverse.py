@@ -9,10 +9,14 @@ zeros are materialized only where a result needs one).
 Scopes say where primal values come from and where code goes:
 
 * :class:`TopScope`: the marker's block; primal values are the forward sweep's clones.
-* :class:`BranchScope`: one branch of the adjoint of an ``if``/``case``. The adjoint
-  ``if``/``case`` branches on the same predicate; each branch recomputes its primal (from the
-  enclosing values, captured) and runs its adjoint, returning the cotangents of the active
-  values it captures (zeros from the other branches).
+* :class:`TapeBranchScope`: one branch of the adjoint of an ``if``/``case`` whose primal ran
+  in the enclosing forward sweep. The adjoint ``if``/``case`` branches on the same
+  predicate; each branch runs its adjoint and returns the cotangents of the active values it
+  captures (zeros from the other branches). The primal values a branch's adjoint needs are
+  taken from the primal op, rebuilt to return them as extra results (a tape; zeros from the
+  branches that do not compute them); constants and index arithmetic are recomputed.
+* :class:`BranchScope`: the same inside a reverse loop body, where no primal of the branch
+  exists: the branch's primal is recomputed at the start of the adjoint branch.
 * :class:`~.loops.LoopRevScope`: the body of a reverse loop (``loops.py``).
 """
 
