@@ -108,7 +108,9 @@ class Builder:
             dn = hlo.DotDimensionNumbers.get(
                 lhs_batching_dimensions=list(args[2]), rhs_batching_dimensions=list(args[3]),
                 lhs_contracting_dimensions=list(args[4]), rhs_contracting_dimensions=list(args[5]))
-            v = self._op("stablehlo.dot_general", [V(args[0]), V(args[1])], ty, {"dot_dimension_numbers": dn}).result
+            default = ir.ArrayAttr.get([hlo.PrecisionAttr.get("DEFAULT")] * 2)  # as JAX writes it
+            v = self._op("stablehlo.dot_general", [V(args[0]), V(args[1])], ty,
+                         {"dot_dimension_numbers": dn, "precision_config": default}).result
         elif ctor == "Reduce":
             kind, x, init, dims = args[0], V(args[1]), V(args[2]), args[3]
             op = self._op("stablehlo.reduce", [x, init], ty, {"dimensions": _i64arr(dims)}, regions=1)
