@@ -1,5 +1,5 @@
-"""Passes built from MLIR's own pass pipelines: inlining, CSE, dead code, and the folding
-round trip through MHLO (where StableHLO's folders live in this jaxlib build)."""
+"""Passes built from MLIR's own pass pipelines: CSE, dead code, and the folding round trip
+through MHLO (where StableHLO's folders live in this jaxlib build)."""
 
 from __future__ import annotations
 
@@ -29,12 +29,6 @@ def run_mlir(module: ir.Module, pipeline: str) -> None:
     _ensure_registered()
     with module.context:
         PassManager.parse(f"builtin.module({pipeline})").run(module.operation)
-
-
-@register_pass("inline")
-def inline(module: ir.Module, options: PassOptions) -> None:
-    """Inline private functions into their callers and drop the unused ones."""
-    run_mlir(module, "inline,symbol-dce")
 
 
 @register_pass("cse")

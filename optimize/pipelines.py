@@ -7,7 +7,7 @@ makes some gradients asymptotically cheaper).
 
 from __future__ import annotations
 
-from . import autodiff, builtin_passes, eqsat, patterns  # noqa: F401  (register passes)
+from . import autodiff, builtin_passes, eqsat, inline, patterns  # noqa: F401  (register passes)
 
 LEVELS: dict[str, list[str]] = {
     "O0": [],

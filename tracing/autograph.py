@@ -30,6 +30,7 @@ import numpy as np
 
 from . import control_flow as cf
 from .errors import ConcretizationError, ReactantError
+from .functions import cached_call
 from .traced import TracedRArray
 
 # -- the Undefined sentinel -------------------------------------------------------------------------
@@ -212,7 +213,10 @@ class _Runtime:
 
     # calls ---------------------------------------------------------------------------------------
     def call(self, fn):
-        return convert(fn, self.keep_loops, strict=False)
+        conv = convert(fn, self.keep_loops, strict=False)
+        if not _convertible(getattr(fn, "__func__", fn)):
+            return conv  # library code: called as it is
+        return functools.partial(cached_call, conv)
 
 
 class KeepLoop(int):

@@ -51,6 +51,8 @@ class TraceContext:
         self.functions: dict[str, func.FuncOp] = {}
         # (tracer, value before) for every in-place rebinding, in order (see traced.rebind)
         self.mutations: list = []
+        # user functions traced once per signature (functions.cached_call)
+        self.call_cache: dict = {}
 
     # -- types ------------------------------------------------------------------------------
     def elem_type(self, dtype: np.dtype) -> ir.Type:

@@ -1,8 +1,9 @@
 """Tracing a Python callable into a private ``func.func`` of the current module.
 
-Used by autodiff markers (the marker names the traced primal function). A ``func.func`` is
-isolated from above, so values of the enclosing trace that the body captures (closures over
-traced arrays) are turned into extra trailing arguments (``outline``).
+Used by autodiff markers (the marker names the traced primal function) and for calls of user
+functions (``cached_call``: traced once per signature, then ``func.call``ed). A
+``func.func`` is isolated from above, so values of the enclosing trace that the body captures
+(closures over traced arrays) are turned into extra trailing arguments (``outline``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ class TracedFunction:
     captured: list[TracedRArray]  # outer values appended as trailing arguments
     results: list[TracedRArray]  # result values (inside the function), flattened
     out_tree: TreeDef
+    # per result leaf: k (k-th function result) or ("static", value) when static_outputs
+    out_leaves: list | None = None
 
 
 def trace_function(
@@ -39,10 +42,13 @@ def trace_function(
     traced_positions: Sequence[int],
     *,
     name: str,
+    static_outputs: bool = False,
 ) -> TracedFunction:
     """Trace ``fn(*args, **kwargs)`` with ``unflatten(arg_tree, leaves) == (args, kwargs)`` into a
     new private function whose arguments are the leaves at ``traced_positions`` (traced
-    arrays of the caller; they become block arguments of the same shapes/dtypes)."""
+    arrays of the caller; they become block arguments of the same shapes/dtypes). Result
+    leaves that are not traced become constants, or with ``static_outputs`` stay Python
+    values (``out_leaves``)."""
     tc = current()
     specs = [(arg_leaves[i].shape, arg_leaves[i].dtype) for i in traced_positions]
     fname = tc.unique_name(name)
@@ -61,10 +67,20 @@ def trace_function(
 
         out = convert(fn)(*args, **kwargs)  # Python control flow on traced values works here too
         out_leaves, out_tree = flatten(out, is_leaf=lambda x: isinstance(x, (TracedRArray, np.ndarray)))
-        results = [as_traced(leaf) for leaf in out_leaves]
+        desc = None
+        if static_outputs:
+            desc, results = [], []
+            for leaf in out_leaves:
+                if isinstance(leaf, TracedRArray) or (isinstance(leaf, np.ndarray) and leaf.dtype == object):
+                    desc.append(len(results))
+                    results.append(as_traced(leaf))
+                else:
+                    desc.append(("static", leaf))
+        else:
+            results = [as_traced(leaf) for leaf in out_leaves]
     tc.finish_function(f, [r.value for r in results])
     captured = outline(f)
-    return TracedFunction(fname, f, specs, captured, results, out_tree)
+    return TracedFunction(fname, f, specs, captured, results, out_tree, desc)
 
 
 def outline(f) -> list[TracedRArray]:
@@ -104,3 +120,78 @@ def outline(f) -> list[TracedRArray]:
         f.attributes["function_type"] = ir.TypeAttr.get(
             ir.FunctionType.get([a.type for a in block.arguments], results))
     return captured
+
+
+# -- cached calls of user functions ---------------------------------------------------------------
+_NO_CACHE = object()
+
+
+def _spec(leaf):
+    if isinstance(leaf, TracedRArray):
+        return ("T", leaf.shape, leaf.dtype, isinstance(leaf, TracedRNumber) and leaf.weak)
+    if isinstance(leaf, np.ndarray):
+        return ("A", leaf.shape, leaf.dtype.str, leaf.tobytes()) if leaf.size <= 4096 else None
+    try:
+        hash(leaf)
+    except TypeError:
+        return None
+    return (type(leaf), leaf)
+
+
+def cached_call(fn: Callable, *args, **kwargs) -> Any:
+    """Call user function ``fn`` inside a trace: traced once per signature (shapes, dtypes,
+    static values) into a private function, then a ``func.call`` for every call, so a helper
+    called many times is traced and emitted once (the optimizer inlines it again)."""
+    from .context import active
+
+    tc = active()
+    leaves, tree = flatten((args, kwargs), is_leaf=lambda x: isinstance(x, (TracedRArray, np.ndarray)))
+    positions = [i for i, v in enumerate(leaves) if isinstance(v, TracedRArray)]
+    if tc is None or not positions:
+        return fn(*args, **kwargs)
+    specs = [_spec(v) for v in leaves]
+    if any(s is None for s in specs):
+        return fn(*args, **kwargs)
+    key = (fn, tree, tuple(specs))
+    tf = tc.call_cache.get(key)
+    if tf is _NO_CACHE:
+        return fn(*args, **kwargs)
+    if tf is None:
+        mark = len(tc.mutations)
+        name = "".join(c for c in getattr(fn, "__name__", "fn") if c.isalnum() or c == "_") or "fn"
+        tf = trace_function(fn, leaves, tree, positions, name=name, static_outputs=True)
+        if _updates_in_place(tc, mark, tf):  # Python-visible side effects: trace inline instead
+            from .control_flow import _restore
+
+            _restore(tc, mark)
+            tc.functions.pop(tf.name, None)
+            tf.op.operation.erase()
+            tc.call_cache[key] = _NO_CACHE
+            return fn(*args, **kwargs)
+        tc.call_cache[key] = tf
+    operands = [leaves[i] for i in positions] + tf.captured
+    op = ir.Operation.create(
+        "func.call",
+        results=[tc.tensor_type(r.shape, r.dtype) for r in tf.results],
+        operands=[o.value for o in operands],
+        attributes={"callee": ir.FlatSymbolRefAttr.get(tf.name)},
+        loc=tc.location(),
+        ip=tc.ip,
+    )
+    outs = [wrap(v, r.shape, r.dtype) for v, r in zip(op.results, tf.results)]
+    for o, r in zip(outs, tf.results):
+        if isinstance(o, TracedRNumber) and isinstance(r, TracedRNumber):
+            o.weak = r.weak
+    return unflatten(tf.out_tree, [outs[d] if type(d) is int else d[1] for d in tf.out_leaves])
+
+
+def _updates_in_place(tc, mark: int, tf: TracedFunction) -> bool:
+    """Whether tracing ``tf`` rebound one of its arguments or an outer value."""
+    from .control_flow import _inside
+
+    entry = tf.op.entry_block
+    args = set(entry.arguments)
+    for t, old in tc.mutations[mark:]:
+        if old in args or not _inside(old, tf.op.operation):
+            return True
+    return False
