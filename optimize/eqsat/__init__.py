@@ -6,10 +6,47 @@ term language in ``lang``), runs the rewrite rules (``rules``) one iteration at 
 under node, time and iteration limits, extracts the cheapest equivalent program with a
 fusion-aware cost model calibrated on this machine (``cost``; DAG-aware extraction in
 ``extract``) and rebuilds it in place (``rebuild``) when it is strictly cheaper.
+``check`` is a NumPy interpreter of the term language that tests use to verify that every
+e-class holds equivalent terms.
+
+Rule families (``rules.py``; ``main`` unless marked fast-math):
+
+- algebra: commutativity of add/mul/max/min/and/or/xor; ``x*1``, ``x/1``, ``x+0``,
+  ``x-0``, ``0-x``, ``--x``; ``a-b <-> a+(-b)``; ``-(a*b) <-> (-a)*b``; ``-(a-b) -> b-a``;
+  integer ``x*0``, ``x-x``; ``select(p,x,x)``, ``select(not p,a,b)``; identity and f64
+  round-trip converts; a broadcast scalar factor floats to the top of a product;
+- data movement: splats through broadcast/reshape/transpose/reverse/slice/pad;
+  reshape∘reshape, identity reshape/broadcast/transpose, broadcast∘broadcast,
+  transpose∘transpose, transpose(broadcast), unit-dim reshape == broadcast,
+  elementwise of same broadcasts / of splats -> broadcast of elementwise, transpose
+  pushed into and pulled out of elementwise ops;
+- slice pushdown through elementwise/compare/select/convert, broadcast, transpose,
+  slice, concatenate (either side or straddling), matmul / matvec / vecmat, pads; full
+  slices removed;
+- dot_general: transpose(dot) <-> swapped dot, transposes folded into contracting dims,
+  matmul reassociation (4 orientations, matrices), distributivity (dot(a,b)+dot(a,c)),
+  scalar factors across dots (both ways), scalar/outer-product dots -> broadcast
+  multiply, diag(v) @ A and A @ diag(v) -> broadcast multiply (diag as select(eye,...)
+  or convert(eye)*...), full contractions: symmetry, rotation of a product onto the
+  other operand (<P'Q', G> = <Q', P'^T G>), distribution over sums;
+- reduce: over unit dims -> reshape, diag(A'B') -> row sums of products, full sums of
+  products <-> dot, batched row dots -> fused sums, scalar factors and negation out of
+  sums, sums of zero-padded values;
+- pads: no-op pads, edge zero-pads <-> concatenates with zero blocks, pad∘pad, slices
+  inside a pad, ``pad(x,0)*y -> pad(x*y[inside],0)``, elementwise of equal pads;
+- fast-math only: associativity of float add/mul, ``a*b+a*c -> a*(b+c)``, float
+  ``x*0``, ``x-x``, ``exp(log x)``, ``log(exp x)``, ``x/s -> x*(1/s)``.
+
+Semantics: ``main`` rules keep results equal up to floating-point rounding order (what
+XLA itself takes liberty with: sum order, reassociated matrix chains, scalar factors),
+the sign of zero (``x+0 -> x``, as XLA) and, for the structured zero patterns the issue
+lists (diagonal-matrix products, ``pad(x,0)*y``), Inf/NaN values of the other operand in
+lanes that are multiplied by structural zeros. Everything else that can change NaN/Inf
+results or reassociates elementwise float arithmetic is in the fast-math ruleset.
 
 Budgets come from ``PassOptions``: ``saturation_node_limit``, ``saturation_time_limit``
 (seconds per segment), ``saturation_iterations``, ``fast_math``; ``options.extra`` may set
-``eqsat_max_segment_ops``, ``eqsat_total_time`` (seconds per pass) and
+``eqsat_max_segment_ops``, ``eqsat_total_time`` (seconds per pass),
 ``eqsat_dag_extract_limit``, ``eqsat_extract_time`` (seconds of extraction search per
 segment). ``last_report()`` returns the statistics of the latest run.
 """

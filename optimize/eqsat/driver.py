@@ -15,7 +15,6 @@ rebuilding) leaves the segment as it was.
 from __future__ import annotations
 
 import logging
-import os
 import tempfile
 import threading
 import time

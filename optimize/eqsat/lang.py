@@ -67,7 +67,7 @@ MAX_VEC = 8  # longest attribute vector the loader accepts
 
 
 def _decl(name: str, sorts: tuple[str, ...]) -> str:
-    return f"({name} {' '.join(sorts).replace('Op', 'Op')})"
+    return f"({name} {' '.join(sorts)})"
 
 
 def prelude() -> list[str]:

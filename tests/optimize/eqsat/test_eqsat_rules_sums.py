@@ -83,8 +83,6 @@ def test_dot_of_zero_padded_vector_reads_only_the_unpadded_part():
   return %0, %1 : tensor<f32>, tensor<f32>""")
     before, after, rep = eqsat_and_check(text)
     assert count(after, "pad") == 0
-    for op in main_func(after).regions[0].blocks[0].operations:
-        assert all(v.type.shape != [100000] or True for v in op.results)
     sliced = [op for op in main_func(after).regions[0].blocks[0].operations if op.operation.name == "stablehlo.slice"]
     assert sliced and all(tuple(op.results[0].type.shape) == (10,) for op in sliced)
 
