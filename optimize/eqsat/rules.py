@@ -365,7 +365,10 @@ def dot_rules() -> list[str]:
                    f"(union e {mat('A', 'B', '(- 1 ca)', 'cb', 't')})"))
     R.append(_rule([*q_mat("e", "A", "(Transpose B (vec-of 1 0) tb)", "ca", "cb", "t"), *tys("A", "B")],
                    f"(union e {mat('A', 'B', 'ca', '(- 1 cb)', 't')})"))
-    # reassociation (A'B')C' <-> A'(B'C'); see the derivation of the contracting dims in DESIGN notes
+    # reassociation (A'B')C' <-> A'(B'C'). Notation: a matrix dot D(X, Y, cx, cy) is X'Y' with
+    # X' = X if cx = 1 else X^T (lhs role) and Y' = Y if cy = 0 else Y^T (rhs role); moving an
+    # operand between roles flips its index (c -> 1 - c), transposing a product swaps its
+    # operands (D(X,Y,cx,cy)^T = D(Y,X,cy,cx)). Each orientation was checked numerically.
     inner_q = q_mat("X", "A", "B", "ca", "cb", "tx", "lcx", "rcx")
     R.append(_rule([*q_mat("e", "X", "C", "cx", "cc", "t"), *inner_q, "(= cx 1)", *tys("A", "B", "C")],
                    f"(union e {mat('A', mat('B', 'C', '(- 1 cb)', 'cc', '(TT d (vec-of (vec-get sB cb) (vec-get sC (- 1 cc))))'), 'ca', '0', 't')})"))
