@@ -149,7 +149,7 @@ class CompiledFunction:
         fn = self.fn
         if self.options.control_flow:
             fn = autograph.convert(fn, self.options.loops == "keep")
-        prog = trace(fn, leaves, tree, inputs)
+        prog = trace(fn, leaves, tree, inputs, keep_loops=self.options.loops == "keep")
         if self.options.donate and prog.aliases:
             _set_aliasing(prog)
         if level is not False:

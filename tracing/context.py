@@ -40,8 +40,9 @@ def make_context() -> ir.Context:
 class TraceContext:
     """State of one trace: context, module, insertion point stack, caches of types and locations."""
 
-    def __init__(self, ctx: ir.Context | None = None):
+    def __init__(self, ctx: ir.Context | None = None, *, keep_loops: bool = False):
         self.ctx = ctx or make_context()
+        self.keep_loops = keep_loops  # for functions converted during the trace (autograph)
         self.unknown_loc = ir.Location.unknown(self.ctx)
         self.module = ir.Module.create(self.unknown_loc)
         self._ips: list[ir.InsertionPoint] = []

@@ -42,11 +42,12 @@ def trace(
     inputs: dict[int, InputSpec],
     *,
     name: str = "main",
+    keep_loops: bool = False,
 ) -> TracedProgram:
     """Trace ``fn(*args, **kwargs)`` where ``unflatten(tree, leaves) == (args, kwargs)``;
     ``inputs`` maps the positions of runtime-input leaves to their specs. Every other leaf is
     passed to ``fn`` as it is (a static value)."""
-    tc = TraceContext()
+    tc = TraceContext(keep_loops=keep_loops)
     order = sorted(inputs)
     specs = [inputs[i] for i in order]
     with tracing(tc):

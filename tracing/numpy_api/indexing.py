@@ -144,9 +144,9 @@ def _normalize_entry(it, n: int, dim: int):
     if isinstance(it, TracedRArray):
         if it.dtype.kind not in "iu":
             raise IndexError_(f"arrays used as indices must be of integer type, got traced {describe(it)}")
-        if it.dtype.kind == "i":  # negative indices count from the end
-            zero = ops.full(it.shape, 0, it.dtype)
-            it = ops.select(ops.compare(it, zero, "LT"), ops.add(it, ops.full(it.shape, n, it.dtype)), it)
+        if it.dtype.kind == "i":  # negative indices count from the end: (i + n) rem n for i in [-n, n)
+            nn = ops.full(it.shape, n, it.dtype)  # (the cheapest form for XLA to fuse into a scatter)
+            it = ops.remainder(ops.add(it, nn), nn)
         return it
     if hasattr(it, "__index__"):
         return _normalize_entry(int(it.__index__()), n, dim)
@@ -198,15 +198,10 @@ def _basic(x: TracedRArray, entries) -> TracedRArray:
 
 
 def _index_scalar(i: TracedRArray, n: int) -> TracedRArray:
-    """A traced scalar index as int32/int64 with negative values wrapped."""
+    """A traced scalar start index (already wrapped by ``_normalize_entry``) as int32/int64."""
     if i.shape != ():
         raise IndexError_(f"a traced index must be a scalar here, got {describe(i)}")
-    dt = np.dtype(np.int64) if i.dtype.itemsize == 8 else np.dtype(np.int32)
-    i = ops.convert(i, dt)
-    if i.dtype.kind == "i":
-        zero = ops.constant(np.zeros((), dt))
-        i = ops.select(ops.compare(i, zero, "LT"), ops.add(i, ops.constant(np.asarray(n, dt))), i)
-    return i
+    return ops.convert(i, np.dtype(np.int64) if i.dtype.itemsize == 8 else np.dtype(np.int32))
 
 
 def _advanced(x: TracedRArray, entries) -> TracedRArray:
@@ -214,19 +209,7 @@ def _advanced(x: TracedRArray, entries) -> TracedRArray:
     # 1. slices on the other dims first (cheap, shrinks the gather)
     pre = [e if isinstance(e, slice) else slice(None) for e in entries]
     x = _basic(x, pre)
-    adv = [d for d, e in enumerate(entries) if not isinstance(e, slice)]
-    rest = [d for d, e in enumerate(entries) if isinstance(e, slice)]
-    # 2. broadcast the index arrays together
-    arrays = [entries[d] for d in adv]
-    bshape = tuple(np.broadcast_shapes(*[np.shape(a) if not isinstance(a, TracedRArray) else a.shape
-                                         for a in arrays]))
-    idt = np.dtype(np.int64) if any(x.shape[d] > 2**31 - 1 for d in adv) else np.dtype(np.int32)
-    cols = []
-    for a in arrays:
-        t = as_traced(np.asarray(a, dtype=idt)) if not isinstance(a, TracedRArray) else ops.convert(a, idt)
-        cols.append(ops.reshape(broadcast_to(t, bshape), bshape + (1,)))
-    indices = ops.concatenate(cols, len(bshape))
-    nb = len(bshape)
+    adv, rest, indices, nb = _index_arrays(x, entries)
     y = ops.gather(
         x, indices,
         offset_dims=tuple(range(nb, nb + len(rest))),
@@ -235,12 +218,33 @@ def _advanced(x: TracedRArray, entries) -> TracedRArray:
         index_vector_dim=nb,
         slice_sizes=tuple(1 if d in adv else x.shape[d] for d in range(x.ndim)),
     )
-    # 3. NumPy: adjacent advanced indices keep their place, separated ones go first
+    perm = _numpy_order(adv, len(rest), nb)
+    return ops.transpose(y, perm) if perm else y
+
+
+def _index_arrays(x: TracedRArray, entries):
+    """The advanced dims, the others, and their index arrays broadcast together and stacked
+    along a last dim (shape ``B + (len(adv),)``); ``nb = len(B)``."""
+    adv = [d for d, e in enumerate(entries) if not isinstance(e, slice)]
+    rest = [d for d, e in enumerate(entries) if isinstance(e, slice)]
+    arrays = [entries[d] for d in adv]
+    bshape = tuple(np.broadcast_shapes(*[np.shape(a) if not isinstance(a, TracedRArray) else a.shape
+                                         for a in arrays]))
+    idt = np.dtype(np.int64) if any(x.shape[d] > 2**31 - 1 for d in adv) else np.dtype(np.int32)
+    cols = []
+    for a in arrays:
+        t = as_traced(np.asarray(a, dtype=idt)) if not isinstance(a, TracedRArray) else ops.convert(a, idt)
+        cols.append(ops.reshape(broadcast_to(t, bshape), bshape + (1,)))
+    return adv, rest, ops.concatenate(cols, len(bshape)), len(bshape)
+
+
+def _numpy_order(adv, n_rest: int, nb: int):
+    """Gather results have the index dims first; NumPy keeps adjacent advanced indices in
+    place (separated ones go first): the permutation to NumPy's order, or None."""
     if adv == list(range(adv[0], adv[0] + len(adv))) and adv[0] > 0:
         k = adv[0]  # number of rest dims before the advanced block
-        perm = list(range(nb, nb + k)) + list(range(nb)) + list(range(nb + k, nb + len(rest)))
-        y = ops.transpose(y, perm)
-    return y
+        return list(range(nb, nb + k)) + list(range(nb)) + list(range(nb + k, nb + n_rest))
+    return None
 
 
 # -- writing ----------------------------------------------------------------------------------
@@ -271,6 +275,9 @@ def updated(x: TracedRArray, index, value, combine=None) -> TracedRArray:
         ) from None
     if combine is None and not ix.has_array and _is_box(ix.entries):
         return _box_update(x, ix, v)
+    if ix.has_array and not ix.none_dims and all(
+            e.indices(n) == (0, n, 1) for e, n in zip(ix.entries, x.shape) if isinstance(e, slice)):
+        return _advanced_update(x, ix.entries, v, combine)
     # general case: scatter into the flat array at the positions of an iota read with `index`
     idt = np.dtype(np.int64) if x.size > 2**31 - 1 else np.dtype(np.int32)
     positions = getitem(ops.iota(x.shape, idt, 0) if x.ndim == 1 else
@@ -283,6 +290,22 @@ def updated(x: TracedRArray, index, value, combine=None) -> TracedRArray:
         index_vector_dim=1,
     )
     return ops.reshape(out, x.shape)
+
+
+def _advanced_update(x: TracedRArray, entries, v: TracedRArray, combine) -> TracedRArray:
+    """Integer-array indices with whole slices elsewhere: one scatter, the mirror of the
+    gather that reads the same index."""
+    adv, rest, indices, nb = _index_arrays(x, entries)
+    perm = _numpy_order(adv, len(rest), nb)
+    if perm:  # back to the gather order: index dims first
+        v = ops.transpose(v, list(np.argsort(perm)))
+    return ops.scatter(
+        x, indices, v, combine,
+        update_window_dims=tuple(range(nb, nb + len(rest))),
+        inserted_window_dims=tuple(adv),
+        scatter_dims_to_operand_dims=tuple(adv),
+        index_vector_dim=nb,
+    )
 
 
 def _result_shape(x: TracedRArray, index) -> tuple[int, ...]:
