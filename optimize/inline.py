@@ -30,11 +30,11 @@ def _calls(module: ir.Module, funcs: dict) -> list:
     return calls
 
 
-def inline_call(call, callee) -> None:
-    """Replace ``call`` by a copy of ``callee``'s single-block body."""
+def clone_body(callee, operands, ip: ir.InsertionPoint) -> list:
+    """Copy ``callee``'s single-block body at ``ip`` with its arguments bound to
+    ``operands``; returns the values it returns."""
     block = callee.regions[0].blocks[0]
-    mapping = dict(zip(block.arguments, call.operands))
-    ip = ir.InsertionPoint(call)
+    mapping = dict(zip(block.arguments, operands))
 
     def remap(o):
         for i, v in enumerate(o.operands):
@@ -52,6 +52,12 @@ def inline_call(call, callee) -> None:
         new.walk(remap)  # operands from the callee (nested regions included) -> the caller's
         for old, nw in zip(op.results, new.results):
             mapping[old] = nw
+    return results
+
+
+def inline_call(call, callee) -> None:
+    """Replace ``call`` by a copy of ``callee``'s body."""
+    results = clone_body(callee, list(call.operands), ir.InsertionPoint(call))
     for old, nw in zip(call.results, results):
         old.replace_all_uses_with(nw)
     call.erase()

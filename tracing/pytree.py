@@ -81,49 +81,49 @@ def _children(obj):
 def flatten(obj: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, TreeDef]:
     """Leaves in depth-first order, and the structure."""
     leaves: list = []
+    return leaves, _flatten(obj, is_leaf, leaves)
 
-    def rec(o) -> TreeDef:
-        if is_leaf is not None and is_leaf(o):
-            leaves.append(o)
-            return LEAF
-        c = _children(o)
-        if c is None:
-            leaves.append(o)
-            return LEAF
-        kind, aux, children = c
-        return TreeDef(kind, aux, tuple(rec(ch) for ch in children))
 
-    tree = rec(obj)
-    return leaves, tree
+# (Module-level recursion, not a nested closure: a self-referencing closure is a reference
+# cycle that would keep the leaves, device buffers included, alive until the next GC.)
+def _flatten(o, is_leaf, leaves: list) -> TreeDef:
+    if is_leaf is not None and is_leaf(o):
+        leaves.append(o)
+        return LEAF
+    c = _children(o)
+    if c is None:
+        leaves.append(o)
+        return LEAF
+    kind, aux, children = c
+    return TreeDef(kind, aux, tuple(_flatten(ch, is_leaf, leaves) for ch in children))
 
 
 def unflatten(tree: TreeDef, leaves) -> Any:
-    it = iter(leaves)
+    return _unflatten(tree, iter(leaves))
 
-    def rec(t: TreeDef):
-        if t.kind is None:
-            return next(it)
-        kids = [rec(c) for c in t.children]
-        k = t.kind
-        if k is tuple:
-            return tuple(kids)
-        if k is list:
-            return kids
-        if k is dict:
-            return dict(zip(t.aux, kids))
-        if k is type(None):
-            return None
-        node = _NODES.get(k)
-        if node is not None:
-            return node[1](t.aux, kids)
-        if issubclass(k, tuple):  # namedtuple
-            return k(*kids)
-        obj = object.__new__(k)  # dataclass (frozen ones included)
-        for name, v in zip(t.aux, kids):
-            object.__setattr__(obj, name, v)
-        return obj
 
-    return rec(tree)
+def _unflatten(t: TreeDef, it):
+    if t.kind is None:
+        return next(it)
+    kids = [_unflatten(c, it) for c in t.children]
+    k = t.kind
+    if k is tuple:
+        return tuple(kids)
+    if k is list:
+        return kids
+    if k is dict:
+        return dict(zip(t.aux, kids))
+    if k is type(None):
+        return None
+    node = _NODES.get(k)
+    if node is not None:
+        return node[1](t.aux, kids)
+    if issubclass(k, tuple):  # namedtuple
+        return k(*kids)
+    obj = object.__new__(k)  # dataclass (frozen ones included)
+    for name, v in zip(t.aux, kids):
+        object.__setattr__(obj, name, v)
+    return obj
 
 
 def tree_map(f: Callable, obj: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:

@@ -19,6 +19,7 @@ import re
 import numpy as np
 from jaxlib.mlir import ir
 
+from ..inline import clone_body
 from ._registry import pattern
 from ._util import (
     ELEMENTWISE_OPS, _attrs_equal, build, has_one_use, i64_array, i64_list, iota_value, compare_attrs, compare_parts, copy_attrs, create, defining_op, element_type, eval_int_array,
@@ -181,24 +182,9 @@ def inline_call(op, rewriter):
     block = fn.regions[0].blocks[0]
     if len(block.arguments) != len(op.operands):
         return False
-    mapping = {a: v for a, v in zip(block.arguments, op.operands)}
-    ops = list(block.operations)
-    term = ops[-1]
-    if term.operation.name != "func.return":
+    if list(block.operations)[-1].operation.name != "func.return":
         return False
-    for o in ops[:-1]:
-        new = o.operation.clone(rewriter.ip)
-
-        def remap(x):
-            for i, v in enumerate(x.operands):
-                if v in mapping:
-                    x.operands[i] = mapping[v]
-            return ir.WalkResult.ADVANCE
-
-        new.walk(remap)
-        for a, b in zip(o.results, new.results):
-            mapping[a] = b
-    rewriter.replace_op(op, [mapping.get(v, v) for v in term.operands])
+    rewriter.replace_op(op, clone_body(fn, list(op.operands), rewriter.ip))
     return True
 
 
