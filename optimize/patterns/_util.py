@@ -683,7 +683,7 @@ def int_range(v: ir.Value, _depth: int = 0, env: dict | None = None) -> tuple[in
                 "stablehlo.slice", "stablehlo.reverse", "stablehlo.dynamic_slice", "stablehlo.pad",
                 "stablehlo.concatenate", "stablehlo.maximum", "stablehlo.minimum", "stablehlo.select",
                 "stablehlo.clamp", "stablehlo.add", "stablehlo.subtract", "stablehlo.multiply",
-                "stablehlo.negate", "stablehlo.convert"):
+                "stablehlo.negate", "stablehlo.convert", "stablehlo.remainder"):
         pass
     else:
         return None
@@ -701,6 +701,12 @@ def int_range(v: ir.Value, _depth: int = 0, env: dict | None = None) -> tuple[in
     if name == "stablehlo.convert":
         src = r(ops_[0])
         return None if src is None else fits(*src)
+    if name == "stablehlo.remainder":  # truncated: sign of the dividend, |result| < |divisor|
+        a, b = r(ops_[0]), r(ops_[1])
+        if a is None or b is None or b[0] <= 0:
+            return None
+        m = b[1] - 1
+        return (0 if a[0] >= 0 else max(a[0], -m), min(a[1], m) if a[1] >= 0 else 0)
     rs = [r(x) for x in (ops_[1:] if name == "stablehlo.select" else ops_)]
     if any(x is None for x in rs):
         return None

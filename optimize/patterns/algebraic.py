@@ -20,7 +20,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ._registry import pattern
-from ._util import (all_ones_value, build, convert_value, defining_op, element_type, is_float_type,
+from ._util import (all_ones_value, build, int_range, convert_value, defining_op, element_type, is_float_type,
                     is_scalar_value, np_dtype, scalar_value, same_type_op, splat_constant)
 
 FAMILY = "algebraic"
@@ -503,6 +503,25 @@ def remainder_one(op, rw):
     if _int_not_bool(x) and (is_scalar_value(o, 1) or (_is_signed_int(x) and is_scalar_value(o, -1))):
         return _with_zero(rw, op)
     return False
+
+
+@pattern("remainder_in_range", FAMILY, "stablehlo.remainder", benefit=3)
+def remainder_in_range(op, rw):
+    """x rem c → x - k·c for integers when every x lies in [k·c, (k+1)·c), k ≥ 0 (the
+    negative-index wrap ``(i + n) rem n`` of a loop counter i in [0, n) becomes i + n - n)."""
+    x, o = op.operands
+    c = scalar_value(o) if _int_not_bool(x) else None
+    if c is None or c <= 0:
+        return False
+    r = int_range(x)
+    if r is None or r[0] < 0 or r[0] // c != r[1] // c:
+        return False
+    k = r[0] // c
+    if k == 0:
+        return _replace(rw, op, x)
+    with rw.ip:
+        kc = splat_constant(k * c, ir.RankedTensorType(x.type), loc=op.location)
+        return _replace(rw, op, build("stablehlo.subtract", [x, kc], x.type, loc=op.location))
 
 
 # -- unary involutions and idempotents ---------------------------------------------------------
