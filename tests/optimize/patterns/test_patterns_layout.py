@@ -80,13 +80,17 @@ CASES = [
     case("unary_of_unit_reshape@log", fn(f"%a: {t(6)}", t(6, 4), f"{rs('x', 'a', t(6), t(6, 1))}; %l = stablehlo.log %x : {t(6, 1)}; {bc('r', 'l', '[0, 1]', t(6, 1), t(6, 4))}; return %r : {t(6, 4)}"), has="log %arg0 : tensor<6xf32>", also=("broadcast_of_unit_reshape",), inputs="pos"),
     case("unary_of_unit_reshape@convert", fn(f"%a: {t(2, 3)}", ti(6), f"{rs('x', 'a', t(2, 3), t(6))}; %r = stablehlo.convert %x : ({t(6)}) -> {ti(6)}; return %r : {ti(6)}"), fires=False),
     # transposes into dot_general
-    case("dot_transpose_operand", fn(f"%a: {t(5, 3)}, %b: {t(5, 4)}", t(3, 4), f"{tr('x', 'a', '[1, 0]', t(5, 3), t(3, 5))}; {dot('r', 'x', 'b', t(3, 5), t(5, 4), t(3, 4), '[1]', '[0]')}; return %r : {t(3, 4)}"), has="contracting_dims = [0] x [0]", lacks="transpose"),
+    # an lhs transpose stays when absorbing it would make the lhs contract a leading dim
+    case("dot_transpose_operand", fn(f"%a: {t(5, 3)}, %b: {t(5, 4)}", t(3, 4), f"{tr('x', 'a', '[1, 0]', t(5, 3), t(3, 5))}; {dot('r', 'x', 'b', t(3, 5), t(5, 4), t(3, 4), '[1]', '[0]')}; return %r : {t(3, 4)}"), fires=False),
     case("dot_transpose_operand", fn(f"%a: {t(3, 5)}, %b: {t(4, 5)}", t(3, 4), f"{tr('y', 'b', '[1, 0]', t(4, 5), t(5, 4))}; {dot('r', 'a', 'y', t(3, 5), t(5, 4), t(3, 4), '[1]', '[0]')}; return %r : {t(3, 4)}"), has="contracting_dims = [1] x [1]", lacks="transpose"),
-    case("dot_transpose_operand", fn(f"%a: {t(2, 5, 3)}, %b: {t(2, 5, 4)}", t(2, 3, 4), f"{tr('x', 'a', '[0, 2, 1]', t(2, 5, 3), t(2, 3, 5))}; {dot('r', 'x', 'b', t(2, 3, 5), t(2, 5, 4), t(2, 3, 4), '[2]', '[1]', ('[0]', '[0]'))}; return %r : {t(2, 3, 4)}"), has="contracting_dims = [1] x [1]", lacks="transpose"),
-    case("dot_transpose_operand", fn(f"%a: {t(5, 2, 3)}, %b: {t(2, 5, 4)}", t(2, 3, 4), f"{tr('x', 'a', '[1, 2, 0]', t(5, 2, 3), t(2, 3, 5))}; {dot('r', 'x', 'b', t(2, 3, 5), t(2, 5, 4), t(2, 3, 4), '[2]', '[1]', ('[0]', '[0]'))}; return %r : {t(2, 3, 4)}"), has="batching_dims = [1] x [0], contracting_dims = [0] x [1]"),
+    case("dot_transpose_operand", fn(f"%a: {t(2, 5, 3)}, %b: {t(2, 5, 4)}", t(2, 3, 4), f"{tr('x', 'a', '[0, 2, 1]', t(2, 5, 3), t(2, 3, 5))}; {dot('r', 'x', 'b', t(2, 3, 5), t(2, 5, 4), t(2, 3, 4), '[2]', '[1]', ('[0]', '[0]'))}; return %r : {t(2, 3, 4)}"), fires=False),
+    case("dot_transpose_operand", fn(f"%a: {t(5, 2, 3)}, %b: {t(2, 5, 4)}", t(2, 3, 4), f"{tr('x', 'a', '[1, 2, 0]', t(5, 2, 3), t(2, 3, 5))}; {dot('r', 'x', 'b', t(2, 3, 5), t(2, 5, 4), t(2, 3, 4), '[2]', '[1]', ('[0]', '[0]'))}; return %r : {t(2, 3, 4)}"), fires=False),
+    case("dot_transpose_operand", fn(f"%a: {t(3, 2, 5)}, %b: {t(2, 5, 4)}", t(2, 3, 4), f"{tr('x', 'a', '[1, 0, 2]', t(3, 2, 5), t(2, 3, 5))}; {dot('r', 'x', 'b', t(2, 3, 5), t(2, 5, 4), t(2, 3, 4), '[2]', '[1]', ('[0]', '[0]'))}; return %r : {t(2, 3, 4)}"), has="batching_dims = [1] x [0], contracting_dims = [2] x [1]", lacks="transpose"),
     case("dot_transpose_operand", fn(f"%a: {t(2, 3, 5)}", t(3, 2, 4), f"{tr('x', 'a', '[1, 0, 2]', t(2, 3, 5), t(3, 2, 5))}; %b = stablehlo.constant dense<1.0> : {t(5, 4)}; {dot('r', 'x', 'b', t(3, 2, 5), t(5, 4), t(3, 2, 4), '[2]', '[0]')}; return %r : {t(3, 2, 4)}"), fires=False),
-    case("transpose_of_dot", fn(f"%a: {t(3, 5)}, %b: {t(5, 4)}", t(4, 3), f"{dot('d', 'a', 'b', t(3, 5), t(5, 4), t(3, 4), '[1]', '[0]')}; {tr('r', 'd', '[1, 0]', t(3, 4), t(4, 3))}; return %r : {t(4, 3)}"), has="dot_general %arg1, %arg0, contracting_dims = [0] x [1]", lacks="transpose"),
-    case("transpose_of_dot", fn(f"%a: {t(2, 3, 5)}, %b: {t(2, 5, 4)}", t(2, 4, 3), f"{dot('d', 'a', 'b', t(2, 3, 5), t(2, 5, 4), t(2, 3, 4), '[2]', '[1]', ('[0]', '[0]'))}; {tr('r', 'd', '[0, 2, 1]', t(2, 3, 4), t(2, 4, 3))}; return %r : {t(2, 4, 3)}"), has="dot_general %arg1, %arg0, batching_dims = [0] x [0], contracting_dims = [1] x [2]"),
+    case("transpose_of_dot", fn(f"%a: {t(3, 5)}, %b: {t(5, 4)}", t(4, 3), f"{dot('d', 'a', 'b', t(3, 5), t(5, 4), t(3, 4), '[1]', '[0]')}; {tr('r', 'd', '[1, 0]', t(3, 4), t(4, 3))}; return %r : {t(4, 3)}"), fires=False),
+    case("transpose_of_dot", fn(f"%a: {t(3, 5)}, %b: {t(4, 5)}", t(4, 3), f"{dot('d', 'a', 'b', t(3, 5), t(4, 5), t(3, 4), '[1]', '[1]')}; {tr('r', 'd', '[1, 0]', t(3, 4), t(4, 3))}; return %r : {t(4, 3)}"), has="dot_general %arg1, %arg0, contracting_dims = [1] x [1]", lacks="transpose"),
+    case("transpose_of_dot", fn(f"%a: {t(2, 3, 5)}, %b: {t(2, 5, 4)}", t(2, 4, 3), f"{dot('d', 'a', 'b', t(2, 3, 5), t(2, 5, 4), t(2, 3, 4), '[2]', '[1]', ('[0]', '[0]'))}; {tr('r', 'd', '[0, 2, 1]', t(2, 3, 4), t(2, 4, 3))}; return %r : {t(2, 4, 3)}"), fires=False),
+    case("transpose_of_dot", fn(f"%a: {t(2, 3, 5)}, %b: {t(2, 4, 5)}", t(2, 4, 3), f"{dot('d', 'a', 'b', t(2, 3, 5), t(2, 4, 5), t(2, 3, 4), '[2]', '[2]', ('[0]', '[0]'))}; {tr('r', 'd', '[0, 2, 1]', t(2, 3, 4), t(2, 4, 3))}; return %r : {t(2, 4, 3)}"), has="dot_general %arg1, %arg0, batching_dims = [0] x [0], contracting_dims = [2] x [2]", lacks="transpose"),
     case("transpose_of_dot", fn(f"%a: {t(2, 6, 3, 5)}, %b: {t(6, 2, 5, 4)}", t(6, 2, 3, 4), f"{dot('d', 'a', 'b', t(2, 6, 3, 5), t(6, 2, 5, 4), t(2, 6, 3, 4), '[3]', '[2]', ('[0, 1]', '[1, 0]'))}; {tr('r', 'd', '[1, 0, 2, 3]', t(2, 6, 3, 4), t(6, 2, 3, 4))}; return %r : {t(6, 2, 3, 4)}"), has="batching_dims = [1, 0] x [0, 1]"),
     case("transpose_of_dot", fn(f"%a: {t(3, 5)}, %b: {t(5, 2, 4)}", t(4, 3, 2), f"{dot('d', 'a', 'b', t(3, 5), t(5, 2, 4), t(3, 2, 4), '[1]', '[0]')}; {tr('r', 'd', '[2, 0, 1]', t(3, 2, 4), t(4, 3, 2))}; return %r : {t(4, 3, 2)}"), fires=False),
 ]
@@ -106,8 +110,9 @@ def test_every_layout_pattern_has_a_case():
 
 
 def test_transpose_chain_corpus_module_loses_its_transposes():
-    """The transpose_chain workload: after the layout patterns only dot_generals remain
-    (plus at most the transposes XLA folds into the dots' layouts anyway)."""
+    """The transpose_chain workload: the layout patterns fold all transposes into the dots
+    but one, kept on purpose (absorbing it would make a dot's lhs contract a leading dim,
+    which XLA's CPU dot runs 10-15% slower than an explicit transpose)."""
     import pathlib
 
     from _harness import differential, main_body, rewrite, to_text, parse
@@ -121,5 +126,5 @@ def test_transpose_chain_corpus_module_loses_its_transposes():
     after = rewrite(before, names)
     body = main_body(after)
     assert body.count("stablehlo.transpose") < main_body(before).count("stablehlo.transpose")
-    assert body.count("stablehlo.transpose") == 0, body
+    assert body.count("stablehlo.transpose") <= 1, body
     differential(before, after, rtol=1e-4, atol=1e-4)
