@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import operator
 import threading
 import types
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ from .tracing.trace import TracedProgram, trace
 
 _CONCRETE = (ConcreteRArray, ConcreteRNumber)
 _PY_NUMBERS = (bool, int, float, complex)
+_SIG = operator.attrgetter("_sig")
+_BUF = operator.attrgetter("_buf")
 
 
 @dataclass(frozen=True)
@@ -81,15 +84,16 @@ class CompiledFunction:
         if _trace_active() is not None:
             return self.fn(*args, **kwargs)  # inside another trace: just trace the body
         if not kwargs:
-            # fast path: positional device arrays only
+            # fast path: positional device arrays only; the key is the tuple of their
+            # signatures (a distinct shape from the general key, so the two never collide)
             try:
-                key = tuple([a._sig for a in args])
+                key = tuple(map(_SIG, args))
             except AttributeError:
                 pass
             else:
                 entry = self._cache.get(key)
                 if entry is not None:
-                    return entry.run([a._buf for a in args], args)
+                    return entry.run(list(map(_BUF, args)), args)
                 leaves, tree = flatten((args, {}), is_leaf=_is_concrete)
                 return self._compile_and_run(key, leaves, tree)
         leaves, tree = flatten((args, kwargs), is_leaf=_is_concrete)
@@ -173,7 +177,7 @@ class _Entry:
     """One compiled executable and how to map Python values in and out of it."""
 
     __slots__ = ("exe", "execute", "handlers", "out_sigs", "out_classes", "out_tree", "out_leaves",
-                 "aliases", "device", "single", "hlo_text")
+                 "aliases", "device", "run", "hlo_text")
 
     def __init__(self, exe, prog: TracedProgram, device, donate: bool):
         self.exe = exe
@@ -186,18 +190,26 @@ class _Entry:
         self.out_tree = prog.out_tree
         self.out_leaves = prog.out_leaves
         self.aliases = prog.aliases if donate else []
-        # the common case: the function returns one array and updates nothing
-        self.single = (
-            not self.aliases and len(self.out_leaves) == 1 and self.out_leaves[0] == 0
-            and prog.out_tree.kind is None
-        )
+        # the common case, one array returned and nothing updated, gets its own short path
+        if (not self.aliases and len(self.out_leaves) == 1 and self.out_leaves[0] == 0
+                and prog.out_tree.kind is None):
+            self.run = self._single_runner()
+        else:
+            self.run = self._run
 
-    def run(self, bufs: list, concretes) -> Any:
+    def _single_runner(self):
+        execute, handlers = self.execute, self.handlers
+        wrap, sig = self.out_classes[0]._wrap, self.out_sigs[0]
+
+        def run(bufs: list, concretes) -> Any:
+            return wrap(execute(bufs).consume_with_handlers(handlers)[0], sig)
+
+        return run
+
+    def _run(self, bufs: list, concretes) -> Any:
         if self.aliases:
             bufs = _undonate_duplicates(bufs, self.aliases)
         outs = self.execute(bufs).consume_with_handlers(self.handlers)
-        if self.single:
-            return self.out_classes[0]._wrap(outs[0], self.out_sigs[0])
         for i, j in self.aliases:  # write back in-place updates
             concretes[i]._buf = outs[j]
         res = []

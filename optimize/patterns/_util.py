@@ -702,8 +702,8 @@ def int_range(v: ir.Value, _depth: int = 0, env: dict | None = None) -> tuple[in
         src = r(ops_[0])
         return None if src is None else fits(*src)
     if name == "stablehlo.remainder":  # truncated: sign of the dividend, |result| < |divisor|
-        a, b = r(ops_[0]), r(ops_[1])
-        if a is None or b is None or b[0] <= 0:
+        a, b = r(ops_[0]) or tb, r(ops_[1])  # an unknown dividend still has its type's bounds
+        if b is None or b[0] <= 0:
             return None
         m = b[1] - 1
         return (0 if a[0] >= 0 else max(a[0], -m), min(a[1], m) if a[1] >= 0 else 0)

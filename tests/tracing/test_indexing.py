@@ -150,6 +150,35 @@ def test_ufunc_at_and_segment_sum():
     check(seg, vals, ids)
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_traced_negative_indices_wrap_and_their_gradient_needs_no_bounds_mask(dtype):
+    """Traced ids in [-n, n) wrap like NumPy; the wrap provably lands in [0, n), so the
+    gradient of the scatter-add (a gather) carries no out-of-bounds mask."""
+    import jax
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(3)
+    ids = rng.integers(-5, 5, 40).astype(dtype)
+    x = rng.standard_normal(40)
+    ct = rng.standard_normal(5)
+
+    def seg(x, i, ct):
+        out = np.zeros_like(x, shape=(5,))
+        np.add.at(out, i, x * x)
+        return (out * ct).sum()
+
+    check(seg, x, ids, ct)
+    args = [reactant.to_rarray(a) for a in (x, ids, ct)]
+    g = reactant.gradient(seg, *args)
+    with jax.enable_x64(True):
+        want = jax.grad(lambda x: (jnp.zeros(5, x.dtype).at[ids].add(x * x) * ct).sum())(x)
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-12)
+
+    grad_fn = reactant.compile(lambda *a: reactant.gradient(seg, *a))
+    text = reactant.code_hlo(grad_fn, *args)
+    assert "stablehlo.gather" in text and "stablehlo.compare" not in text, text
+
+
 def test_take_and_take_along_axis():
     idx = np.array([[0, 2], [1, 1]])
     check(lambda a: (np.take(a, [0, 2], axis=1), np.take(a, idx), np.take(a, 7), np.take(a, [-1, 9], mode="wrap"),

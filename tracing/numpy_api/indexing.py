@@ -144,9 +144,13 @@ def _normalize_entry(it, n: int, dim: int):
     if isinstance(it, TracedRArray):
         if it.dtype.kind not in "iu":
             raise IndexError_(f"arrays used as indices must be of integer type, got traced {describe(it)}")
-        if it.dtype.kind == "i":  # negative indices count from the end: (i + n) rem n for i in [-n, n)
-            nn = ops.full(it.shape, n, it.dtype)  # (the cheapest form for XLA to fuse into a scatter)
-            it = ops.remainder(ops.add(it, nn), nn)
+        if it.dtype.kind == "i":
+            # negative indices count from the end: (i + n) rem n for i in [-n, n), in unsigned
+            # arithmetic so the result provably lies in [0, n) (the optimizer can then drop the
+            # bounds masks of gathers and scatter adjoints); one fused pass, no select
+            ut = np.dtype(f"u{it.dtype.itemsize}")
+            nn = ops.full(it.shape, n, ut)
+            it = ops.remainder(ops.add(ops.convert(it, ut), nn), nn)  # stays unsigned: no extra pass
         return it
     if hasattr(it, "__index__"):
         return _normalize_entry(int(it.__index__()), n, dim)
