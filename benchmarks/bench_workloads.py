@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import geomean, measure, print_table  # noqa: E402
+from harness import geomean, hlo_fingerprint, measure, print_table  # noqa: E402
 from workloads import WORKLOADS, grad_programs  # noqa: E402
 
 import jax  # noqa: E402
@@ -70,17 +70,21 @@ def run(mode: str, only: set | None, level: str, rounds: int):
         res = measure(f"{w.name}.{mode}", {"jax.jit": lambda: _block(jc(*jargs)),
                                             "reactant": lambda: _block(rc(*rargs))}, rounds=rounds)
         rows.append(res)
-        infos.append((w.name, t_r, t_j))
+        # when XLA compiled both to the same code, their ratio only samples machine noise
+        same = hlo_fingerprint(reactant.code_xla(rc, *rargs)) == hlo_fingerprint(jc.lower(*jargs).compile().as_text())
+        infos.append((w.name, t_r, t_j, same))
         print(f"  {w.name}.{mode}: reactant/jax = {res.ratio('reactant', 'jax.jit'):.3f}  "
-              f"(first call {t_r:.2f}s vs {t_j:.2f}s)", flush=True)
+              f"(first call {t_r:.2f}s vs {t_j:.2f}s){'  [same XLA code]' if same else ''}", flush=True)
     print_table(rows, base="jax.jit", title=f"{mode}: reactant ({level}) vs jax.jit, run time")
     ratios = [r.ratio("reactant", "jax.jit") for r in rows]
     speedups = [1 / x for x in ratios]
     print(f"\ngeomean speedup over jax.jit: {geomean(speedups):.3f}x; slowest case: "
           f"{min(speedups):.3f}x ({rows[int(np.argmin(speedups))].name})")
     print("\nfirst call (trace + optimize + compile + run), seconds:")
-    for name, tr, tj in infos:
+    for name, tr, tj, _ in infos:
         print(f"  {name}: reactant {tr:.2f}  jax {tj:.2f}")
+    same = [f"{name}.{mode}" for name, *_, s in infos if s]
+    print("\nXLA compiled both versions to the same code (ratio = noise): " + (", ".join(same) or "none"))
     return rows
 
 

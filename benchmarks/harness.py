@@ -9,6 +9,7 @@ one of the others taken at nearly the same time, so machine-load drift cancels i
 from __future__ import annotations
 
 import gc
+import re
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -57,6 +58,43 @@ def measure(name: str, impls: dict[str, Callable[[], object]], *, rounds: int = 
         if gc_was:
             gc.enable()
     return res
+
+
+def hlo_fingerprint(hlo_text: str) -> str:
+    """XLA's optimized HLO with names, metadata and JSON key order normalized: two executables
+    with the same fingerprint run the same code, so timing both only measures noise."""
+    import json
+
+    out, i = [], 0
+    while True:  # backend_config JSON: same content, possibly different key order
+        j = hlo_text.find("backend_config={", i)
+        if j < 0:
+            out.append(hlo_text[i:])
+            break
+        k, depth = j + len("backend_config="), 0
+        for end in range(k, len(hlo_text)):
+            depth += {"{": 1, "}": -1}.get(hlo_text[end], 0)
+            if depth == 0:
+                break
+        try:
+            cfg = json.dumps(json.loads(hlo_text[k:end + 1]), sort_keys=True)
+        except ValueError:
+            cfg = hlo_text[k:end + 1]
+        out.append(hlo_text[i:k] + cfg)
+        i = end + 1
+    text = "".join(out)
+    text = re.sub(r", metadata=\{[^}]*\}", "", text)
+    text = re.sub(r"%[\w.\-]+", "%v", text)
+    text = re.sub(r"[\w.\-]+: (?=[a-z]+\d*\[|\()", "", text)  # parameter names in headers
+    keep = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("HloModule"):  # the layout only: jax adds sharding-propagation flags
+            m = re.search(r"entry_computation_layout=\{.*?\}(?=,|$)", line)
+            keep.append(m.group(0) if m else "HloModule")
+        elif line.startswith(("%", "ROOT", "ENTRY", "}")):  # not jax's stack-frame tables
+            keep.append(line)
+    return "\n".join(keep)
 
 
 def fmt_time(s: float) -> str:
