@@ -28,24 +28,31 @@ def _own() -> tuple[str, ...]:
             if mod is not None and getattr(mod, "__file__", None):
                 dirs.add(os.path.dirname(os.path.abspath(mod.__file__)))
         dirs.add(os.path.dirname(os.path.abspath(__file__)))
-        names = ("reactant", "reactant.tracing", "reactant.optimize", "reactant.sharding")
+        names = ("reactant", "reactant.tracing", "reactant.optimize")
         if not all(n in sys.modules for n in names):  # not final until the package is imported
             return tuple(d + os.sep for d in dirs)
         _own_dirs = tuple(d + os.sep for d in dirs)
     return _own_dirs
 
 
+_own_cache: dict[str, bool] = {}
+
+
 def _is_own(filename: str) -> bool:
-    if filename.startswith(_own()):
-        return True
-    return filename.startswith("<frozen") or filename.endswith(("contextlib.py", "functools.py"))
+    r = _own_cache.get(filename)
+    if r is None:
+        r = filename.startswith(_own()) or filename.startswith("<frozen") or filename.endswith(
+            ("contextlib.py", "functools.py"))
+        if _own_dirs is not None:  # memoized once the package's folders are final
+            _own_cache[filename] = r
+    return r
 
 
 def user_frame(start: FrameType | None = None) -> FrameType | None:
     """The innermost frame of user code (outside reactant and NumPy)."""
     f = start if start is not None else sys._getframe(1)
     while f is not None:
-        if not _is_own(os.path.abspath(f.f_code.co_filename)):
+        if not _is_own(_abs(f.f_code.co_filename)):
             return f
         f = f.f_back
     return None
