@@ -73,7 +73,8 @@ def list_patterns(out=None, family: str | None = None) -> None:
 def format_stats(stats: list[PassStat], total: float, ops_in: int, ops_out: int) -> str:
     lines = [f"{'pass':<16} {'seconds':>9} {'ops before':>11} {'ops after':>10}"]
     for s in stats:
-        lines.append(f"{s.name:<16} {s.seconds:>9.4f} {s.ops_before:>11} {s.ops_after:>10}")
+        lines.append(f"{s.name:<16} {s.seconds:>9.4f} {s.ops_before:>11} {s.ops_after:>10}"
+                     + ("  (skipped: module unchanged since it last ran)" if s.skipped else ""))
     lines.append(f"{'total':<16} {total:>9.4f} {ops_in:>11} {ops_out:>10}")
     return "\n".join(lines)
 

@@ -1,7 +1,10 @@
 """The pass registry: every transformation of a StableHLO module is a named pass.
 
-A pass is ``fn(module: ir.Module, options: PassOptions) -> None`` that rewrites the module in
-place. Pipelines are lists of pass names (``pipelines.py``). ``run_pipeline`` runs them,
+A pass is ``fn(module: ir.Module, options: PassOptions) -> bool | None`` that rewrites the
+module in place and may return ``False`` when it certainly changed nothing. A pass registered
+as ``idempotent`` (running it twice in a row is the same as once) is skipped when the module
+has not changed since it last ran, e.g. the second greedy pattern pass of O2 after an
+equality-saturation pass that kept the program. Pipelines are lists of pass names (``pipelines.py``). ``run_pipeline`` runs them,
 verifies after each, records per-pass time and op counts, and with ``REACTANT_DUMP_IR=dir``
 writes the module after every pass.
 """
@@ -34,19 +37,23 @@ class PassStat:
     seconds: float
     ops_before: int
     ops_after: int
+    skipped: bool = False  # idempotent and the module unchanged since it last ran
 
 
-PassFn = Callable[[ir.Module, PassOptions], None]
+PassFn = Callable[[ir.Module, PassOptions], "bool | None"]
 PASSES: dict[str, PassFn] = {}
+IDEMPOTENT: set[str] = set()
 
 
-def register_pass(name: str):
+def register_pass(name: str, *, idempotent: bool = False):
     """Register the decorated ``fn(module, options)`` as pass ``name``."""
 
     def deco(fn: PassFn) -> PassFn:
         if name in PASSES:
             raise ValueError(f"pass {name!r} registered twice")
         PASSES[name] = fn
+        if idempotent:
+            IDEMPOTENT.add(name)
         return fn
 
     return deco
@@ -88,12 +95,21 @@ def run_pipeline(
         _dump_counter[0] += 1
         tag = f"{os.getpid()}_{_dump_counter[0]:04d}"
         _dump(module, dump_dir, f"{tag}_00_input.mlir")
+    clean: set[str] = set()  # idempotent passes that ran on the module as it is now
     for i, name in enumerate(names, 1):
         before = count_ops(module) if stats is not None else 0
+        if name in clean:
+            if stats is not None:
+                stats.append(PassStat(name, 0.0, before, before, skipped=True))
+            continue
         t0 = time.perf_counter()
         with module.context, ir.Location.unknown(module.context):  # a default for builders
-            PASSES[name](module, options)
+            changed = PASSES[name](module, options)
         dt = time.perf_counter() - t0
+        if changed is not False:
+            clean = set()
+        if name in IDEMPOTENT:
+            clean.add(name)
         if verify:
             module.operation.verify()
         if stats is not None:

@@ -79,12 +79,14 @@ def last_report() -> EqsatReport | None:
 
 
 @register_pass("eqsat")
-def eqsat_pass(module, options: PassOptions) -> None:
+def eqsat_pass(module, options: PassOptions) -> bool:
     """Equality saturation with a calibrated cost model (default budgets)."""
     _last[0] = run_eqsat(module, limits_from_options(options))
+    return _last[0].replaced > 0
 
 
 @register_pass("eqsat_o3")
-def eqsat_o3_pass(module, options: PassOptions) -> None:
+def eqsat_o3_pass(module, options: PassOptions) -> bool:
     """Equality saturation with four times the budgets of ``eqsat``."""
     _last[0] = run_eqsat(module, limits_from_options(options, scale=4.0))
+    return _last[0].replaced > 0

@@ -102,7 +102,7 @@ def apply_patterns(module: ir.Module, patterns: list[Pattern], *, max_iterations
             raise
 
 
-@register_pass("patterns")
+@register_pass("patterns", idempotent=True)
 def patterns_pass(module: ir.Module, options: PassOptions) -> None:
     """All enabled rewrite patterns, greedily to a fixpoint."""
     apply_patterns(module, enabled(options))
