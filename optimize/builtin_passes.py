@@ -31,7 +31,7 @@ def run_mlir(module: ir.Module, pipeline: str) -> None:
         PassManager.parse(f"builtin.module({pipeline})").run(module.operation)
 
 
-@register_pass("cse")
+@register_pass("cse", idempotent=True)
 def cse(module: ir.Module, options: PassOptions) -> None:
     """Common subexpression elimination and dead code removal."""
     run_mlir(module, "cse,canonicalize")

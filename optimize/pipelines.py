@@ -7,7 +7,7 @@ makes some gradients asymptotically cheaper).
 
 from __future__ import annotations
 
-from . import autodiff, builtin_passes, eqsat, inline, patterns  # noqa: F401  (register passes)
+from . import autodiff, builtin_passes, eqsat, inline, patterns, tiling  # noqa: F401  (register passes)
 
 LEVELS: dict[str, list[str]] = {
     "O0": [],
@@ -16,21 +16,34 @@ LEVELS: dict[str, list[str]] = {
     "O3": ["inline", "canonicalize", "patterns", "eqsat_o3", "patterns", "cse"],
 }
 
+# Passes that only pay once the program is final (they make loops the AD pass would have to
+# differentiate): run at the end of a level, after AD expansion in the compile pipeline.
+LATE: dict[str, list[str]] = {"O0": [], "O1": ["scatter_tiling", "cse"], "O2": ["scatter_tiling", "cse"],
+                              "O3": ["scatter_tiling", "cse"]}
+
 
 def pipeline(level: str | list[str]) -> list[str]:
     """The pass list of an optimization level (``"O0"``..``"O3"``) or an explicit list."""
     if isinstance(level, (list, tuple)):
         return list(level)
+    return _level(level) + LATE[level]
+
+
+def _level(level: str) -> list[str]:
     if level not in LEVELS:
         raise KeyError(f"unknown optimization level {level!r}; known: {sorted(LEVELS)}")
     return list(LEVELS[level])
 
 
 def compile_pipeline(level: str | list[str], *, has_autodiff: bool = True) -> list[str]:
-    """optimize -> expand AD -> optimize, for ``level``. Always inlines, and always expands
-    AD ops (XLA cannot run them), even at O0. Without AD markers, optimizing once is enough."""
-    opt = pipeline(level)
+    """optimize -> expand AD -> optimize (+ late passes), for ``level``. Always inlines, and
+    always expands AD ops (XLA cannot run them), even at O0. Without AD markers, optimizing
+    once is enough."""
+    if isinstance(level, (list, tuple)):
+        opt, late = list(level), []
+    else:
+        opt, late = _level(level), LATE[level]
     pre = opt if opt else ["inline"]
     if not has_autodiff:
-        return pre
-    return pre + ["autodiff"] + opt
+        return pre + late
+    return pre + ["autodiff"] + opt + late
