@@ -95,15 +95,19 @@ def _size(eg) -> int:
 
 
 _BASE_LOCK = threading.RLock()
-_BASE: dict = {}
+_BASE = threading.local()  # .egraphs: this thread's base e-graphs (dropped with the thread)
 
 
 def _base_egraph(ranks, fast_math: bool, consts: dict) -> eb.EGraph:
     """An e-graph with the prelude, rules and cost rules loaded (about 0.15 s to build),
-    cached per process; segments work on it between ``(push)`` and ``(pop)``."""
+    cached per thread (egglog's e-graphs must stay on the thread that made them: another
+    thread touching one panics); segments work on it between ``(push)`` and ``(pop)``."""
     ranks = tuple(sorted(set(ranks) | set(range(5))))
     key = (ranks, fast_math, tuple(sorted(consts.items())))
-    eg = _BASE.get(key)
+    cache = getattr(_BASE, "egraphs", None)
+    if cache is None:
+        cache = _BASE.egraphs = {}
+    eg = cache.get(key)
     if eg is None:
         eg = eb.EGraph()
         for cmd in prelude():
@@ -112,9 +116,9 @@ def _base_egraph(ranks, fast_math: bool, consts: dict) -> eb.EGraph:
             _run(eg, r)
         for c in cost_mod.cost_commands(consts):
             _run(eg, c)
-        if len(_BASE) > 8:
-            _BASE.clear()
-        _BASE[key] = eg
+        if len(cache) > 8:
+            cache.clear()
+        cache[key] = eg
     return eg
 
 

@@ -175,3 +175,32 @@ def test_no_array_arguments_and_constant_results():
     np.testing.assert_allclose(np.asarray(f(4)), np.arange(4) * 2.0)
     g = reactant.compile(lambda x: (x.shape, 3, None))
     assert g(reactant.to_rarray(np.ones((2, 5)))) == ((2, 5), 3, None)
+
+
+def test_compiling_in_another_thread_after_the_main_thread():
+    """The optimizer's e-graphs are per thread (egglog's must not cross threads): a compile in
+    a worker thread after one in the main thread works and gives the right result."""
+    import threading
+
+    x_np = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    w_np = np.ones((4, 2), np.float32)
+
+    def f(x, w):
+        return (x @ w).T.sum(axis=0)
+
+    want = f(x_np, w_np)
+    x, w = reactant.to_rarray(x_np), reactant.to_rarray(w_np)
+    np.testing.assert_allclose(np.asarray(reactant.compile(f)(x, w)), want)
+    out, err = [], []
+
+    def worker():
+        try:
+            out.append(np.asarray(reactant.compile(lambda a, b: f(a, b) * 2)(x, w)))
+        except BaseException as e:  # a panic in egglog is a BaseException
+            err.append(e)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert not err, err
+    np.testing.assert_allclose(out[0], want * 2)
