@@ -27,28 +27,14 @@ import jaxlib.xla_client as xc
 import numpy as np
 from jax import lax
 from jaxlib.mlir import ir
-from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-from jaxlib.mlir.dialects import chlo, func, sdy
-from jaxlib.mlir.dialects import stablehlo as hlo
+from reactant.optimize.module_io import make_context
+from jaxlib.mlir.dialects import func
 
 from reactant.optimize.autodiff import expand_all
 from reactant.optimize.builtin_passes import run_mlir
 from reactant.optimize.passes import PassOptions
 
 MiB = 1 << 20
-
-
-def make_context() -> ir.Context:
-    ctx = ir.Context()
-    reg = ir.DialectRegistry()
-    _jax_mlir_ext.register_dialects(reg)
-    ctx.append_dialect_registry(reg)
-    ctx.load_all_available_dialects()
-    hlo.register_dialect(ctx)
-    chlo.register_dialect(ctx)
-    sdy.register_dialect(ctx)
-    ctx.allow_unregistered_dialects = True
-    return ctx
 
 
 def make_loss(steps: int):

@@ -13,28 +13,13 @@ from typing import Iterator
 
 import numpy as np
 from jaxlib.mlir import ir
-from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-from jaxlib.mlir.dialects import chlo, func, sdy
-from jaxlib.mlir.dialects import stablehlo as hlo
+from jaxlib.mlir.dialects import func
 
+from ..optimize.module_io import make_context  # noqa: F401  (one context recipe, re-exported)
 from . import dtypes as _dtypes
 from .errors import user_location
 
 _tls = threading.local()
-
-
-def make_context() -> ir.Context:
-    """A fresh MLIR context with func, stablehlo, chlo and sdy, unregistered dialects allowed."""
-    ctx = ir.Context()
-    reg = ir.DialectRegistry()
-    _jax_mlir_ext.register_dialects(reg)
-    ctx.append_dialect_registry(reg)
-    ctx.load_all_available_dialects()
-    hlo.register_dialect(ctx)
-    chlo.register_dialect(ctx)
-    sdy.register_dialect(ctx)
-    ctx.allow_unregistered_dialects = True  # enzyme.autodiff / enzyme.fwddiff markers
-    return ctx
 
 
 class TraceContext:

@@ -199,7 +199,7 @@ def _scatter_rev(cx, op, cts, want):
     g = cts[0]
     dn = _sdn(op)
     idx = prim(cx, op, 1)
-    x, upd = op.operands[0], op.operands[2]
+    upd = op.operands[2]
     if kind == "add":
         gx = g if want[0] else None
         gu = None

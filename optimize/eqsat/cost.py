@@ -282,7 +282,7 @@ def cost_commands(c: dict[str, int]) -> list[str]:
             # a full contraction to a scalar: XLA CPU runs it as a fused multiply-reduce
             cmds.append(rule(f"{q} (= 0 (vec-length lb)) (= {nc} (vec-length sa)) (= (TT dt st) t) (= 0 (vec-length st))",
                              "Dot", "a b lb rb lc rc t", f"(+ {c['kernel']} (* {c['red'] + c['ew']} na))"))
-            q += f" (= (TT dt st) t) (> (vec-length st) 0)"
+            q += " (= (TT dt st) t) (> (vec-length st) 0)"
         if nc == 1:
             # rank-2 operands contracted on the "wrong" dim (lhs leading, rhs trailing) are
             # slower: XLA transposes them first (measured per element of the operand)

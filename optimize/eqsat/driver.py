@@ -94,7 +94,6 @@ def _size(eg) -> int:
     return 0
 
 
-_BASE_LOCK = threading.RLock()
 _BASE = threading.local()  # .egraphs: this thread's base e-graphs (dropped with the thread)
 
 
@@ -180,23 +179,22 @@ def optimize_segment(seg: Segment, limits: Limits, consts: dict, *, inspect=None
         return stat
     stat.roots = len(enc.roots)
     if enc.roots:
-        with _BASE_LOCK:
-            eg = _base_egraph(enc.ranks, limits.fast_math, consts)
-            _run(eg, "(push)")
-            try:
-                res = _saturate(eg, enc, limits, stat, consts)
-                if res is not None:
-                    fz, choice, sol, roots = res
-                    if inspect is not None:
-                        inspect(fz, enc)
-                    if not limits.rewrite or sol[0] < stat.cost_before * (1.0 - limits.min_gain):
-                        try:
-                            _rebuild(seg, enc, fz, choice, sol[1], roots)
-                            stat.replaced = True
-                        except RebuildError as e:
-                            stat.error = f"rebuild: {e}"
-            finally:
-                _run(eg, "(pop)")
+        eg = _base_egraph(enc.ranks, limits.fast_math, consts)  # this thread's own: no lock
+        _run(eg, "(push)")
+        try:
+            res = _saturate(eg, enc, limits, stat, consts)
+            if res is not None:
+                fz, choice, sol, roots = res
+                if inspect is not None:
+                    inspect(fz, enc)
+                if not limits.rewrite or sol[0] < stat.cost_before * (1.0 - limits.min_gain):
+                    try:
+                        _rebuild(seg, enc, fz, choice, sol[1], roots)
+                        stat.replaced = True
+                    except RebuildError as e:
+                        stat.error = f"rebuild: {e}"
+        finally:
+            _run(eg, "(pop)")
     stat.seconds = time.perf_counter() - t0
     return stat
 

@@ -192,7 +192,7 @@ def motion_rules(ranks: tuple[int, ...]) -> list[str]:
     R.append(_rule(["(= e (Cvt (Bcast a dims ta) t))", _ty("a", "da", "sa"), "(= (TT d s) t)"],
                    "(union e (Bcast (Cvt a (TT d sa)) dims t))"))
     for S in ("SplatF", "SplatI"):
-        sp = [_ty("a", "da", "sa"), f"(= (TT dz sz) tz)", "(= (TT d s) t)"]
+        sp = [_ty("a", "da", "sa"), "(= (TT dz sz) tz)", "(= (TT d s) t)"]
         R.append(_rule([f"(= e (Bin o (Bcast a dims ta) ({S} v tz) t))", *sp],
                        f"(union e (Bcast (Bin o a ({S} v (TT dz sa)) (TT d sa)) dims t))"))
         R.append(_rule([f"(= e (Bin o ({S} v tz) (Bcast a dims ta) t))", *sp],
@@ -268,7 +268,7 @@ def slice_rules(ranks: tuple[int, ...]) -> list[str]:
         # slice of slice
         ns, nl, nd = [], [], []
         for i in range(r):
-            s1, l1, d1 = _get("st1", i), _get("li1", i), _get("sd1", i)
+            s1, d1 = _get("st1", i), _get("sd1", i)
             s2, l2, d2 = _get("st", i), _get("li", i), _get("sd", i)
             start = f"(+ {s1} (* {s2} {d1}))"
             cnt = f"(/ (+ (- {l2} {s2}) (- {d2} 1)) {d2})"

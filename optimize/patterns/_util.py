@@ -15,6 +15,20 @@ def defining_op(v: ir.Value):
     return None if isinstance(owner, ir.Block) else owner
 
 
+def def_of(v: ir.Value, name: str):
+    """The defining op of ``v`` if it is ``stablehlo.<name>``, else None."""
+    op = defining_op(v)
+    if op is not None and op.operation.name == "stablehlo." + name:
+        return op
+    return None
+
+
+def replace_with(rw, op, v: ir.Value) -> bool:
+    """Replace ``op``'s single result by ``v`` (a pattern's usual last step); True."""
+    rw.replace_op(op, [v])
+    return True
+
+
 def op_name(v: ir.Value) -> str | None:
     op = defining_op(v)
     return None if op is None else op.operation.name

@@ -20,6 +20,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ._registry import pattern
+from ._util import def_of as _def, replace_with as _replace
 from ._util import (all_ones_value, build, int_range, convert_value, defining_op, element_type, is_float_type,
                     is_scalar_value, np_dtype, scalar_value, same_type_op, splat_constant)
 
@@ -27,10 +28,6 @@ FAMILY = "algebraic"
 
 
 # -- small helpers ---------------------------------------------------------------------------
-
-def _replace(rw, op, v: ir.Value) -> bool:
-    rw.replace_op(op, [v])
-    return True
 
 
 def _is_float(v: ir.Value) -> bool:
@@ -51,14 +48,6 @@ def _is_signed_int(v: ir.Value) -> bool:
     et = element_type(v)
     return (isinstance(et, ir.IntegerType) and ir.IntegerType(et).width > 1
             and not ir.IntegerType(et).is_unsigned)
-
-
-def _def(v: ir.Value, name: str):
-    """The defining op of ``v`` if it is ``stablehlo.<name>``, else None."""
-    op = defining_op(v)
-    if op is not None and op.operation.name == "stablehlo." + name:
-        return op
-    return None
 
 
 def _pairs(op):

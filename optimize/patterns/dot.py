@@ -23,6 +23,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ._registry import pattern
+from ._util import def_of as _def, replace_with as _replace
 from ._util import (broadcast_value, build, const_array, defining_op, dot_dims, dot_general_value,
                     element_type, has_one_use, i64_list, is_float_type, np_dtype, num_elements,
                     ranked, reduce_value, reshape_value, scalar_value, shape_of, splat_constant,
@@ -30,16 +31,6 @@ from ._util import (broadcast_value, build, const_array, defining_op, dot_dims, 
 
 FAMILY = "dot"
 EVAL_LIMIT = 1 << 16
-
-
-def _replace(rw, op, v) -> bool:
-    rw.replace_op(op, [v])
-    return True
-
-
-def _def(v, name):
-    d = defining_op(v)
-    return d if d is not None and d.operation.name == "stablehlo." + name else None
 
 
 # -- index analysis --------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from jaxlib.mlir.dialects import stablehlo as _hlo
 
 from ._registry import pattern
 from ._util import (
-    build, compare_attrs, defining_op, element_type, eval_int_array, has_one_use, i64_array,
+    build, compare_attrs, defining_op, element_type, eval_int_array, i64_array,
     i64_list, int_range, iota_value, np_dtype, num_elements, pad_value, ranked, scalar_value,
     shape_of, slice_value, splat_constant,
 )

@@ -14,6 +14,7 @@ from __future__ import annotations
 from jaxlib.mlir import ir
 
 from ._registry import pattern
+from ._util import def_of as _def, replace_with as _replace
 from ._util import (broadcast_value, build, defining_op, dot_dims, dot_general_value, element_type,
                     has_one_use, i64_list, num_elements, ranked, reshape_value, shape_of,
                     splat_value, splat_constant, transpose_value)
@@ -28,16 +29,6 @@ BINARY_EW = frozenset("stablehlo." + n for n in (
     "add and atan2 compare divide maximum minimum multiply or power remainder shift_left "
     "shift_right_arithmetic shift_right_logical subtract xor").split())
 NARY_EW = UNARY_EW | BINARY_EW | {"stablehlo.select", "stablehlo.clamp"}
-
-
-def _replace(rw, op, v) -> bool:
-    rw.replace_op(op, [v])
-    return True
-
-
-def _def(v, name):
-    d = defining_op(v)
-    return d if d is not None and d.operation.name == "stablehlo." + name else None
 
 
 def _perm(op) -> list[int]:

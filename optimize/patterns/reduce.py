@@ -19,22 +19,13 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from ._registry import pattern
+from ._util import def_of as _def, replace_with as _replace
 from ._util import (broadcast_value, build, defining_op, dot_general_value, element_type,
                     has_one_use, i64_list, is_float_type, is_reduce_identity, np_dtype,
                     num_elements, ranked, reduce_identity, reduce_kind, reduce_value,
                     reshape_value, scalar_value, shape_of, splat_constant, transpose_value)
 
 FAMILY = "reduce"
-
-
-def _replace(rw, op, v) -> bool:
-    rw.replace_op(op, [v])
-    return True
-
-
-def _def(v, name):
-    d = defining_op(v)
-    return d if d is not None and d.operation.name == "stablehlo." + name else None
 
 
 def _dims(op) -> list[int]:

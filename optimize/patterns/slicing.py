@@ -13,11 +13,12 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from ._registry import pattern
+from ._util import def_of as _def
 from ._util import (
-    ELEMENTWISE_OPS, build, concat_value, const_array, constant_value, copy_attrs, create,
+    ELEMENTWISE_OPS, build, concat_value, const_array, constant_value, copy_attrs,
     defining_op, element_type, eval_int_array, has_one_use, i64_array, i64_list, int_attr_value,
     int_range,
-    iota_value, is_float_type, np_dtype, num_elements, op_name, pad_value, ranked, scalar_value,
+    iota_value, np_dtype, num_elements, op_name, pad_value, ranked, scalar_value,
     shape_of, slice_value, splat_constant, user_ops,
 )
 
@@ -43,13 +44,6 @@ def _out_size(s: int, e: int, t: int) -> int:
 
 def _result_type(op) -> ir.RankedTensorType:
     return ir.RankedTensorType(op.results[0].type)
-
-
-def _def(v, name: str):
-    d = defining_op(v)
-    if d is not None and d.operation.name == "stablehlo." + name:
-        return d
-    return None
 
 
 def _scalar_source(v: ir.Value, loc) -> ir.Value | None:
@@ -739,7 +733,6 @@ def concat_splat_to_pad(op, rewriter):
     vals = list(op.operands)
     if len(vals) < 2:
         return False
-    lead, trail = [], []
     i, j = 0, len(vals)
     key = None
 

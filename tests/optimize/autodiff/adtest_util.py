@@ -15,27 +15,12 @@ import jax.numpy as jnp  # noqa: E402,F401
 import jaxlib.xla_client as xc  # noqa: E402
 import numpy as np  # noqa: E402
 from jaxlib.mlir import ir  # noqa: E402
-from jaxlib.mlir._mlir_libs import _jax_mlir_ext  # noqa: E402
-from jaxlib.mlir.dialects import chlo, sdy  # noqa: E402
-from jaxlib.mlir.dialects import stablehlo as hlo  # noqa: E402
+from reactant.optimize.module_io import make_context  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 
 from reactant.optimize.autodiff import expand_all  # noqa: E402
 from reactant.optimize.passes import PassOptions  # noqa: E402
-
-
-def make_context() -> ir.Context:
-    ctx = ir.Context()
-    reg = ir.DialectRegistry()
-    _jax_mlir_ext.register_dialects(reg)
-    ctx.append_dialect_registry(reg)
-    ctx.load_all_available_dialects()
-    hlo.register_dialect(ctx)
-    chlo.register_dialect(ctx)
-    sdy.register_dialect(ctx)
-    ctx.allow_unregistered_dialects = True
-    return ctx
 
 
 _BACKEND = None
