@@ -204,3 +204,55 @@ def test_compiling_in_another_thread_after_the_main_thread():
     t.join()
     assert not err, err
     np.testing.assert_allclose(out[0], want * 2)
+
+
+@pytest.mark.parametrize("arity", [0, 1, 2, 3, 4, 5])
+def test_cached_positional_calls_of_every_arity(arity):
+    """The hot path unpacks small arities by hand: each must key on every argument's
+    signature, pass every buffer in order and give fresh results on every call."""
+    rng = np.random.default_rng(arity)
+    f = reactant.compile(lambda *xs: sum((i + 1.0) * x for i, x in enumerate(xs)) + np.float32(1.0))
+    want_fn = lambda *xs: sum((i + 1.0) * x for i, x in enumerate(xs)) + 1.0  # noqa: E731
+    for _ in range(3):  # the first call compiles, the others hit the cache
+        xs_np = [rng.standard_normal(3).astype(np.float32) for _ in range(arity)]
+        out = f(*reactant.to_rarray(xs_np))
+        np.testing.assert_allclose(np.asarray(out), want_fn(*xs_np), rtol=1e-5, atol=1e-5)
+    assert f.compile_count == 1
+    if arity >= 2:  # a different dtype in the last position is another signature
+        xs = reactant.to_rarray([np.ones(3, np.float32)] * (arity - 1) + [np.ones(3, np.float64)])
+        assert np.asarray(f(*xs)).dtype == np.float64
+        assert f.compile_count == 2
+
+
+def test_cached_calls_with_structured_results_and_inputs_returned():
+    f = reactant.compile(lambda a, b: (a + b, [a], {"d": b - a}))
+    a, b = reactant.to_rarray(np.ones(2)), reactant.to_rarray(np.arange(2.0))
+    for _ in range(3):
+        s, (same,), d = f(a, b)
+        np.testing.assert_allclose(np.asarray(s), [1.0, 2.0])
+        np.testing.assert_allclose(np.asarray(d["d"]), [-1.0, 0.0])
+        assert same is a
+    assert f.compile_count == 1
+
+
+def test_repeated_inplace_updates_without_donation_are_written_back():
+    @reactant.compile(donate=False)
+    def bump(x):
+        x += 1.0
+
+    x = reactant.to_rarray(np.zeros(3))
+    for k in range(1, 4):
+        assert bump(x) is None
+        np.testing.assert_allclose(np.asarray(x), k)  # every cached call writes back
+    assert bump.compile_count == 1
+    assert "tf.aliasing_output" not in reactant.code_hlo(bump, x)
+
+
+def test_compiled_function_called_in_a_trace_after_being_cached():
+    inner = reactant.compile(lambda x: np.sin(x) * 2)
+    a = reactant.to_rarray(np.linspace(0, 1, 5))
+    inner(a)  # cached for this signature
+    outer = reactant.compile(lambda x: inner(x) + 1)
+    np.testing.assert_allclose(np.asarray(outer(a)), np.sin(np.linspace(0, 1, 5)) * 2 + 1)
+    assert inner.compile_count == 1  # traced inline inside outer, not run as its executable
+    assert "sine" in reactant.code_hlo(outer, a)
