@@ -256,3 +256,48 @@ def test_compiled_function_called_in_a_trace_after_being_cached():
     np.testing.assert_allclose(np.asarray(outer(a)), np.sin(np.linspace(0, 1, 5)) * 2 + 1)
     assert inner.compile_count == 1  # traced inline inside outer, not run as its executable
     assert "sine" in reactant.code_hlo(outer, a)
+
+
+def test_cached_calls_with_containers_of_arrays():
+    """Plain containers (dict, list, tuple, namedtuple, None, keyword arguments) take a keyed
+    fast path on repeated calls: every call must see its own values, in its own order."""
+    rng = np.random.default_rng(3)
+
+    @reactant.compile
+    def f(p, xs, st, none, *, scale):
+        assert none is None
+        return p["w"] * xs[0] + p["b"] - xs[1] * st.vel + scale
+
+    def want(p, xs, st, scale):
+        return p["w"] * xs[0] + p["b"] - xs[1] * st.vel + scale
+
+    for k in range(3):
+        p = {"w": rng.standard_normal(3), "b": rng.standard_normal(3)}
+        xs = [rng.standard_normal(3), rng.standard_normal(3)]
+        st = State(rng.standard_normal(3), rng.standard_normal(3))
+        s = reactant.to_rarray(rng.standard_normal(3))
+        out = f(reactant.to_rarray(p), reactant.to_rarray(xs), reactant.to_rarray(st), None, scale=s)
+        np.testing.assert_allclose(np.asarray(out), want(p, xs, st, np.asarray(s)))
+    assert f.compile_count == 1
+    # the same keys inserted in another order: another structure, the right values
+    p = {"b": rng.standard_normal(3), "w": rng.standard_normal(3)}
+    out = f(reactant.to_rarray(p), reactant.to_rarray(xs), reactant.to_rarray(st), None, scale=s)
+    np.testing.assert_allclose(np.asarray(out), want(p, xs, st, np.asarray(s)))
+    # a changed static leaf inside a container is not a plain container: recompiled
+    g = reactant.compile(lambda d: d["x"] * d["k"])
+    x = reactant.to_rarray(np.ones(2))
+    assert float(g({"x": x, "k": 2.0})[0]) == 2.0 and float(g({"x": x, "k": 3.0})[0]) == 3.0
+    assert g.compile_count == 2
+
+
+def test_repeated_inplace_updates_through_a_dict_are_written_back():
+    @reactant.compile
+    def step(state):
+        state["x"] += state["v"]
+        return state["x"].sum()
+
+    st = reactant.to_rarray({"x": np.zeros(3), "v": np.ones(3)})
+    for k in range(1, 4):
+        assert float(step(st)) == 3.0 * k
+        np.testing.assert_allclose(np.asarray(st["x"]), k)
+    assert step.compile_count == 1
