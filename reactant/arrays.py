@@ -27,9 +27,9 @@ class ConcreteRArray(NumpyArrayMethods):
     __slots__ = ("_buf", "_sig", "__weakref__")
 
     def __init__(self, data: Any, *, device=None):
-        buf = _to_buffer(data, device)
+        buf, nonneg = _to_buffer(data, device)
         self._buf = buf
-        self._sig = _signature(buf, weak=False)
+        self._sig = _signature(buf, weak=False, nonneg=nonneg)
 
     @classmethod
     def _wrap(cls, buf, sig) -> "ConcreteRArray":
@@ -195,24 +195,37 @@ def _traced_getitem(x: ConcreteRArray, index):
     return as_traced(np.asarray(x._buf))[index]
 
 
-def _signature(buf, weak: bool) -> tuple:
-    """(shape, dtype, placement, weak): what a compiled function's cache key needs to know.
-    ``weak`` marks a tracked Python scalar, which promotes like a Python number (NEP 50)."""
-    return (tuple(buf.shape), np.dtype(buf.dtype), runtime.sharding_key(buf.sharding), weak)
+def _signature(buf, weak: bool, nonneg: bool = False) -> tuple:
+    """(shape, dtype, placement, weak, nonneg): what a compiled function's cache key needs to
+    know. ``weak`` marks a tracked Python scalar, which promotes like a Python number (NEP 50);
+    ``nonneg`` a signed integer array known to hold no negative value (seen on the host when
+    it was moved), so indexing with it needs no negative-index wrap."""
+    return (tuple(buf.shape), np.dtype(buf.dtype), runtime.sharding_key(buf.sharding), weak, nonneg)
+
+
+def _sign_unknown(sig: tuple) -> tuple:
+    """The signature of an array whose values changed on the device."""
+    return sig[:4] + (False,) if sig[4] else sig
+
+
+def _known_nonneg(arr: np.ndarray) -> bool:
+    return arr.dtype.kind == "i" and arr.ndim > 0 and (arr.size == 0 or bool(arr.min() >= 0))
 
 
 def _to_buffer(data: Any, device):
+    """A device buffer holding ``data`` and whether it is a non-negative integer array."""
+    nonneg = False
     if isinstance(data, ConcreteRArray):
-        data = data._buf
+        data, nonneg = data._buf, data._sig[4]
     if isinstance(data, jx.Array):
         # our own copy: donating it later must not invalidate the caller's jax array
         buf = jx.copy_buffer(data) if device is None else jx.device_put(np.asarray(data), device)
-        return buf
+        return buf, nonneg
     arr = np.asarray(data)
     if arr.dtype == object:
         raise ArgumentError(f"cannot move {type(data).__name__} to a device: it is not an array of numbers")
     canonical(arr.dtype)
-    return jx.device_put(arr, device if device is not None else runtime.default_device())
+    return jx.device_put(arr, device if device is not None else runtime.default_device()), _known_nonneg(arr)
 
 
 def to_rarray(obj: Any, *, device=None, track_numbers: bool = False) -> Any:
@@ -235,7 +248,7 @@ def to_rarray(obj: Any, *, device=None, track_numbers: bool = False) -> Any:
             track_numbers and isinstance(leaf, (bool, int, float, complex)) and not isinstance(leaf, np.generic)
         ):
             weak = not isinstance(leaf, np.generic)
-            buf = _to_buffer(np.asarray(leaf), device)  # Python scalars: NumPy's default dtypes
+            buf, _ = _to_buffer(np.asarray(leaf), device)  # Python scalars: NumPy's default dtypes
             return ConcreteRNumber._wrap(buf, _signature(buf, weak))
         return leaf
 

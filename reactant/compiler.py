@@ -22,8 +22,9 @@ from jaxlib.mlir import ir
 
 from . import _jax_adapter as jx
 from . import runtime
-from .arrays import ConcreteRArray, ConcreteRNumber, _signature
+from .arrays import ConcreteRArray, ConcreteRNumber, _sign_unknown, _signature
 from .optimize import PassOptions, compile_pipeline, run_pipeline
+from .optimize.contracts import strip_contract_attrs
 from .tracing import active as _trace_active
 from .tracing import autograph
 from .tracing.errors import ArgumentError
@@ -178,8 +179,8 @@ class CompiledFunction:
         inputs = {}
         for i, leaf in enumerate(leaves):
             if isinstance(leaf, ConcreteRArray):
-                shape, dtype, _, weak = leaf._sig
-                inputs[i] = (shape, dtype, weak)
+                shape, dtype, _, weak, nonneg = leaf._sig
+                inputs[i] = (shape, dtype, weak, nonneg)
             else:
                 _static_key(leaf)  # rejects what cannot be a constant, naming it
         fn = self.fn
@@ -200,6 +201,8 @@ class CompiledFunction:
         device = _common_device(concretes)
         prog = self._lower(leaves, tree, self.options.optimize)
         _check_no_autodiff_left(prog.module)
+        with prog.tc.ctx:
+            strip_contract_attrs(prog.module)  # facts for our optimizer only
         code = _bytecode(prog.module)
         exe = runtime.compile_module(code, [device])
         return _Entry(exe, prog, device, self.options.donate)
@@ -217,7 +220,7 @@ class _Entry:
         self.device = device
         self.handlers = [jx.result_handler(s, d, device) for s, d in prog.output_specs]
         dev_key = runtime.sharding_key(jx.SingleDeviceSharding(device))
-        self.out_sigs = [(s, d, dev_key, False) for s, d in prog.output_specs]
+        self.out_sigs = [(s, d, dev_key, False, False) for s, d in prog.output_specs]
         self.out_classes = [ConcreteRNumber if s == () else ConcreteRArray for s, _ in prog.output_specs]
         self.out_tree = prog.out_tree
         self.out_leaves = prog.out_leaves
@@ -243,8 +246,9 @@ class _Entry:
         if self.writeback and self.donate:
             bufs = _undonate_duplicates(bufs, self.writeback)
         outs = self.execute(bufs).consume_with_handlers(self.handlers)
-        for i, j in self.writeback:  # write back in-place updates
-            concretes[i]._buf = outs[j]
+        for i, j in self.writeback:  # write back in-place updates (values changed: sign unknown)
+            c = concretes[i]
+            c._buf, c._sig = outs[j], _sign_unknown(c._sig)
         res = []
         for d in self.out_leaves:
             if type(d) is int:

@@ -39,6 +39,8 @@ class TraceContext:
         self.mutations: list = []
         # user functions traced once per signature (functions.cached_call)
         self.call_cache: dict = {}
+        # values known to hold no negative element (integer inputs seen on the host)
+        self.nonneg_values: set[ir.Value] = set()
 
     # -- types ------------------------------------------------------------------------------
     def elem_type(self, dtype: np.dtype) -> ir.Type:

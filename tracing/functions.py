@@ -61,6 +61,8 @@ def trace_function(
             t = wrap(a, outer.shape, outer.dtype)
             if isinstance(outer, TracedRNumber) and isinstance(t, TracedRNumber):
                 t.weak = outer.weak
+            if outer.value in tc.nonneg_values:  # the fact holds for the argument too
+                tc.nonneg_values.add(a)
             leaves[pos] = t
         args, kwargs = unflatten(arg_tree, leaves)
         from .autograph import convert
@@ -128,7 +130,8 @@ _NO_CACHE = object()
 
 def _spec(leaf):
     if isinstance(leaf, TracedRArray):
-        return ("T", leaf.shape, leaf.dtype, isinstance(leaf, TracedRNumber) and leaf.weak)
+        return ("T", leaf.shape, leaf.dtype, isinstance(leaf, TracedRNumber) and leaf.weak,
+                leaf.value in current().nonneg_values)
     if isinstance(leaf, np.ndarray):
         return ("A", leaf.shape, leaf.dtype.str, leaf.tobytes()) if leaf.size <= 4096 else None
     try:

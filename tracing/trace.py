@@ -13,7 +13,8 @@ from .numpy_api.convert import stack_objects
 from .pytree import TreeDef, flatten, unflatten
 from .traced import TracedRArray, TracedRNumber
 
-InputSpec = tuple[tuple[int, ...], np.dtype, bool]  # shape, dtype, weak (traced Python scalar)
+# shape, dtype, weak (a traced Python scalar), nonneg (an integer array with no negative value)
+InputSpec = tuple[tuple[int, ...], np.dtype, bool, bool]
 
 
 @dataclass
@@ -51,11 +52,13 @@ def trace(
     order = sorted(inputs)
     specs = [inputs[i] for i in order]
     with tracing(tc):
-        f = tc.new_function(name, [tc.tensor_type(s, d) for s, d, _ in specs], public=True)
+        f = tc.new_function(name, [tc.tensor_type(s, d) for s, d, _, _ in specs], public=True)
         block_args = list(f.entry_block.arguments)
         with tc.insert_into(f.entry_block):
             tracers = []
-            for (shape, dt, weak), a in zip(specs, block_args):
+            for (shape, dt, weak, nonneg), a in zip(specs, block_args):
+                if nonneg:
+                    tc.nonneg_values.add(a)
                 t = TracedRNumber(a, shape, dt, weak) if shape == () else TracedRArray(a, shape, dt)
                 tracers.append(t)
             new_leaves = list(leaves)

@@ -14,6 +14,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from . import emit as E
+from ..contracts import IN_BOUNDS
 from .errors import ADError
 from .ir_util import copy_attrs, sort_permutation_operand, terminator
 from .rules import or_zeros, prim, register, res
@@ -124,7 +125,10 @@ def _update_scatter_dims(op, dn):
 
 
 def _inbounds_mask(op, dn, idx):
-    """Float mask shaped like the updates: 1 where the update window is inside the operand."""
+    """Float mask shaped like the updates: 1 where the update window is inside the operand;
+    None when the producer guarantees every window is (the IN_BOUNDS contract)."""
+    if IN_BOUNDS in op.attributes:
+        return None
     x, upd = op.operands[0], op.operands[2]
     xs = E.shape(x)
     sizes = _window_sizes(op, dn)
@@ -136,6 +140,10 @@ def _inbounds_mask(op, dn, idx):
         ok = E.reduce(ok, E.scalar_const(True, E.i1()), [ivd], "stablehlo.and")
     m = E.select(ok, E.full(1, E.like(ok, et=E.etype(upd))), E.zeros(E.like(ok, et=E.etype(upd))))
     return E.broadcast_in_dim(m, E.shape(upd), _update_scatter_dims(op, dn))
+
+
+def _masked(v, mask):
+    return v if mask is None else E.mul(v, mask)
 
 
 def _scatter_ids(op, dn, idx):
@@ -204,14 +212,14 @@ def _scatter_rev(cx, op, cts, want):
         gx = g if want[0] else None
         gu = None
         if want[2]:
-            gu = E.mul(_gather_updates(g, idx, op, dn), _inbounds_mask(op, dn, idx))
+            gu = _masked(_gather_updates(g, idx, op, dn), _inbounds_mask(op, dn, idx))
         return [gx, None, gu]
     # places that an update overwrote get no cotangent: scatter zeros there (O(window))
     gx = E.scatter(g, idx, E.zeros(upd.type), combiner="set", **dn) if want[0] else None
     gu = None
     if want[2]:
         if _unique(op):
-            gu = E.mul(_gather_updates(g, idx, op, dn), _inbounds_mask(op, dn, idx))
+            gu = _masked(_gather_updates(g, idx, op, dn), _inbounds_mask(op, dn, idx))
         else:
             _, win = _scatter_ids(op, dn, idx)  # which update landed where (duplicates, out of bounds)
             gu = E.select(win, _gather_updates(g, idx, op, dn), E.zeros(upd.type))

@@ -179,6 +179,73 @@ def test_traced_negative_indices_wrap_and_their_gradient_needs_no_bounds_mask(dt
     assert "stablehlo.gather" in text and "stablehlo.compare" not in text, text
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_nonnegative_index_arrays_need_no_wrap(dtype):
+    """An integer array moved from the host holding no negative value is known non-negative:
+    indexing with it emits no negative-index wrap. One with negatives, or one updated on the
+    device since, gets the wrap (another cache entry), and every result matches NumPy."""
+    rng = np.random.default_rng(5)
+    x_np = rng.standard_normal(7)
+    ids_np = rng.integers(0, 7, 12).astype(dtype)
+    x, ids = reactant.to_rarray(x_np), reactant.to_rarray(ids_np)
+
+    def seg(x, i):
+        out = np.zeros_like(x, shape=(7,))
+        np.add.at(out, i, x[i] * 2)
+        return out
+
+    f = reactant.compile(seg)
+    want = seg(x_np, ids_np)
+    np.testing.assert_allclose(np.asarray(f(x, ids)), want)
+    assert "remainder" not in reactant.code_hlo(f, x, ids)
+    neg = reactant.to_rarray(ids_np - 7)  # the same places, counted from the end
+    np.testing.assert_allclose(np.asarray(f(x, neg)), want)
+    assert "remainder" in reactant.code_hlo(f, x, neg)
+    assert f.compile_count == 2
+
+    @reactant.compile
+    def shift(i):
+        i -= 7
+
+    shift(ids)  # now negative on the device: its sign is unknown again
+    np.testing.assert_allclose(np.asarray(ids), ids_np - 7)
+    np.testing.assert_allclose(np.asarray(f(x, ids)), want)
+    assert f.compile_count == 2  # the same entry as `neg`
+    # what carries the fact: host NumPy data and copies of known arrays, not scalars or jax arrays
+    assert reactant.to_rarray(reactant.to_rarray(ids_np))._sig[4]
+    assert not reactant.to_rarray(np.int32(3))._sig[4]
+    assert not reactant.to_rarray(np.array([0.5]))._sig[4]
+    import jax
+
+    assert not reactant.ConcreteRArray(jax.numpy.asarray(ids_np))._sig[4]
+
+
+def test_gradient_through_nonnegative_indices_has_no_bounds_mask():
+    """NumPy indexing promises in-range indices (reactant.indices_in_bounds on the scatter):
+    the adjoint gather of a scatter-add through raw non-negative ids needs no mask."""
+    import jax
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(4)
+    ids = rng.integers(0, 5, 40).astype(np.int32)
+    x, ct = rng.standard_normal(40), rng.standard_normal(5)
+
+    def seg(x, i, ct):
+        out = np.zeros_like(x, shape=(5,))
+        np.add.at(out, i, x * x)
+        return (out * ct).sum()
+
+    args = [reactant.to_rarray(a) for a in (x, ids, ct)]
+    g = reactant.gradient(seg, *args)
+    with jax.enable_x64(True):
+        want = jax.grad(lambda x: (jnp.zeros(5, x.dtype).at[ids].add(x * x) * ct).sum())(x)
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-12)
+    grad_fn = reactant.compile(lambda *a: reactant.gradient(seg, *a))
+    text = reactant.code_hlo(grad_fn, *args)
+    assert "remainder" not in text and "stablehlo.compare" not in text, text
+    assert "indices_in_bounds" not in reactant.code_xla(grad_fn, *args)  # stripped before XLA
+
+
 def test_take_and_take_along_axis():
     idx = np.array([[0, 2], [1, 1]])
     check(lambda a: (np.take(a, [0, 2], axis=1), np.take(a, idx), np.take(a, 7), np.take(a, [-1, 9], mode="wrap"),

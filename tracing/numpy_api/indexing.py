@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
+from ..context import active
 from ..errors import IndexError_, ShapeError, UnsupportedError, describe
 from ..traced import TracedRArray, rebind
 from ._registry import implements
@@ -144,7 +145,7 @@ def _normalize_entry(it, n: int, dim: int):
     if isinstance(it, TracedRArray):
         if it.dtype.kind not in "iu":
             raise IndexError_(f"arrays used as indices must be of integer type, got traced {describe(it)}")
-        if it.dtype.kind == "i":
+        if it.dtype.kind == "i" and it.value not in active().nonneg_values:
             # negative indices count from the end: (i + n) rem n for i in [-n, n), in unsigned
             # arithmetic so the result provably lies in [0, n) (the optimizer can then drop the
             # bounds masks of gathers and scatter adjoints); one fused pass, no select
@@ -291,7 +292,7 @@ def updated(x: TracedRArray, index, value, combine=None) -> TracedRArray:
     out = ops.scatter(
         flat, ops.reshape(positions, (m, 1)), ops.reshape(v, (m,)), combine,
         update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,),
-        index_vector_dim=1,
+        index_vector_dim=1, in_bounds=True,
     )
     return ops.reshape(out, x.shape)
 
@@ -308,7 +309,7 @@ def _advanced_update(x: TracedRArray, entries, v: TracedRArray, combine) -> Trac
         update_window_dims=tuple(range(nb, nb + len(rest))),
         inserted_window_dims=tuple(adv),
         scatter_dims_to_operand_dims=tuple(adv),
-        index_vector_dim=nb,
+        index_vector_dim=nb, in_bounds=True,  # NumPy indices are in range (normalized above)
     )
 
 

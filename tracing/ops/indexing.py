@@ -7,6 +7,7 @@ from typing import Callable, Sequence
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from ...optimize.contracts import IN_BOUNDS
 from ..errors import ShapeError, describe
 from ..traced import TracedRArray
 from ._core import build_region, emit, emit1, i64_array, results_of
@@ -66,9 +67,13 @@ def scatter(
     scatter_indices_batching_dims: Sequence[int] = (),
     indices_are_sorted: bool = False,
     unique_indices: bool = False,
+    in_bounds: bool = False,
 ) -> TracedRArray:
     """``stablehlo.scatter``: combine ``updates`` into ``operand`` at ``indices``.
-    ``combine(old, new)`` builds the update region; ``None`` means overwrite (set)."""
+    ``combine(old, new)`` builds the update region; ``None`` means overwrite (set).
+    ``in_bounds``: every update lands inside the operand by the caller's contract (NumPy
+    indexing: an out-of-range index is an error there), recorded as the unit attribute
+    ``reactant.indices_in_bounds`` so derivative rules need no bounds mask."""
     if updates.dtype != operand.dtype:
         raise ShapeError(f"scatter: updates {describe(updates)} do not match operand {describe(operand)}")
     attrs = {
@@ -83,6 +88,8 @@ def scatter(
         "indices_are_sorted": ir.BoolAttr.get(indices_are_sorted),
         "unique_indices": ir.BoolAttr.get(unique_indices),
     }
+    if in_bounds:
+        attrs[IN_BOUNDS] = ir.UnitAttr.get()
     spec = [(operand.shape, operand.dtype)]
     op = emit("stablehlo.scatter", [operand, indices, updates], spec, attrs, regions=1)
     scal = ((), operand.dtype)
