@@ -73,7 +73,7 @@ class CompiledFunction:
         self._cache: dict[Any, _Entry] = {}
         # positional signatures -> the entry's runner, for entries that update nothing in place
         self._fast: dict[tuple, Callable] = {}
-        # the same for calls whose arguments are plain containers of device arrays
+        # structural keys of plain containers of device arrays -> the entry's runner
         self._fast_trees: dict[tuple, Callable] = {}
         self._lock = threading.Lock()
         self.compile_count = 0
@@ -141,9 +141,10 @@ class CompiledFunction:
                 self.compile_count += 1
             concretes = [x for x in leaves if isinstance(x, ConcreteRArray)]
             bufs = [c._buf for c in concretes]
-        if tree_key is not None and not entry.writeback:  # later calls like this one: fast
+        if tree_key is not None:  # later calls like this one: fast
             self._fast_trees[tree_key] = entry.fast_run
-            if not kwargs and _all_arrays(args):
+            if not kwargs and not entry.writeback and _all_arrays(args):
+                # (before the trace check: must not write into arrays captured by a trace)
                 self._fast[tuple(map(_SIG, args))] = entry.fast_run
         return entry.run(bufs, concretes)
 
