@@ -119,16 +119,20 @@ class _Compiled:
         if _trace_active() is not None:
             return self.fn(*args, **kwargs)  # inside another trace: just trace the body
         # plain containers of device arrays: a structural key built without the general flatten
+        key: list = []
         concretes: list = []
-        try:  # (the top-level (args, kwargs) pair is left out of the key when kwargs is empty)
-            tree_key = (_tree_key(args, concretes) if not kwargs
-                        else (_tree_key(args, concretes), _tree_key(kwargs, concretes)))
+        bufs: list = []
+        try:
+            _tree_key(args, key, concretes, bufs)
+            if kwargs:
+                _tree_key(kwargs, key, concretes, bufs)
         except _NotPlain:
             tree_key = None
         else:
+            tree_key = tuple(key)
             run = self._fast_trees.get(tree_key)
             if run is not None:
-                return run([c._buf for c in concretes], concretes)
+                return run(bufs, concretes)
         leaves, tree = flatten((args, kwargs), is_leaf=_is_concrete)
         key, bufs, concretes = self._key(leaves, tree)
         entry = self._cache.get(key)
@@ -316,29 +320,32 @@ class _NotPlain(Exception):
     device arrays."""
 
 
-def _tree_key(obj, concretes: list):
-    """A hashable key of ``obj``'s structure and array signatures, collecting its device
-    arrays in flatten order; about 5x cheaper than the general flatten + key for the usual
-    argument shapes (dicts of parameters). Raises _NotPlain for anything else."""
+def _tree_key(obj, key: list, concretes: list, bufs: list) -> None:
+    """Append to ``key`` a prefix encoding of ``obj``'s structure and array signatures
+    (container type, length, dict keys, then the children), collecting its device arrays and
+    their buffers in flatten order; several times cheaper than the general flatten + key for
+    the usual argument shapes (dicts of parameters). Raises _NotPlain for anything else."""
     t = type(obj)
     if t is dict:
-        parts = [dict, tuple(obj)]
+        key += (dict, len(obj))
+        key.extend(obj)
         items = obj.values()
     elif t is tuple or t is list or (isinstance(obj, tuple) and hasattr(t, "_fields") and t not in _NODES):
-        parts = [t]
+        key += (t, len(obj))
         items = obj
     elif obj is None:
-        return None
+        key.append(None)
+        return
     else:
         raise _NotPlain
     for x in items:
         xt = type(x)
         if xt is ConcreteRArray or xt is ConcreteRNumber:
             concretes.append(x)
-            parts.append(x._sig)
+            bufs.append(x._buf)
+            key.append(x._sig)
         else:
-            parts.append(_tree_key(x, concretes))
-    return tuple(parts)
+            _tree_key(x, key, concretes, bufs)
 
 
 def _is_concrete(x) -> bool:
