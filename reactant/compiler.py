@@ -22,7 +22,7 @@ from jaxlib.mlir import ir
 
 from . import _jax_adapter as jx
 from . import runtime
-from .arrays import ConcreteRArray, ConcreteRNumber, _sign_unknown, _signature
+from .arrays import ConcreteRArray, ConcreteRNumber, _sign_unknown, _signature, sig_id
 from .optimize import PassOptions, compile_pipeline, run_pipeline
 from .optimize.contracts import strip_contract_attrs
 from .tracing import active as _trace_active
@@ -34,7 +34,7 @@ from .tracing.trace import TracedProgram, trace
 _CONCRETE = (ConcreteRArray, ConcreteRNumber)
 _ARRAYS = frozenset(_CONCRETE)
 _PY_NUMBERS = (bool, int, float, complex)
-_SIG = operator.attrgetter("_sig")
+_SID = operator.attrgetter("_sid")
 _BUF = operator.attrgetter("_buf")
 
 
@@ -149,7 +149,7 @@ class _Compiled:
             self._fast_trees[tree_key] = entry.fast_run
             if not kwargs and not entry.writeback and _all_arrays(args):
                 # (before the trace check: must not write into arrays captured by a trace)
-                self._fast[tuple(map(_SIG, args))] = entry.fast_run
+                self._fast[tuple(map(_SID, args))] = entry.fast_run
         return entry.run(bufs, concretes)
 
     def _key(self, leaves, tree: TreeDef):
@@ -223,20 +223,20 @@ def _dispatch(state: "_Compiled", *args, **kwargs):
         if n == 2:
             a, b = args
             if type(a) in _ARRAYS and type(b) in _ARRAYS:
-                run = state._fast.get((a._sig, b._sig))
+                run = state._fast.get((a._sid, b._sid))
                 bufs = [a._buf, b._buf]
         elif n == 1:
             (a,) = args
             if type(a) in _ARRAYS:
-                run = state._fast.get((a._sig,))
+                run = state._fast.get((a._sid,))
                 bufs = [a._buf]
         elif n == 3:
             a, b, c = args
             if type(a) in _ARRAYS and type(b) in _ARRAYS and type(c) in _ARRAYS:
-                run = state._fast.get((a._sig, b._sig, c._sig))
+                run = state._fast.get((a._sid, b._sid, c._sid))
                 bufs = [a._buf, b._buf, c._buf]
         elif _all_arrays(args):
-            run = state._fast.get(tuple(map(_SIG, args)))
+            run = state._fast.get(tuple(map(_SID, args)))
             bufs = list(map(_BUF, args))
         if run is not None:
             return run(bufs, args)
@@ -246,8 +246,8 @@ def _dispatch(state: "_Compiled", *args, **kwargs):
 class _Entry:
     """One compiled executable and how to map Python values in and out of it."""
 
-    __slots__ = ("exe", "execute", "handlers", "out_sigs", "out_classes", "out_tree", "out_leaves",
-                 "writeback", "donate", "device", "fast_run")
+    __slots__ = ("exe", "execute", "handlers", "out_sigs", "out_sids", "out_classes", "out_tree",
+                 "out_leaves", "writeback", "donate", "device", "fast_run")
 
     def __init__(self, exe, prog: TracedProgram, device, donate: bool):
         self.exe = exe
@@ -256,6 +256,7 @@ class _Entry:
         self.handlers = [jx.result_handler(s, d, device) for s, d in prog.output_specs]
         dev_key = runtime.sharding_key(jx.SingleDeviceSharding(device))
         self.out_sigs = [(s, d, dev_key, False, False) for s, d in prog.output_specs]
+        self.out_sids = [sig_id(s) for s in self.out_sigs]
         self.out_classes = [ConcreteRNumber if s == () else ConcreteRArray for s, _ in prog.output_specs]
         self.out_tree = prog.out_tree
         self.out_leaves = prog.out_leaves
@@ -267,12 +268,13 @@ class _Entry:
 
     def _single_runner(self) -> Callable:
         execute, handlers = self.execute, self.handlers
-        cls, sig, new = self.out_classes[0], self.out_sigs[0], object.__new__
+        cls, sig, sid, new = self.out_classes[0], self.out_sigs[0], self.out_sids[0], object.__new__
 
         def run(bufs: list, concretes) -> Any:
             out = new(cls)
             out._buf = execute(bufs).consume_with_handlers(handlers)[0]
             out._sig = sig
+            out._sid = sid
             return out
 
         return run
@@ -284,10 +286,11 @@ class _Entry:
         for i, j in self.writeback:  # write back in-place updates (values changed: sign unknown)
             c = concretes[i]
             c._buf, c._sig = outs[j], _sign_unknown(c._sig)
+            c._sid = sig_id(c._sig)
         res = []
         for d in self.out_leaves:
             if type(d) is int:
-                res.append(self.out_classes[d]._wrap(outs[d], self.out_sigs[d]))
+                res.append(self.out_classes[d]._wrap(outs[d], self.out_sigs[d], self.out_sids[d]))
             elif d[0] == "input":
                 res.append(concretes[d[1]])
             else:
@@ -343,7 +346,7 @@ def _tree_key(obj, key: list, concretes: list, bufs: list) -> None:
         if xt is ConcreteRArray or xt is ConcreteRNumber:
             concretes.append(x)
             bufs.append(x._buf)
-            key.append(x._sig)
+            key.append(x._sid)
         else:
             _tree_key(x, key, concretes, bufs)
 
