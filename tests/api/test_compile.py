@@ -301,3 +301,24 @@ def test_repeated_inplace_updates_through_a_dict_are_written_back():
         assert float(step(st)) == 3.0 * k
         np.testing.assert_allclose(np.asarray(st["x"]), k)
     assert step.compile_count == 1
+
+
+def test_compiled_function_looks_like_the_function():
+    import inspect
+    import pickle
+
+    def scale(x, k: float = 2.0):
+        """Scale x."""
+        return x * k
+
+    f = reactant.compile(scale)
+    assert isinstance(f, reactant.CompiledFunction) and f.fn is scale
+    assert f.__name__ == "scale" and f.__doc__ == "Scale x." and f.__wrapped__ is scale
+    assert str(inspect.signature(f)) == "(x, k: float = 2.0)"
+    assert repr(f).startswith("<reactant.compile '") and "scale'>" in repr(f)
+    assert f.compile_count == 0 and f.options.optimize == "O2"
+    np.testing.assert_allclose(np.asarray(f(reactant.to_rarray(np.ones(2)))), 2.0)
+    assert f.compile_count == 1
+    assert "stablehlo.multiply" in f.lower(reactant.to_rarray(np.ones(2)), 3.0).text()
+    with pytest.raises(TypeError, match="cannot be pickled"):
+        pickle.dumps(f)
