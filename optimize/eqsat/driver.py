@@ -28,7 +28,7 @@ from .encode import Encoder, Segment, segments_of_block, write_tables
 from .extract import Frozen, dag_cost, greedy_dag, improve, original_choice, tree_greedy
 from .lang import CTORS, prelude
 from .rebuild import Builder, RebuildError
-from .rules import all_rules
+from .rules import rules_for
 
 log = logging.getLogger("reactant.optimize.eqsat")
 
@@ -97,21 +97,27 @@ def _size(eg) -> int:
 _BASE = threading.local()  # .egraphs: this thread's base e-graphs (dropped with the thread)
 
 
-def _base_egraph(ranks, fast_math: bool, consts: dict) -> eb.EGraph:
-    """An e-graph with the prelude, rules and cost rules loaded (about 0.15 s to build),
-    cached per thread (egglog's e-graphs must stay on the thread that made them: another
-    thread touching one panics); segments work on it between ``(push)`` and ``(pop)``."""
+def _base_egraph(ranks, fast_math: bool, consts: dict, present) -> eb.EGraph:
+    """An e-graph with the prelude, the rules that can fire on a segment made of the op
+    constructors ``present`` and the cost rules loaded (up to 0.15 s to build), cached per
+    thread (egglog's e-graphs must stay on the thread that made them: another thread touching
+    one panics); segments work on it between ``(push)`` and ``(pop)``."""
     ranks = tuple(sorted(set(ranks) | set(range(5))))
-    key = (ranks, fast_math, tuple(sorted(consts.items())))
+    reachable, rules = rules_for(frozenset(present), ranks, fast_math)
+    common = (ranks, fast_math, tuple(sorted(consts.items())))
     cache = getattr(_BASE, "egraphs", None)
     if cache is None:
         cache = _BASE.egraphs = {}
+    # a base holding more rules gives the same result (the extra ones cannot fire): reuse the
+    # smallest cached one that covers this segment before building another
+    fits = [(len(k[1]), k) for k in cache if k[0] == common and k[1] >= reachable]
+    key = min(fits)[1] if fits else (common, reachable)
     eg = cache.get(key)
     if eg is None:
         eg = eb.EGraph()
         for cmd in prelude():
             _run(eg, cmd)
-        for r in all_rules(ranks, fast_math):
+        for r in rules:
             _run(eg, r)
         for c in cost_mod.cost_commands(consts):
             _run(eg, c)
@@ -179,7 +185,8 @@ def optimize_segment(seg: Segment, limits: Limits, consts: dict, *, inspect=None
         return stat
     stat.roots = len(enc.roots)
     if enc.roots:
-        eg = _base_egraph(enc.ranks, limits.fast_math, consts)  # this thread's own: no lock
+        present = {t[2:] for t in enc.tables if t.startswith("In") and t[2:] in CTORS}
+        eg = _base_egraph(enc.ranks, limits.fast_math, consts, present)  # this thread's own: no lock
         _run(eg, "(push)")
         try:
             res = _saturate(eg, enc, limits, stat, consts)
