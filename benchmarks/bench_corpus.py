@@ -5,7 +5,7 @@ version of the same module (../shared/bench/enzyme_opt), in one process, on the 
 inputs, results checked equal, timed paired and interleaved. Versions that XLA compiles to
 identical code (same optimized HLO up to names) are timed once and share that timing.
 
-Run:  python benchmarks/bench_corpus.py [--filter NAME] [--rounds N]
+Run:  python benchmarks/bench_corpus.py [--filter NAME] [--rounds N] [--fast-math]
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from eqsat_corpus import DEFAULT_DIR, close, compile_text, random_inputs, run  # noqa: E402
+from corpus import DEFAULT_DIR, close, compile_text, random_inputs, run  # noqa: E402
 from harness import geomean, hlo_fingerprint, measure, print_table  # noqa: E402
 
 EZ_DIR = os.path.join(os.path.dirname(DEFAULT_DIR), "enzyme_opt")
@@ -42,11 +42,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--filter", default="")
     ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--fast-math", action="store_true", help="let the optimizer use fast-math rewrites")
     a = ap.parse_args(argv)
 
     import jax
 
-    from reactant.optimize import module_io, pipeline, run_pipeline
+    from reactant.optimize import PassOptions, module_io, pipeline, run_pipeline
 
     dev = jax.extend.backend.get_backend().devices()[0]
     rows, opt_times, bad = [], [], []
@@ -58,7 +59,7 @@ def main(argv=None):
         for level in ("O1", "O2"):
             m = module_io.load(path)
             t0 = time.perf_counter()
-            run_pipeline(m, pipeline(level))
+            run_pipeline(m, pipeline(level), PassOptions(fast_math=a.fast_math))
             times[level] = time.perf_counter() - t0
             texts[level] = module_io.to_text(m)
         ez = enzyme_text(name)

@@ -143,30 +143,22 @@ def stencil2d_twice_jnp(x):
 
 
 # -- MLP training step ---------------------------------------------------------------------------------
-def _mlp_loss_np(p, x, y):
-    h = np.maximum(x @ p["W1"] + p["b1"], 0)
-    h = np.maximum(h @ p["W2"] + p["b2"], 0)
+def _mlp_loss(xp, p, x, y):
+    """Softmax cross-entropy of a 3-layer ReLU MLP; ``xp`` is numpy or jax.numpy."""
+    h = xp.maximum(x @ p["W1"] + p["b1"], 0)
+    h = xp.maximum(h @ p["W2"] + p["b2"], 0)
     logits = h @ p["W3"] + p["b3"]
     z = logits - logits.max(axis=1, keepdims=True)
-    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-    return -(logp * y).sum() / x.shape[0]
-
-
-def _mlp_loss_jnp(p, x, y):
-    h = jnp.maximum(x @ p["W1"] + p["b1"], 0)
-    h = jnp.maximum(h @ p["W2"] + p["b2"], 0)
-    logits = h @ p["W3"] + p["b3"]
-    z = logits - logits.max(axis=1, keepdims=True)
-    logp = z - jnp.log(jnp.exp(z).sum(axis=1, keepdims=True))
+    logp = z - xp.log(xp.exp(z).sum(axis=1, keepdims=True))
     return -(logp * y).sum() / x.shape[0]
 
 
 def mlp_train_step_np(p, x, y):
-    return _mlp_loss_np(p, x, y)
+    return _mlp_loss(np, p, x, y)
 
 
 def mlp_train_step_jnp(p, x, y):
-    return _mlp_loss_jnp(p, x, y)
+    return _mlp_loss(jnp, p, x, y)
 
 
 LR = 0.01
@@ -175,12 +167,12 @@ LR = 0.01
 def mlp_grad_np(p, x, y):
     import reactant
 
-    loss, g = reactant.value_and_gradient(_mlp_loss_np, p, x, y)
+    loss, g = reactant.value_and_gradient(mlp_train_step_np, p, x, y)
     return loss, {k: p[k] - LR * g[k] for k in p}
 
 
 def mlp_grad_jnp(p, x, y):
-    loss, g = jax.value_and_grad(_mlp_loss_jnp)(p, x, y)
+    loss, g = jax.value_and_grad(mlp_train_step_jnp)(p, x, y)
     return loss, {k: p[k] - LR * g[k] for k in p}
 
 

@@ -54,3 +54,20 @@ def to_text(module: ir.Module, *, debug_info: bool = False) -> str:
 def save(module: ir.Module, path: str | os.PathLike) -> None:
     with open(path, "w") as f:
         f.write(to_text(module))
+
+
+def main_func(module: ir.Module):
+    """The module's ``func.func @main``."""
+    for op in module.body.operations:
+        if op.operation.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == "main":
+            return op
+    raise ValueError("the module has no func.func @main")
+
+
+def main_arg_specs(module: ir.Module) -> list:
+    """(shape, NumPy dtype) of each argument of ``@main`` (dtype None where NumPy has none)."""
+    from .patterns._util import np_dtype
+
+    ft = ir.FunctionType(ir.TypeAttr(main_func(module).attributes["function_type"]).value)
+    return [(tuple(ir.RankedTensorType(t).shape), np_dtype(ir.RankedTensorType(t).element_type))
+            for t in ft.inputs]

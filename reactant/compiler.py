@@ -28,11 +28,10 @@ from .optimize.contracts import strip_contract_attrs
 from .tracing import active as _trace_active
 from .tracing import autograph
 from .tracing.errors import ArgumentError
-from .tracing.pytree import _NODES, TreeDef, flatten, unflatten
+from .tracing.pytree import TreeDef, flatten, structure_key, unflatten
 from .tracing.trace import TracedProgram, trace
 
-_CONCRETE = (ConcreteRArray, ConcreteRNumber)
-_ARRAYS = frozenset(_CONCRETE)
+_ARRAYS = frozenset((ConcreteRArray, ConcreteRNumber))
 _PY_NUMBERS = (bool, int, float, complex)
 _SID = operator.attrgetter("_sid")
 _BUF = operator.attrgetter("_buf")
@@ -109,7 +108,7 @@ class _Compiled:
         self._cache: dict[Any, _Entry] = {}
         # positional signatures -> the entry's runner, for entries that update nothing in place
         self._fast: dict[tuple, Callable] = {}
-        # structural keys of plain containers of device arrays -> the entry's runner
+        # structural keys of pytrees of device arrays (pytree.structure_key) -> the entry's runner
         self._fast_trees: dict[tuple, Callable] = {}
         self._lock = threading.Lock()
         self.compile_count = 0
@@ -118,21 +117,16 @@ class _Compiled:
     def _call(self, args: tuple, kwargs: dict):
         if _trace_active() is not None:
             return self.fn(*args, **kwargs)  # inside another trace: just trace the body
-        # plain containers of device arrays: a structural key built without the general flatten
+        # pytrees of device arrays only: a structural key built without the general flatten
         key: list = []
         concretes: list = []
-        bufs: list = []
-        try:
-            _tree_key(args, key, concretes, bufs)
-            if kwargs:
-                _tree_key(kwargs, key, concretes, bufs)
-        except _NotPlain:
-            tree_key = None
-        else:
+        tree_key = None
+        if structure_key(args, _ARRAYS, _SID, key, concretes) and (
+                not kwargs or structure_key(kwargs, _ARRAYS, _SID, key, concretes)):
             tree_key = tuple(key)
             run = self._fast_trees.get(tree_key)
             if run is not None:
-                return run(bufs, concretes)
+                return run(list(map(_BUF, concretes)), concretes)
         leaves, tree = flatten((args, kwargs), is_leaf=_is_concrete)
         key, bufs, concretes = self._key(leaves, tree)
         entry = self._cache.get(key)
@@ -316,39 +310,6 @@ def _all_arrays(args: tuple) -> bool:
         if type(x) not in _ARRAYS:
             return False
     return True
-
-
-class _NotPlain(Exception):
-    """An argument that is not a plain container (tuple, list, dict, namedtuple, None) of
-    device arrays."""
-
-
-def _tree_key(obj, key: list, concretes: list, bufs: list) -> None:
-    """Append to ``key`` a prefix encoding of ``obj``'s structure and array signatures
-    (container type, length, dict keys, then the children), collecting its device arrays and
-    their buffers in flatten order; several times cheaper than the general flatten + key for
-    the usual argument shapes (dicts of parameters). Raises _NotPlain for anything else."""
-    t = type(obj)
-    if t is dict:
-        key += (dict, len(obj))
-        key.extend(obj)
-        items = obj.values()
-    elif t is tuple or t is list or (isinstance(obj, tuple) and hasattr(t, "_fields") and t not in _NODES):
-        key += (t, len(obj))
-        items = obj
-    elif obj is None:
-        key.append(None)
-        return
-    else:
-        raise _NotPlain
-    for x in items:
-        xt = type(x)
-        if xt is ConcreteRArray or xt is ConcreteRNumber:
-            concretes.append(x)
-            bufs.append(x._buf)
-            key.append(x._sid)
-        else:
-            _tree_key(x, key, concretes, bufs)
 
 
 def _is_concrete(x) -> bool:

@@ -62,8 +62,7 @@ def _children(obj):
     if t is list:
         return list, None, obj
     if t is dict:
-        keys = tuple(obj.keys())
-        return dict, keys, [obj[k] for k in keys]
+        return dict, tuple(obj), list(obj.values())  # insertion order, both
     if obj is None:
         return type(None), None, ()
     node = _NODES.get(t)
@@ -96,6 +95,35 @@ def _flatten(o, is_leaf, leaves: list) -> TreeDef:
         return LEAF
     kind, aux, children = c
     return TreeDef(kind, aux, tuple(_flatten(ch, is_leaf, leaves) for ch in children))
+
+
+def structure_key(obj: Any, leaf_types, leaf_key: Callable, key: list, leaves: list) -> bool:
+    """Append to ``key`` a hashable prefix encoding of ``obj``'s structure (kind, aux, arity,
+    then the children; ``leaf_key(x)`` for a leaf whose exact type is in ``leaf_types``),
+    collecting those leaves in ``flatten`` order. False when ``obj`` holds any other leaf.
+    A cheap cache key for pytrees of arrays: it walks containers like ``flatten`` without
+    building a ``TreeDef`` (tuples, lists and dicts inline, the other kinds via ``_children``;
+    a test checks both orders agree)."""
+    t = type(obj)
+    if t is tuple or t is list:
+        key += (t, None, len(obj))
+        children = obj
+    elif t is dict:
+        key += (dict, tuple(obj), len(obj))
+        children = obj.values()
+    else:
+        c = _children(obj)
+        if c is None:
+            return False
+        kind, aux, children = c
+        key += (kind, aux, len(children))
+    for x in children:
+        if type(x) in leaf_types:
+            leaves.append(x)
+            key.append(leaf_key(x))
+        elif not structure_key(x, leaf_types, leaf_key, key, leaves):
+            return False
+    return True
 
 
 def unflatten(tree: TreeDef, leaves) -> Any:

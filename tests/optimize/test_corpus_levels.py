@@ -19,9 +19,6 @@ HLO = "/work/shared/bench/hlo"
 MODULES = sorted(glob.glob(f"{HLO}/*.mlir"))
 LEVELS = [x for x in os.environ.get("REACTANT_CORPUS_LEVELS", "O2").split(",") if x]
 
-_NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_, "i8": np.int8,
-       "i16": np.int16, "i32": np.int32, "i64": np.int64, "ui8": np.uint8, "ui16": np.uint16,
-       "ui32": np.uint32, "ui64": np.uint64}
 
 
 def _backend():
@@ -33,14 +30,9 @@ def _backend():
 
 
 def main_signature(module):
-    from jaxlib.mlir import ir
+    from reactant.optimize.module_io import main_arg_specs
 
-    for op in module.body.operations:
-        if op.operation.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == "main":
-            ft = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-            return [(tuple(ir.RankedTensorType(t).shape), np.dtype(_NP[str(ir.RankedTensorType(t).element_type)]))
-                    for t in ft.inputs]
-    raise AssertionError("no @main")
+    return main_arg_specs(module)
 
 
 def random_inputs(sig, seed=0):

@@ -150,15 +150,17 @@ def test_ufunc_at_and_segment_sum():
     check(seg, vals, ids)
 
 
+@pytest.mark.parametrize("low", [-5, 0], ids=["negative", "nonnegative"])
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
-def test_traced_negative_indices_wrap_and_their_gradient_needs_no_bounds_mask(dtype):
-    """Traced ids in [-n, n) wrap like NumPy; the wrap provably lands in [0, n), so the
-    gradient of the scatter-add (a gather) carries no out-of-bounds mask."""
+def test_traced_indices_and_their_gradient_need_no_bounds_mask(dtype, low):
+    """Traced ids in [-n, n) wrap like NumPy (ids known non-negative need no wrap); NumPy
+    indexing promises in-range indices (reactant.indices_in_bounds on the scatter, stripped
+    before XLA), so the gradient of the scatter-add (a gather) carries no out-of-bounds mask."""
     import jax
     import jax.numpy as jnp
 
     rng = np.random.default_rng(3)
-    ids = rng.integers(-5, 5, 40).astype(dtype)
+    ids = rng.integers(low, 5, 40).astype(dtype)
     x = rng.standard_normal(40)
     ct = rng.standard_normal(5)
 
@@ -177,6 +179,8 @@ def test_traced_negative_indices_wrap_and_their_gradient_needs_no_bounds_mask(dt
     grad_fn = reactant.compile(lambda *a: reactant.gradient(seg, *a))
     text = reactant.code_hlo(grad_fn, *args)
     assert "stablehlo.gather" in text and "stablehlo.compare" not in text, text
+    assert ("remainder" in text) == (low < 0)
+    assert "indices_in_bounds" not in reactant.code_xla(grad_fn, *args)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
@@ -218,32 +222,6 @@ def test_nonnegative_index_arrays_need_no_wrap(dtype):
     import jax
 
     assert not reactant.ConcreteRArray(jax.numpy.asarray(ids_np))._sig[4]
-
-
-def test_gradient_through_nonnegative_indices_has_no_bounds_mask():
-    """NumPy indexing promises in-range indices (reactant.indices_in_bounds on the scatter):
-    the adjoint gather of a scatter-add through raw non-negative ids needs no mask."""
-    import jax
-    import jax.numpy as jnp
-
-    rng = np.random.default_rng(4)
-    ids = rng.integers(0, 5, 40).astype(np.int32)
-    x, ct = rng.standard_normal(40), rng.standard_normal(5)
-
-    def seg(x, i, ct):
-        out = np.zeros_like(x, shape=(5,))
-        np.add.at(out, i, x * x)
-        return (out * ct).sum()
-
-    args = [reactant.to_rarray(a) for a in (x, ids, ct)]
-    g = reactant.gradient(seg, *args)
-    with jax.enable_x64(True):
-        want = jax.grad(lambda x: (jnp.zeros(5, x.dtype).at[ids].add(x * x) * ct).sum())(x)
-    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-12)
-    grad_fn = reactant.compile(lambda *a: reactant.gradient(seg, *a))
-    text = reactant.code_hlo(grad_fn, *args)
-    assert "remainder" not in text and "stablehlo.compare" not in text, text
-    assert "indices_in_bounds" not in reactant.code_xla(grad_fn, *args)  # stripped before XLA
 
 
 def test_take_and_take_along_axis():

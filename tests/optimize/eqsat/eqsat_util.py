@@ -24,33 +24,20 @@ def parse(text: str):
     return module_io.parse_module(text)
 
 
-def main_func(module):
-    for op in module.body.operations:
-        if op.operation.name == "func.func" and op.attributes["sym_name"].value == "main":
-            return op
-    raise ValueError("no @main")
+main_func = module_io.main_func
 
 
 def random_inputs(module, seed=0, *, positive=False):
-    from jaxlib.mlir import ir
-
     rng = np.random.default_rng(seed)
-    fn = main_func(module)
     out = []
-    for t in ir.FunctionType(fn.attributes["function_type"].value).inputs:
-        rt = ir.RankedTensorType(t)
-        shape = tuple(rt.shape)
-        et = str(rt.element_type)
-        if et in ("f32", "f64", "f16"):
-            dt = {"f32": np.float32, "f64": np.float64, "f16": np.float16}[et]
+    for shape, dt in module_io.main_arg_specs(module):
+        if dt.kind == "f":
             a = rng.standard_normal(shape)
-            if positive:
-                a = np.abs(a) + 0.5
-            out.append(a.astype(dt))
-        elif et == "i1":
+            out.append((np.abs(a) + 0.5 if positive else a).astype(dt))
+        elif dt == np.bool_:
             out.append(rng.integers(0, 2, shape).astype(np.bool_))
         else:
-            out.append(rng.integers(-50, 50, shape).astype({"i32": np.int32, "i64": np.int64}.get(et, np.int32)))
+            out.append(rng.integers(-50, 50, shape).astype(dt))
     return out
 
 

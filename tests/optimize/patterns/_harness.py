@@ -121,18 +121,9 @@ _DT = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i1": np.bool_,
 
 def main_arg_types(text: str) -> list[tuple[tuple[int, ...], Any]]:
     """(shape, numpy dtype) of each ``@main`` argument."""
-    m = parse(text)
-    from reactant.optimize.patterns._util import np_dtype
+    from reactant.optimize.module_io import main_arg_specs
 
-    for op in m.body.operations:
-        if op.operation.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == "main":
-            ft = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-            out = []
-            for t in ft.inputs:
-                tt = ir.RankedTensorType(t)
-                out.append((tuple(tt.shape), np_dtype(tt.element_type)))
-            return out
-    raise AssertionError("no @main")
+    return main_arg_specs(parse(text))
 
 
 def draw(rng: np.random.Generator, shape, dtype, how="normal"):
@@ -225,48 +216,10 @@ def fn(args: str, results: str, body: str) -> str:
 
 def inline_calls(module: ir.Module) -> ir.Module:
     """Inline every ``func.call`` of a function defined in ``module`` and drop the private
-    functions left unused. In place; returns the module."""
+    functions left unused (the optimizer's ``inline`` pass). In place; returns the module."""
+    from reactant.optimize.inline import inline
+    from reactant.optimize.passes import PassOptions
+
     with module.context, ir.Location.unknown(module.context):
-        funcs = {ir.StringAttr(op.attributes["sym_name"]).value: op
-                 for op in module.body.operations if op.operation.name == "func.func"}
-        for _ in range(64):
-            calls = []
-
-            def visit(o):
-                if o.name == "func.call":
-                    calls.append(o)
-                return ir.WalkResult.ADVANCE
-
-            module.operation.walk(visit)
-            calls = [c for c in calls if ir.FlatSymbolRefAttr(c.attributes["callee"]).value in funcs]
-            if not calls:
-                break
-            for call in calls:
-                callee = funcs[ir.FlatSymbolRefAttr(call.attributes["callee"]).value]
-                block = callee.regions[0].blocks[0]
-                mapping = {a: v for a, v in zip(block.arguments, call.operands)}
-                results = None
-                ip = ir.InsertionPoint(call)
-                for op in block.operations:
-                    if op.operation.name == "func.return":
-                        results = [mapping.get(v, v) for v in op.operands]
-                        break
-                    new = op.operation.clone(ip=ip)
-
-                    def remap(o):
-                        for i, v in enumerate(o.operands):
-                            if v in mapping:
-                                o.operands[i] = mapping[v]
-                        return ir.WalkResult.ADVANCE
-
-                    new.walk(remap)
-                    for old, nw in zip(op.results, new.results):
-                        mapping[old] = nw
-                for old, nw in zip(call.results, results):
-                    old.replace_all_uses_with(nw)
-                call.erase()
-        for name, f in list(funcs.items()):
-            vis = f.attributes["sym_visibility"] if "sym_visibility" in f.attributes else None
-            if vis is not None and ir.StringAttr(vis).value == "private":
-                f.operation.erase()
+        inline(module, PassOptions())
     return module

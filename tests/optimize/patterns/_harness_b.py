@@ -11,7 +11,7 @@ inputs with ``numpy.testing``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -127,24 +127,12 @@ def execute(text: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         return [np.asarray(o) for o in outs]
 
 
-_NP = {
-    "f16": np.float16, "f32": np.float32, "f64": np.float64,
-    "i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-    "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64,
-}
 
 
 def main_arg_types(module: ir.Module) -> list[tuple[tuple[int, ...], np.dtype]]:
-    main = None
-    for op in module.body.operations:
-        if op.operation.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == "main":
-            main = op
-    assert main is not None, "module has no @main"
-    out = []
-    for t in ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value).inputs:
-        rt = ir.RankedTensorType(t)
-        out.append((tuple(rt.shape), np.dtype(_NP[str(rt.element_type)])))
-    return out
+    from reactant.optimize.module_io import main_arg_specs
+
+    return main_arg_specs(module)
 
 
 def random_inputs(module: ir.Module, rng: np.random.Generator, int_range=(0, 8)) -> list[np.ndarray]:
