@@ -27,7 +27,7 @@ import jaxlib.xla_client as xc
 import numpy as np
 from jax import lax
 from jaxlib.mlir import ir
-from reactant.optimize.module_io import make_context
+from reactant.ir.context import make_context
 from jaxlib.mlir.dialects import func
 
 from reactant.optimize.autodiff import expand_all

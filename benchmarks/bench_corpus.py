@@ -47,25 +47,26 @@ def main(argv=None):
 
     import jax
 
-    from reactant.optimize import PassOptions, module_io, pipeline, run_pipeline
+    from reactant.ir import context as irc
+    from reactant.optimize import PassOptions, pipeline, run_pipeline
 
     dev = jax.extend.backend.get_backend().devices()[0]
     rows, opt_times, bad = [], [], []
     for f in sorted(f for f in os.listdir(DEFAULT_DIR) if f.endswith(".mlir") and a.filter in f):
         name = f[:-5]
         path = os.path.join(DEFAULT_DIR, f)
-        texts = {"as-is": module_io.to_text(module_io.load(path))}
+        texts = {"as-is": irc.to_text(irc.load(path))}
         times = {}
         for level in ("O1", "O2"):
-            m = module_io.load(path)
+            m = irc.load(path)
             t0 = time.perf_counter()
             run_pipeline(m, pipeline(level), PassOptions(fast_math=a.fast_math))
             times[level] = time.perf_counter() - t0
-            texts[level] = module_io.to_text(m)
+            texts[level] = irc.to_text(m)
         ez = enzyme_text(name)
         if ez is not None:
             texts["Enzyme-JaX"] = ez
-        inputs = random_inputs(module_io.load(path), np.random.default_rng(0))
+        inputs = random_inputs(irc.load(path), np.random.default_rng(0))
         bufs = [jax.device_put(x, dev) for x in inputs]
         exes = {k: compile_text(t) for k, t in texts.items()}
         ref = [np.asarray(o) for o in run(exes["as-is"], bufs)]

@@ -14,7 +14,7 @@ DEFAULT_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "bench",
 
 def random_inputs(module, rng):
     """Random arguments for ``@main``: normal floats, random bools, ints in [0, 1000)."""
-    from reactant.optimize.module_io import main_arg_specs
+    from reactant.ir.context import main_arg_specs
 
     args = []
     for shape, dt in main_arg_specs(module):

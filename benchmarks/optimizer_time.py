@@ -19,8 +19,8 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 from reactant.optimize import pipeline, run_pipeline  # noqa: E402
-from reactant.optimize.module_io import load  # noqa: E402
-from reactant.optimize.passes import count_ops  # noqa: E402
+from reactant.ir.context import load  # noqa: E402
+from reactant.ir.context import count_ops  # noqa: E402
 
 DEFAULT_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "bench", "hlo")
 

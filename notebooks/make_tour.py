@@ -110,12 +110,13 @@ print("max |gradient - analytic|:", np.abs(np.asarray(g) - g_ref).max())"""),
 `reactant.optimize` knows nothing of the tracer: here it rewrites a JAX-lowered module from the
 benchmark corpus (a matmul with a diagonal matrix built by scatter becomes a broadcast multiply)."""),
     ("code", """import pathlib
-from reactant.optimize import compile_pipeline, module_io, run_pipeline
+from reactant.ir import context as irc
+from reactant.optimize import compile_pipeline, run_pipeline
 
 path = pathlib.Path("../../shared/bench/hlo/diagmm_scatter.fwd.mlir")
 if path.exists():
-    m = module_io.load(path)
-    body = lambda m: [l.strip() for l in module_io.to_text(m).splitlines() if "stablehlo." in l]
+    m = irc.load(path)
+    body = lambda m: [l.strip() for l in irc.to_text(m).splitlines() if "stablehlo." in l]
     print("ops before:", len(body(m)))
     with m.context:
         run_pipeline(m, compile_pipeline("O2", has_autodiff=False))

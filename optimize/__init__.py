@@ -2,7 +2,8 @@
 ones): the pass registry, rewrite patterns, equality saturation, automatic differentiation
 and named pipelines ``O0``..``O3``. Command line: ``python -m reactant.optimize``."""
 
-from .passes import PASSES, PassOptions, PassStat, count_ops, register_pass, run_pipeline  # noqa: F401
+from ..ir.context import count_ops  # noqa: F401  (public: ops in a module)
+from .passes import PASSES, PassOptions, PassStat, register_pass, run_pipeline  # noqa: F401
 from .pipelines import LEVELS, compile_pipeline, pipeline  # noqa: F401
 
 

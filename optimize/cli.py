@@ -18,8 +18,9 @@ import argparse
 import sys
 import time
 
-from . import module_io
-from .passes import PASSES, PassOptions, PassStat, count_ops, run_pipeline
+from ..ir import context as irc
+from ..ir.context import count_ops
+from .passes import PASSES, PassOptions, PassStat, run_pipeline
 from .pipelines import LEVELS, pipeline
 from .patterns import PATTERNS
 
@@ -98,7 +99,7 @@ def protect_private_entries(module) -> list[str]:
     funcs = list(_func_ops(module))
     if any(vis == "public" for _, _, vis in funcs):
         return []
-    text = module_io.to_text(module)
+    text = irc.to_text(module)
     names = []
     for op, name, vis in funcs:
         if text.count("@" + name) <= 1:  # only its own definition mentions it
@@ -174,9 +175,9 @@ def main(argv=None) -> int:
             data = sys.stdin.buffer.read()
             if not data.startswith(b"ML\xefR"):
                 data = data.decode("utf-8")
-            module = module_io.parse_module(data)
+            module = irc.parse_module(data)
         else:
-            module = module_io.load(args.input)
+            module = irc.load(args.input)
     except Exception as e:  # parse errors carry MLIR's diagnostics
         print(f"error: cannot read {args.input}: {e}", file=sys.stderr)
         return 1
@@ -195,7 +196,7 @@ def main(argv=None) -> int:
         return 1
     restore_private(module, entries)
     total = time.perf_counter() - t0
-    text = module_io.to_text(module)
+    text = irc.to_text(module)
     if args.output == "-":
         sys.stdout.write(text)
         if not text.endswith("\n"):

@@ -18,6 +18,8 @@ from typing import Callable, Iterable
 
 from jaxlib.mlir import ir
 
+from ..ir.context import count_ops
+
 
 @dataclass
 class PassOptions:
@@ -57,18 +59,6 @@ def register_pass(name: str, *, idempotent: bool = False):
         return fn
 
     return deco
-
-
-def count_ops(module: ir.Module) -> int:
-    n = 0
-
-    def visit(op):
-        nonlocal n
-        n += 1
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    return n - 1  # the module itself
 
 
 _dump_counter = [0]

@@ -24,7 +24,7 @@ from . import _jax_adapter as jx
 from . import runtime
 from .arrays import ConcreteRArray, ConcreteRNumber, _sign_unknown, _signature, sig_id
 from .optimize import PassOptions, compile_pipeline, run_pipeline
-from .optimize.contracts import strip_contract_attrs
+from .ir.contracts import strip_contract_attrs
 from .tracing import active as _trace_active
 from .tracing import autograph
 from .tracing.errors import ArgumentError

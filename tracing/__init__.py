@@ -2,7 +2,7 @@
 NumPy dispatch (``numpy_api``), pytrees and the function tracer."""
 
 from . import numpy_api, ops  # noqa: F401
-from .context import TraceContext, active, current, make_context, tracing  # noqa: F401
+from .context import TraceContext, active, current, tracing  # noqa: F401
 from .errors import (  # noqa: F401
     ArgumentError, ConcretizationError, DTypeError, IndexError_, ReactantError, ShapeError,
     UnsupportedError,

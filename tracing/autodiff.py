@@ -15,6 +15,8 @@ from typing import Any, Callable
 import numpy as np
 from jaxlib.mlir import ir
 
+from ..ir.markers import Activity as A
+from ..ir.markers import WITH_DERIVATIVE, create_marker
 from . import ops
 from .context import current
 from .dtypes import is_complex, is_float
@@ -85,10 +87,6 @@ register_pytree_node(BatchDuplicated, lambda a: ((a.value, *a.shadows), (len(a.s
 _DIFFERENTIABLE = "only floating-point (or complex) values can be differentiated"
 
 
-def _strings(values) -> ir.ArrayAttr:
-    return ir.ArrayAttr.get([ir.StringAttr.get(v) for v in values])
-
-
 def _leaves(value) -> tuple[list, TreeDef]:
     return flatten(value, is_leaf=lambda x: isinstance(x, (TracedRArray, np.ndarray)))
 
@@ -144,7 +142,7 @@ def autodiff(mode: Mode, f: Callable, *args, seed=None) -> Any:
 @dataclass
 class _Entry:
     pos: int  # index among the flattened argument leaves
-    act: str  # "active" | "const" | "dup"
+    act: A  # ACTIVE, CONST or DUP
     tangent: TracedRArray | None  # the shadow operand (stacked to (width, ...) in vector mode)
     width: int
     raw_shadows: list  # as the user gave them (updated in place for reverse-mode dup)
@@ -152,11 +150,11 @@ class _Entry:
 
 
 def _entry(kind, pos: int, leaf: TracedRArray, raw_shadows: list, stacked: bool) -> _Entry:
-    act = {Active: "active", Const: "const", Duplicated: "dup", BatchDuplicated: "dup"}[kind]
-    if act != "const" and not _differentiable(leaf):
+    act = {Active: A.ACTIVE, Const: A.CONST, Duplicated: A.DUP, BatchDuplicated: A.DUP}[kind]
+    if act != A.CONST and not _differentiable(leaf):
         raise DTypeError(f"{kind.__name__} argument {describe(leaf)}: {_DIFFERENTIABLE}",
                          hint="mark integer arguments reactant.Const")
-    if act != "dup":
+    if act != A.DUP:
         return _Entry(pos, act, None, 1, raw_shadows)
     shadows = [as_traced(raw, leaf.dtype) if not isinstance(raw, TracedRArray) else raw for raw in raw_shadows]
     want = leaf.shape
@@ -198,29 +196,21 @@ def _reverse(mode, tf, leaves, entries, kinds, trees, seed):
                 raise ShapeError(f"cotangent {describe(t)} does not match result {describe(r)}")
             seeds.append(t)
     keep = mode.with_primal
-    ret_act = [("active" if keep else "activenoneed") if d else ("const" if keep else "constnoneed") for d in diff]
-    activity, operands = [], []
-    for e in entries:
-        activity.append(e.act)
-        operands.append(leaves[e.pos])
-        if e.act == "dup":
-            operands.append(e.tangent)
-    for c in tf.captured:
-        activity.append("const")
-        operands.append(c)
+    ret_act = [(A.ACTIVE if keep else A.ACTIVE_NONEED) if d else (A.CONST if keep else A.CONST_NONEED) for d in diff]
+    activity, operands = _marker_operands(tf, leaves, entries)
     operands += seeds
     result_specs = [(r.shape, r.dtype) for r in res] if keep else []
-    grad_specs = [(leaves[e.pos].shape, leaves[e.pos].dtype) for e in entries if e.act in ("active", "dup")]
-    op = _marker("enzyme.autodiff", tf.name, operands, activity, ret_act, result_specs + grad_specs)
+    grad_specs = [(leaves[e.pos].shape, leaves[e.pos].dtype) for e in entries if e.act in WITH_DERIVATIVE]
+    op = _marker("reverse", tf, operands, activity, ret_act)
     outs = [wrap(v, s, d) for v, (s, d) in zip(op.results, result_specs + grad_specs)]
     primal_vals, grads = outs[:len(result_specs)], outs[len(result_specs):]
     # 3. map gradients back to the arguments' structures; shadows updated in place
     gi = iter(grads)
     per_leaf = {}
     for e in entries:
-        if e.act == "active":
+        if e.act == A.ACTIVE:
             per_leaf[e.pos] = next(gi)
-        elif e.act == "dup":
+        elif e.act == A.DUP:
             new = next(gi)
             if isinstance(e.raw_shadows[0], TracedRArray):  # accumulate into the caller's shadow
                 rebind(e.raw_shadows[0], new)
@@ -238,26 +228,17 @@ def _reverse(mode, tf, leaves, entries, kinds, trees, seed):
 
 def _forward(mode, tf, leaves, entries, kinds, trees):
     res = tf.results
-    widths = {e.width for e in entries if e.act == "dup"}
+    widths = {e.width for e in entries if e.act == A.DUP}
     if len(widths) > 1:
         raise ShapeError("all duplicated arguments of one forward-mode call need the same number of tangents")
     width = widths.pop() if widths else 1
     diff = [_differentiable(r) for r in res]
     keep = mode.with_primal
-    ret_act = [("dup" if keep else "dupnoneed") if d else ("const" if keep else "constnoneed") for d in diff]
-    activity, operands = [], []
-    for e in entries:
-        activity.append(e.act)
-        operands.append(leaves[e.pos])
-        if e.act == "dup":
-            operands.append(e.tangent)
-    for c in tf.captured:
-        activity.append("const")
-        operands.append(c)
+    ret_act = [(A.DUP if keep else A.DUP_NONEED) if d else (A.CONST if keep else A.CONST_NONEED) for d in diff]
+    activity, operands = _marker_operands(tf, leaves, entries)
     primal_specs = [(r.shape, r.dtype) for r in res] if keep else []
     tan_specs = [(((width,) if width > 1 else ()) + r.shape, r.dtype) for r, d in zip(res, diff) if d]
-    op = _marker("enzyme.fwddiff", tf.name, operands, activity, ret_act, primal_specs + tan_specs,
-                 width=width)
+    op = _marker("forward", tf, operands, activity, ret_act, width=width)
     outs = [wrap(v, s, d) for v, (s, d) in zip(op.results, primal_specs + tan_specs)]
     primals, tans = outs[:len(primal_specs)], outs[len(primal_specs):]
     ti = iter(tans)
@@ -283,21 +264,22 @@ def _row(t: TracedRArray, k: int) -> TracedRArray:
     return ops.reshape(ops.slice(t, (k,) + (0,) * len(shape), (k + 1,) + shape), shape)
 
 
-def _marker(name, fn_name, operands, activity, ret_activity, result_specs, width=1):
-    tc = current()
-    attrs = {
-        "fn": ir.FlatSymbolRefAttr.get(fn_name),
-        "activity": _strings(activity),
-        "ret_activity": _strings(ret_activity),
-    }
-    if width != 1:
-        attrs["width"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), width)
-    return ir.Operation.create(
-        name,
-        results=[tc.tensor_type(s, d) for s, d in result_specs],
-        operands=[o.value for o in operands],
-        attributes=attrs,
-        loc=tc.location(),
-        ip=tc.ip,
-    )
+def _marker_operands(tf, leaves, entries) -> tuple[list, list]:
+    """Activities and operands of a marker: each argument (with its shadow if dup), then the
+    values the traced function captured, as constants."""
+    activity, operands = [], []
+    for e in entries:
+        activity.append(e.act)
+        operands.append(leaves[e.pos])
+        if e.act == A.DUP:
+            operands.append(e.tangent)
+    for c in tf.captured:
+        activity.append(A.CONST)
+        operands.append(c)
+    return activity, operands
 
+
+def _marker(mode: str, tf, operands, activity, ret_activity, width: int = 1) -> ir.Operation:
+    tc = current()
+    return create_marker(mode, tf.op, [o.value for o in operands], activity, ret_activity,
+                         width=width, loc=tc.location(), ip=tc.ip)

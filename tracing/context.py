@@ -15,8 +15,8 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 
-from ..optimize.module_io import make_context  # noqa: F401  (one context recipe, re-exported)
-from . import dtypes as _dtypes
+from ..ir.context import make_context
+from ..ir.types import element_type
 from .errors import user_location
 
 _tls = threading.local()
@@ -46,7 +46,7 @@ class TraceContext:
     def elem_type(self, dtype: np.dtype) -> ir.Type:
         t = self._elem_types.get(dtype)
         if t is None:
-            t = self._elem_types[dtype] = _dtypes.element_type(dtype)
+            t = self._elem_types[dtype] = element_type(dtype)
         return t
 
     def tensor_type(self, shape: tuple[int, ...], dtype: np.dtype) -> ir.RankedTensorType:

@@ -1,4 +1,5 @@
-"""NumPy dtypes <-> MLIR element types, and NumPy 2 type promotion for traced values.
+"""The dtypes a traced value may have, and NumPy 2 type promotion for traced values
+(the NumPy <-> MLIR element type mapping is ``reactant.ir.types``).
 
 Promotion follows NumPy exactly by asking NumPy: ``ufunc.resolve_dtypes`` gives the loop
 dtypes a ufunc would use, with Python scalars passed as their *type* (NEP 50 weak scalars).
@@ -10,9 +11,8 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
-from jaxlib.mlir import ir
 
-bfloat16 = np.dtype(ml_dtypes.bfloat16)
+from ..ir.types import bfloat16
 
 # Every dtype a traced value may have. float64/int64/complex128 are native in XLA on CPU.
 SUPPORTED = tuple(
@@ -49,24 +49,6 @@ def canonical(dtype: Any) -> np.dtype:
 
 def _dtype_hint() -> str:
     return "supported dtypes: " + ", ".join(str(d) for d in SUPPORTED)
-
-
-def element_type(dtype: np.dtype) -> ir.Type:
-    """The MLIR element type of a NumPy dtype (needs an active ir.Context)."""
-    k, size = dtype.kind, dtype.itemsize
-    if k == "b":
-        return ir.IntegerType.get_signless(1)
-    if k == "i":
-        return ir.IntegerType.get_signless(8 * size)
-    if k == "u":
-        return ir.IntegerType.get_unsigned(8 * size)
-    if dtype == bfloat16:
-        return ir.BF16Type.get()
-    if k == "f":
-        return {2: ir.F16Type, 4: ir.F32Type, 8: ir.F64Type}[size].get()
-    if k == "c":
-        return ir.ComplexType.get(element_type(np.dtype(f"f{size // 2}")))
-    raise TypeError(f"no MLIR type for dtype {dtype}")
 
 
 def is_float(dtype: np.dtype) -> bool:
@@ -136,24 +118,3 @@ def result_type(*dtypes: Any) -> np.dtype:
 def python_scalar_dtype(v: Any) -> np.dtype:
     """dtype a Python scalar takes when it becomes an array on its own (NumPy's defaults)."""
     return np.asarray(v).dtype
-
-
-def from_element_type(t: ir.Type) -> np.dtype:
-    """The NumPy dtype of an MLIR element type (inverse of ``element_type``)."""
-    if isinstance(t, ir.IntegerType):
-        if t.width == 1:
-            return np.dtype(np.bool_)
-        return np.dtype(f"{'u' if t.is_unsigned else 'i'}{t.width // 8}")
-    if isinstance(t, ir.BF16Type):
-        return bfloat16
-    if isinstance(t, (ir.F16Type, ir.F32Type, ir.F64Type)):
-        return np.dtype(f"f{t.width // 8}")
-    if isinstance(t, ir.ComplexType):
-        return np.dtype(f"c{2 * from_element_type(t.element_type).itemsize}")
-    raise TypeError(f"no NumPy dtype for MLIR type {t}")
-
-
-def from_tensor_type(t: ir.Type) -> tuple[tuple[int, ...], np.dtype]:
-    """(shape, dtype) of a ranked tensor type."""
-    rt = ir.RankedTensorType(t)
-    return tuple(rt.shape), from_element_type(rt.element_type)

@@ -15,7 +15,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from .context import current
-from .dtypes import from_tensor_type
+from ..ir.types import spec_of
 from .numpy_api.convert import as_traced
 from .pytree import TreeDef, flatten, unflatten
 from .traced import TracedRArray, TracedRNumber, wrap
@@ -114,7 +114,7 @@ def outline(f) -> list[TracedRArray]:
         na = new_args.get(v)
         if na is None:
             na = new_args[v] = block.add_argument(v.type, ir.Location.unknown())
-            shape, dtype = from_tensor_type(v.type)
+            shape, dtype = spec_of(v.type)
             captured.append(wrap(v, shape, dtype))
         op.operands[i] = na
     if captured:

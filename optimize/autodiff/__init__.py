@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..passes import PassOptions, register_pass
 from .errors import ADError
 from .expand import expand_all, expand_marker
-from .markers import MarkerSpec, create_marker, parse_marker
+from .markers import MarkerSpec, parse_marker
 from .rules import NONDIFF, RULES, table
 
 
@@ -24,5 +24,5 @@ def autodiff_pass(module, options: PassOptions) -> None:
     expand_all(module, options)
 
 
-__all__ = ["ADError", "MarkerSpec", "create_marker", "parse_marker", "expand_all", "expand_marker", "RULES", "NONDIFF", "table",
+__all__ = ["ADError", "MarkerSpec", "parse_marker", "expand_all", "expand_marker", "RULES", "NONDIFF", "table",
            "autodiff_pass"]

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
+from ...ir.context import functions
+from ...ir.markers import MARKERS, SEEDED, WITH_DERIVATIVE, WITH_TANGENT, Activity as A
 from .activity import Activity
 from .errors import ADError
 from .forward import expand_forward
 from .ir_util import (_callee_name, add_sort_permutation, make_working_copy, sort_permutation_operand, terminator,
                       walk_nested)
-from .markers import MARKERS, fn_symbol, parse_marker, symbol_table
+from .markers import fn_symbol, parse_marker
 from .reverse import expand_reverse
 
 
@@ -78,7 +80,7 @@ def expand_all(module: ir.Module, options=None) -> int:
             markers = _collect_markers(module)
             if not markers:
                 return count
-            funcs = symbol_table(module.operation)
+            funcs = functions(module)
             info: dict = {}
             pick = None
             for m in markers:
@@ -151,13 +153,13 @@ def expand_marker(module: ir.Module, marker, funcs: dict, options=None) -> None:
 def _analyze(spec, body) -> Activity:
     args = list(body.arguments)
     if spec.mode == "reverse":
-        varied = [a for a, act in zip(args, spec.activity) if act in ("active", "dup")]
+        varied = [a for a, act in zip(args, spec.activity) if act in WITH_DERIVATIVE]
         ret = terminator(body)
-        useful = [ret.operands[j] for j, a in enumerate(spec.ret_activity) if a in ("active", "activenoneed")]
+        useful = [ret.operands[j] for j, a in enumerate(spec.ret_activity) if a in SEEDED]
         return Activity(body, varied, useful)
-    varied = [a for a, act in zip(args, spec.activity) if act == "dup"]
+    varied = [a for a, act in zip(args, spec.activity) if act == A.DUP]
     ret = terminator(body)
-    useful = [ret.operands[j] for j, a in enumerate(spec.ret_activity) if a in ("dup", "dupnoneed")]
+    useful = [ret.operands[j] for j, a in enumerate(spec.ret_activity) if a in WITH_TANGENT]
     return Activity(body, varied, useful)
 
 

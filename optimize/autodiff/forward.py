@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
+from ...ir.markers import Activity as A, RETURNS_PRIMAL, WITH_TANGENT
 from . import emit as E
 from .activity import Activity
 from .errors import ADError
@@ -215,7 +216,7 @@ def expand_forward(spec, work, act: Activity, options) -> list:
     with ir.InsertionPoint(marker), marker.location:
         for i, a in enumerate(body.arguments):
             P.set(a, spec.args[i])
-            if spec.activity[i] == "dup" and act.is_active(a):
+            if spec.activity[i] == A.DUP and act.is_active(a):
                 sh = spec.shadows[i]
                 if W == 1:
                     lanes = [sh]
@@ -224,9 +225,9 @@ def expand_forward(spec, work, act: Activity, options) -> list:
                 T.set(a, lanes)
         Forward(act, W).block(ops_of(body), P, T)
         ret = terminator(body)
-        outs = [P.get(ret.operands[j]) for j, a in enumerate(spec.ret_activity) if a in ("dup", "const")]
+        outs = [P.get(ret.operands[j]) for j, a in enumerate(spec.ret_activity) if a in RETURNS_PRIMAL]
         for j, a in enumerate(spec.ret_activity):
-            if a not in ("dup", "dupnoneed"):
+            if a not in WITH_TANGENT:
                 continue
             v = ret.operands[j]
             lanes = T.lookup(v)
@@ -253,8 +254,8 @@ def _expand_forward_lane_loop(spec, work, act: Activity) -> list:
                 new = clone_op(op, P.get)
             P.update(op.results, new.results)
         ret = terminator(body)
-        outs = [P.get(ret.operands[j]) for j, a in enumerate(spec.ret_activity) if a in ("dup", "const")]
-        tres = [ret.operands[j] for j, a in enumerate(spec.ret_activity) if a in ("dup", "dupnoneed")]
+        outs = [P.get(ret.operands[j]) for j, a in enumerate(spec.ret_activity) if a in RETURNS_PRIMAL]
+        tres = [ret.operands[j] for j, a in enumerate(spec.ret_activity) if a in WITH_TANGENT]
         init = [E.scalar_const(0, i64)] + [E.zeros(E.tensor([W] + E.shape(v), E.etype(v))) for v in tres]
         types = [v.type for v in init]
         loop = E.create("stablehlo.while", init, types, regions=2)
@@ -267,7 +268,7 @@ def _expand_forward_lane_loop(spec, work, act: Activity) -> list:
             z = E.scalar_const(0, i64)
             Pl, Tl = Env(P), Env()
             for i, a in enumerate(body.arguments):
-                if spec.activity[i] == "dup" and act.is_active(a):
+                if spec.activity[i] == A.DUP and act.is_active(a):
                     s = E.shape(a)
                     lane = E.reshape(E.dynamic_slice(spec.shadows[i], [k] + [z] * len(s), [1] + s), s)
                     Tl.set(a, [lane])

@@ -58,17 +58,11 @@ from dataclasses import dataclass, field
 
 from jaxlib.mlir import ir
 
-from . import emit as E
+from ...ir.markers import (ARG_FORWARD, ARG_REVERSE, FORWARD, MARKERS, RET_FORWARD, RET_REVERSE, REVERSE, SEEDED,
+                           WITH_DERIVATIVE, WITH_TANGENT, Activity, batched_type, result_types)
+from ...ir.types import is_inexact_tensor
 from .errors import ADError
 
-REVERSE = "enzyme.autodiff"
-FORWARD = "enzyme.fwddiff"
-MARKERS = (REVERSE, FORWARD)
-
-ARG_REV = ("active", "const", "dup")
-RET_REV = ("active", "activenoneed", "const", "constnoneed")
-ARG_FWD = ("const", "dup")
-RET_FWD = ("dup", "dupnoneed", "const", "constnoneed")
 
 _ENZYME_ACT = re.compile(r"enzyme_([a-z]+)")
 
@@ -81,8 +75,8 @@ class MarkerSpec:
     mode: str  # "reverse" | "forward"
     fn_name: str
     fn: object  # func.FuncOp (OpView)
-    activity: list[str]
-    ret_activity: list[str]
+    activity: list[Activity]
+    ret_activity: list[Activity]
     width: int = 1
     args: list[ir.Value] = field(default_factory=list)  # primal argument per fn argument
     shadows: list[ir.Value | None] = field(default_factory=list)  # per argument (dup)
@@ -125,15 +119,6 @@ def _str_list(op, name: str) -> list[str]:
     return [_activity_name(a) for a in arr]
 
 
-def symbol_table(module_op: ir.Operation) -> dict[str, object]:
-    """Top-level func ops of the module by symbol name."""
-    out = {}
-    for o in module_op.regions[0].blocks[0].operations:
-        if o.operation.name == "func.func":
-            out[ir.StringAttr(o.attributes["sym_name"]).value] = o
-    return out
-
-
 def fn_symbol(op) -> str:
     attrs = op.attributes
     if "fn" not in attrs:
@@ -163,7 +148,7 @@ def parse_marker(op, funcs: dict[str, object]) -> MarkerSpec:
     arg_types, res_types = list(ftype.inputs), list(ftype.results)
     activity = _str_list(op, "activity")
     ret_activity = _str_list(op, "ret_activity")
-    allowed_arg, allowed_ret = (ARG_REV, RET_REV) if mode == "reverse" else (ARG_FWD, RET_FWD)
+    allowed_arg, allowed_ret = (ARG_REVERSE, RET_REVERSE) if mode == "reverse" else (ARG_FORWARD, RET_FORWARD)
     if len(activity) != len(arg_types):
         raise ADError(f"{name}: activity has {len(activity)} entries but @{fname} has {len(arg_types)} "
                       f"argument(s)", op)
@@ -172,10 +157,10 @@ def parse_marker(op, funcs: dict[str, object]) -> MarkerSpec:
                       f"{len(res_types)} result(s)", op)
     for i, a in enumerate(activity):
         if a not in allowed_arg:
-            raise ADError(f"{name}: activity[{i}] = {a!r} is not one of {list(allowed_arg)}", op)
+            raise ADError(f"{name}: activity[{i}] = {a!r} is not one of {[str(x) for x in allowed_arg]}", op)
     for j, a in enumerate(ret_activity):
         if a not in allowed_ret:
-            raise ADError(f"{name}: ret_activity[{j}] = {a!r} is not one of {list(allowed_ret)}", op)
+            raise ADError(f"{name}: ret_activity[{j}] = {a!r} is not one of {[str(x) for x in allowed_ret]}", op)
     width = 1
     if "width" in op.attributes:
         width = int(ir.IntegerAttr(op.attributes["width"]).value)
@@ -186,23 +171,24 @@ def parse_marker(op, funcs: dict[str, object]) -> MarkerSpec:
 
     # argument types: derivatives only for float/complex tensors
     for i, (a, t) in enumerate(zip(activity, arg_types)):
-        if a in ("active", "dup") and not E.is_differentiable_type(t):
+        if a in WITH_DERIVATIVE and not is_inexact_tensor(t):
             raise ADError(f"{name}: argument {i} of @{fname} is marked {a!r} but has non-differentiable "
                           f"type {t} (only float/complex tensors have derivatives; mark it 'const')", op)
 
     operands = list(op.operands)
-    n_expected = sum(2 if a == "dup" else 1 for a in activity)
+    n_expected = sum(2 if a == Activity.DUP else 1 for a in activity)
     if mode == "reverse":
-        n_seeds = sum(1 for a in ret_activity if a in ("active", "activenoneed"))
+        n_seeds = sum(1 for a in ret_activity if a in SEEDED)
         n_expected += n_seeds
     if len(operands) != n_expected:
         detail = ""
         if mode == "reverse" and len(operands) < n_expected:
-            seeded = [j for j, a in enumerate(ret_activity) if a in ("active", "activenoneed")]
+            seeded = [j for j, a in enumerate(ret_activity) if a in SEEDED]
             detail = (f"; reverse mode needs one seed (cotangent) operand per differentiated result "
                       f"(results {seeded} are marked active)")
         raise ADError(f"{name}: expected {n_expected} operand(s) for activity {activity} and ret_activity "
                       f"{ret_activity}, got {len(operands)}{detail}", op)
+    activity, ret_activity = [Activity(a) for a in activity], [Activity(a) for a in ret_activity]
     spec = MarkerSpec(op=op, mode=mode, fn_name=fname, fn=fn, activity=activity, ret_activity=ret_activity,
                       width=width)
     k = 0
@@ -212,13 +198,10 @@ def parse_marker(op, funcs: dict[str, object]) -> MarkerSpec:
         if v.type != t:
             raise ADError(f"{name}: operand for argument {i} of @{fname} has type {v.type}, expected {t}", op)
         spec.args.append(v)
-        if a == "dup":
+        if a == Activity.DUP:
             s = operands[k]
             k += 1
-            want = t
-            if mode == "forward" and width > 1:
-                tt = E.ttype(t)
-                want = E.tensor([width] + list(tt.shape), tt.element_type)
+            want = batched_type(t, width) if mode == "forward" else t
             if s.type != want:
                 what = "shadow" if mode == "reverse" else "tangent"
                 raise ADError(f"{name}: {what} of duplicated argument {i} of @{fname} has type {s.type}, "
@@ -229,8 +212,8 @@ def parse_marker(op, funcs: dict[str, object]) -> MarkerSpec:
             spec.shadows.append(None)
     if mode == "reverse":
         for j, (a, t) in enumerate(zip(ret_activity, res_types)):
-            if a in ("active", "activenoneed"):
-                if not E.is_differentiable_type(t):
+            if a in SEEDED:
+                if not is_inexact_tensor(t):
                     raise ADError(f"{name}: result {j} of @{fname} is marked {a!r} but has non-differentiable "
                                   f"type {t}", op)
                 s = operands[k]
@@ -242,54 +225,12 @@ def parse_marker(op, funcs: dict[str, object]) -> MarkerSpec:
                 spec.seeds.append(None)
     else:
         for j, (a, t) in enumerate(zip(ret_activity, res_types)):
-            if a in ("dup", "dupnoneed") and not E.is_differentiable_type(t):
+            if a in WITH_TANGENT and not is_inexact_tensor(t):
                 raise ADError(f"{name}: result {j} of @{fname} is marked {a!r} but has non-differentiable "
                               f"type {t}", op)
-    want_types = expected_result_types(spec, arg_types, res_types)
+    want_types = result_types(mode, activity, ret_activity, arg_types, res_types, width)
     got = [r.type for r in op.results]
     if got != want_types:
         raise ADError(f"{name}: result types {[str(t) for t in got]} do not match the contract "
                       f"{[str(t) for t in want_types]}", op)
     return spec
-
-
-def expected_result_types(spec: MarkerSpec, arg_types, res_types) -> list[ir.Type]:
-    out = []
-    if spec.mode == "reverse":
-        out += [t for a, t in zip(spec.ret_activity, res_types) if a in ("active", "const")]
-        out += [t for a, t in zip(spec.activity, arg_types) if a in ("active", "dup")]
-    else:
-        out += [t for a, t in zip(spec.ret_activity, res_types) if a in ("dup", "const")]
-        for a, t in zip(spec.ret_activity, res_types):
-            if a in ("dup", "dupnoneed"):
-                if spec.width > 1:
-                    tt = E.ttype(t)
-                    t = E.tensor([spec.width] + list(tt.shape), tt.element_type)
-                out.append(t)
-    return out
-
-
-def create_marker(mode: str, fn, operands, activity, ret_activity, *, width: int = 1, loc=None) -> ir.Operation:
-    """Build a marker op at the ambient insertion point (for emitters such as the tracer).
-
-    ``mode``: ``"reverse"`` or ``"forward"``; ``fn``: the ``func.func`` to differentiate (an
-    op) or its symbol name together with its ``FunctionType`` as ``(name, ftype)``;
-    ``operands``: laid out as in the contract above. The result types follow the contract;
-    the op is validated with :func:`parse_marker` when the pass runs."""
-    if isinstance(fn, tuple):
-        name, ftype = fn
-    else:
-        name = ir.StringAttr(fn.attributes["sym_name"]).value
-        ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
-    if mode not in ("reverse", "forward"):
-        raise ValueError(f"mode must be 'reverse' or 'forward', got {mode!r}")
-    spec = MarkerSpec(op=None, mode=mode, fn_name=name, fn=None, activity=list(activity),
-                      ret_activity=list(ret_activity), width=width)
-    types = expected_result_types(spec, list(ftype.inputs), list(ftype.results))
-    attrs = {"fn": ir.FlatSymbolRefAttr.get(name),
-             "activity": ir.ArrayAttr.get([ir.StringAttr.get(a) for a in activity]),
-             "ret_activity": ir.ArrayAttr.get([ir.StringAttr.get(a) for a in ret_activity])}
-    if width != 1:
-        attrs["width"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), width)
-    return ir.Operation.create(REVERSE if mode == "reverse" else FORWARD, results=types, operands=list(operands),
-                               attributes=attrs, loc=loc)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
+from ...ir.markers import Activity as A, RETURNS_PRIMAL, SEEDED
 from . import emit as E
 from .activity import Activity
 from .errors import ADError
@@ -277,17 +278,17 @@ def expand_reverse(spec, work, act: Activity, options) -> list:
         forward_sweep(top, ops_of(body))
     ret = terminator(body)
     for j, a in enumerate(spec.ret_activity):
-        if a in ("active", "activenoneed"):
+        if a in SEEDED:
             top.add_ct(ret.operands[j], spec.seeds[j])
     reverse_block(top, ops_of(body))
     with top.ip, spec.op.location:
-        outs = [top.get(ret.operands[j]) for j, a in enumerate(spec.ret_activity) if a in ("active", "const")]
+        outs = [top.get(ret.operands[j]) for j, a in enumerate(spec.ret_activity) if a in RETURNS_PRIMAL]
         for i, a in enumerate(spec.activity):
             arg = body.arguments[i]
             g = top.ct.get(arg)
-            if a == "active":
+            if a == A.ACTIVE:
                 outs.append(g if g is not None else E.zeros(arg.type))
-            elif a == "dup":
+            elif a == A.DUP:
                 sh = spec.shadows[i]
                 outs.append(E.accumulate(sh, g))
     return outs

@@ -14,7 +14,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from . import emit as E
-from ..contracts import IN_BOUNDS
+from ...ir.contracts import IN_BOUNDS
 from .errors import ADError
 from .ir_util import copy_attrs, sort_permutation_operand, terminator
 from .rules import or_zeros, prim, register, res

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from jaxlib.mlir import ir
-from jaxlib.mlir._mlir_libs._mlir import rewrite as rw
+from ...ir._jaxlib import rewrite as rw
 
 from ..passes import PassOptions, register_pass
 

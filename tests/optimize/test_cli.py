@@ -115,7 +115,8 @@ def test_failing_pass_is_reported_without_traceback(capsys):
 def test_idempotent_pass_is_skipped_only_while_the_module_is_unchanged():
     """O2's second pattern pass is skipped when equality saturation kept the program, and
     runs when a pass in between changed it; results are the same either way."""
-    from reactant.optimize import PASSES, PassStat, module_io, run_pipeline
+    from reactant.ir import context as irc
+    from reactant.optimize import PASSES, PassStat, run_pipeline
 
     text = """func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
       %z = stablehlo.constant dense<1.0> : tensor<4xf32>
@@ -131,10 +132,10 @@ def test_idempotent_pass_is_skipped_only_while_the_module_is_unchanged():
         return False
 
     def run(names):
-        m = module_io.parse_module(text)
+        m = irc.parse_module(text)
         stats: list[PassStat] = []
         run_pipeline(m, names, stats=stats)
-        return [s.skipped for s in stats], module_io.to_text(m)
+        return [s.skipped for s in stats], irc.to_text(m)
 
     PASSES.update(test_touch=touch, test_keep=keep)
     try:

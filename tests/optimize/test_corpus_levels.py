@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from reactant.optimize import pipeline, run_pipeline
-from reactant.optimize.module_io import load, to_text
-from reactant.optimize.passes import count_ops
+from reactant.ir.context import load, to_text
+from reactant.ir.context import count_ops
 
 HLO = "/work/shared/bench/hlo"
 MODULES = sorted(glob.glob(f"{HLO}/*.mlir"))
@@ -30,7 +30,7 @@ def _backend():
 
 
 def main_signature(module):
-    from reactant.optimize.module_io import main_arg_specs
+    from reactant.ir.context import main_arg_specs
 
     return main_arg_specs(module)
 

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reactant.optimize import pipeline, run_pipeline
-from reactant.optimize.module_io import parse_module, to_text
+from reactant.ir.context import parse_module, to_text
 
 UNARY = ["negate", "abs", "tanh", "sine", "cosine", "exponential", "floor", "sign", "logistic"]
 BINARY = ["add", "subtract", "multiply", "maximum", "minimum"]

@@ -5,7 +5,7 @@ Functions take and return ``TracedRArray``s and emit exactly the op they are nam
 negative axes) live one level up, in ``numpy_api``.
 """
 
-from ._core import build_region, constant, dense_attr, emit, emit1, full, results_of  # noqa: F401
+from ._core import build_region, constant, emit, emit1, full, results_of  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
 from .elementwise import abs, complex_, compare, convert, bitcast_convert, select, clamp  # noqa: F401,A004
 from .indexing import gather, scatter  # noqa: F401

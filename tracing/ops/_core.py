@@ -13,7 +13,8 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from ..context import current
-from ..dtypes import bfloat16, canonical
+from ...ir.attrs import dense_attr
+from ..dtypes import canonical
 from ..errors import ShapeError, describe
 from ..traced import TracedRArray, wrap
 
@@ -50,59 +51,17 @@ def results_of(op: ir.Operation, specs: Sequence[Spec]) -> list[TracedRArray]:
     return [wrap(r, s, d) for r, (s, d) in zip(op.results, specs)]
 
 
-# -- attributes -------------------------------------------------------------------------------
-def i64_array(values: Sequence[int]) -> ir.Attribute:
-    return ir.DenseI64ArrayAttr.get([int(v) for v in values])
-
-
-def bool_array(values: Sequence[bool]) -> ir.Attribute:
-    return ir.DenseBoolArrayAttr.get([bool(v) for v in values])
-
-
-def i64_attr(v: int) -> ir.Attribute:
-    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(v))
-
-
-# -- constants --------------------------------------------------------------------------------
-def dense_attr(array: np.ndarray, shape: tuple[int, ...] | None = None) -> ir.DenseElementsAttr:
-    """DenseElementsAttr of a NumPy array (splat when all elements are equal)."""
-    tc = current()
-    dt = array.dtype
-    shape = array.shape if shape is None else shape
-    flat = np.ascontiguousarray(array).reshape(-1)
-    if flat.size > 1 and _is_uniform(flat):
-        flat = flat[:1]
-    etype = tc.elem_type(dt)
-    if dt == bfloat16:
-        flat = flat.view(np.uint16)
-    elif dt.kind == "c":
-        flat = flat.view(np.float32 if dt.itemsize == 8 else np.float64)
-    elif dt.kind == "u":
-        flat = flat.view(f"i{dt.itemsize}")
-    elif dt.kind == "b":
-        return ir.DenseElementsAttr.get(flat, shape=list(shape))  # i1 inferred from bool
-    return ir.DenseElementsAttr.get(flat, type=etype, shape=list(shape))
-
-
-def _is_uniform(flat: np.ndarray) -> bool:
-    if flat.dtype.kind == "f" or flat.dtype == bfloat16 or flat.dtype.kind == "c":
-        v = flat[0]
-        if np.isnan(v):
-            return bool(np.all(np.isnan(flat)))  # NaN != NaN
-        # +0.0 and -0.0 compare equal but are different constants
-        return bool(np.all(flat == v)) and bool(np.all(np.signbit(flat.real) == np.signbit(v.real)))
-    return bool(np.all(flat == flat[0]))
-
-
+# -- constants -----------------------------------------------------------------------------
 def constant(value, dtype=None) -> TracedRArray:
     """A stablehlo.constant holding ``value`` (array-like) as ``dtype``."""
     arr = np.asarray(value, dtype=dtype)
     dt = canonical(arr.dtype)
-    attr = dense_attr(arr)
     tc = current()
+    ttype = tc.tensor_type(arr.shape, dt)
+    attr = dense_attr(arr, ttype)
     op = ir.Operation.create(
         "stablehlo.constant",
-        results=[tc.tensor_type(arr.shape, dt)],
+        results=[ttype],
         attributes={"value": attr},
         loc=tc.location(),
         ip=tc.ip,

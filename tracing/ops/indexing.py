@@ -7,10 +7,11 @@ from typing import Callable, Sequence
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from ...optimize.contracts import IN_BOUNDS
+from ...ir.contracts import IN_BOUNDS
 from ..errors import ShapeError, describe
 from ..traced import TracedRArray
-from ._core import build_region, emit, emit1, i64_array, results_of
+from ...ir.attrs import i64_array
+from ._core import build_region, emit, emit1, results_of
 
 
 def gather(

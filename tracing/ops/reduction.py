@@ -9,7 +9,8 @@ from jaxlib.mlir import ir
 
 from ..errors import ShapeError, describe
 from ..traced import TracedRArray
-from ._core import build_region, emit, i64_array, i64_attr, results_of
+from ...ir.attrs import i64_array, i64_attr
+from ._core import build_region, emit, results_of
 
 Body = Callable[..., Sequence[TracedRArray]]
 

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..errors import IndexError_, ShapeError, describe
 from ..traced import TracedRArray
-from ._core import emit1, i64_array, i64_attr
+from ...ir.attrs import i64_array, i64_attr
+from ._core import emit1
 
 
 def broadcast_in_dim(x: TracedRArray, shape: Sequence[int], dims: Sequence[int]) -> TracedRArray:

@@ -15,7 +15,7 @@ import jax.numpy as jnp  # noqa: E402,F401
 import jaxlib.xla_client as xc  # noqa: E402
 import numpy as np  # noqa: E402
 from jaxlib.mlir import ir  # noqa: E402
-from reactant.optimize.module_io import make_context  # noqa: E402
+from reactant.ir.context import make_context  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 

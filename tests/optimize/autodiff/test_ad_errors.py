@@ -179,7 +179,7 @@ def test_pipeline_end_to_end():
 def test_create_marker_builds_the_contract():
     from jaxlib.mlir.dialects import func
 
-    from reactant.optimize.autodiff import create_marker
+    from reactant.ir.markers import create_marker
 
     text = """module {
   func.func private @g(%x: tensor<3xf64>, %n: tensor<i32>) -> (tensor<f64>, tensor<3xf64>) {

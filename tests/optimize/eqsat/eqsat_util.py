@@ -7,7 +7,8 @@ import jax
 import jax.extend
 import jaxlib.xla_client as xc
 
-from reactant.optimize import module_io, run_pipeline
+from reactant.ir import context as irc
+from reactant.optimize import run_pipeline
 from reactant.optimize.eqsat import Limits, check, run_eqsat
 
 _backend = None
@@ -21,16 +22,16 @@ def backend():
 
 
 def parse(text: str):
-    return module_io.parse_module(text)
+    return irc.parse_module(text)
 
 
-main_func = module_io.main_func
+main_func = irc.main_func
 
 
 def random_inputs(module, seed=0, *, positive=False):
     rng = np.random.default_rng(seed)
     out = []
-    for shape, dt in module_io.main_arg_specs(module):
+    for shape, dt in irc.main_arg_specs(module):
         if dt.kind == "f":
             a = rng.standard_normal(shape)
             out.append((np.abs(a) + 0.5 if positive else a).astype(dt))
@@ -44,7 +45,7 @@ def random_inputs(module, seed=0, *, positive=False):
 def execute(module, inputs):
     dev = backend().devices()[0]
     with jax.enable_x64(True):
-        exe = backend().compile_and_load(module_io.to_text(module), xc.DeviceList((dev,)), xc.CompileOptions())
+        exe = backend().compile_and_load(irc.to_text(module), xc.DeviceList((dev,)), xc.CompileOptions())
         bufs = [jax.device_put(a, dev) for a in inputs]
         outs = exe.execute(bufs)
         return [np.asarray(o) for o in outs]
@@ -69,7 +70,7 @@ def eqsat_and_check(text: str, *, limits: Limits | None = None, seed=0, positive
     before = parse(text)
     if pre:
         run_pipeline(before, list(pre))
-    after = parse(module_io.to_text(before))
+    after = parse(irc.to_text(before))
     inputs = random_inputs(before, seed, positive=positive)
     problems = []
 

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from eqsat_util import execute, random_inputs
 
-from reactant.optimize import module_io, run_pipeline
+from reactant.ir import context as irc
+from reactant.optimize import run_pipeline
 from reactant.optimize import eqsat as eq
 
 HLO = "/work/shared/bench/hlo"
@@ -21,8 +22,8 @@ PIPELINE = ["inline", "canonicalize", "patterns", "eqsat", "patterns", "cse"]
 @pytest.mark.parametrize("name", FWD)
 def test_corpus_fwd_same_results_after_eqsat(name):
     path = os.path.join(HLO, f"{name}.mlir")
-    ref_mod = module_io.load(path)
-    m = module_io.load(path)
+    ref_mod = irc.load(path)
+    m = irc.load(path)
     t0 = time.perf_counter()
     run_pipeline(m, PIPELINE)
     dt = time.perf_counter() - t0

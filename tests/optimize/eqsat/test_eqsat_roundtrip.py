@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from eqsat_util import count, eqsat_and_check, execute, main_func, op_names, parse, random_inputs
 
-from reactant.optimize import module_io, run_pipeline
+from reactant.ir import context as irc
+from reactant.optimize import run_pipeline
 from reactant.optimize.eqsat import Limits, run_eqsat
 from reactant.optimize.eqsat.encode import classify, segments_of_block
 
@@ -107,7 +108,7 @@ def test_roundtrip_opaque_ops_multi_results_and_regions():
 
 def test_rewrite_inside_while_body_and_around_opaque_ops():
     before, after, rep = eqsat_and_check(OPAQUE, check_classes=False)
-    text = module_io.to_text(after)
+    text = irc.to_text(after)
     assert "stablehlo.transpose" not in text  # identity transposes, also inside the loop body
     assert "stablehlo.slice" not in text  # full slice
     assert count(after, "while") == 1 and count(after, "sort") == 1
@@ -144,7 +145,7 @@ func.func public @main(%a: tensor<4xf32>, %b: tensor<4x4xf32>) -> (tensor<4xf32>
     assert kinds[0] is None and kinds[1] is None and kinds[2][0] == "Dot" and kinds[3][0] == "Bin"
     # and the sharding attribute / HIGHEST precision survive eqsat
     before, after, rep = eqsat_and_check(text, check_classes=False)
-    t = module_io.to_text(after)
+    t = irc.to_text(after)
     assert "mhlo.sharding" in t and "HIGHEST" in t
 
 
@@ -169,7 +170,7 @@ def test_roundtrip_corpus_structure():
     """Every corpus module (inlined) survives encode/extract/rebuild without rules: it
     verifies and keeps its op count (dead code aside)."""
     for f in CORPUS:
-        m = module_io.load(os.path.join(HLO, f))
+        m = irc.load(os.path.join(HLO, f))
         run_pipeline(m, ["inline", "canonicalize", "patterns", "cse"])
         n0 = len(op_names(m))
         rep = run_eqsat(m, NO_RULES)
@@ -182,9 +183,9 @@ def test_roundtrip_corpus_structure():
 @pytest.mark.skipif(not CORPUS, reason="corpus not available")
 @pytest.mark.parametrize("name", ["mlp_train_step.grad", "normalize_loop.grad", "slice_of_dot.grad"])
 def test_roundtrip_corpus_results(name):
-    m = module_io.load(os.path.join(HLO, f"{name}.mlir"))
+    m = irc.load(os.path.join(HLO, f"{name}.mlir"))
     run_pipeline(m, ["inline", "canonicalize", "patterns", "cse"])
-    ref_mod = module_io.parse_module(module_io.to_text(m))
+    ref_mod = irc.parse_module(irc.to_text(m))
     run_eqsat(m, NO_RULES)
     inputs = random_inputs(ref_mod)
     ref, out = execute(ref_mod, inputs), execute(m, inputs)

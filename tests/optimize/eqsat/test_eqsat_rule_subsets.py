@@ -10,7 +10,7 @@ from reactant.optimize import PassOptions, pipeline, run_pipeline
 from reactant.optimize.eqsat import driver
 from reactant.optimize.eqsat.lang import CTORS
 from reactant.optimize.eqsat.rules import _facts_and_actions, all_rules, rules_for
-from reactant.optimize.module_io import load, to_text
+from reactant.ir.context import load, to_text
 
 RANKS = (0, 1, 2, 3, 4)
 MODULES = sorted(glob.glob("/work/shared/bench/hlo/*.mlir"))

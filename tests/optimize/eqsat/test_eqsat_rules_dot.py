@@ -6,7 +6,7 @@ product, reduce over unit dims, reduce(mul) <-> dot."""
 import pytest
 from eqsat_util import count, eqsat_and_check, main_func, op_names
 
-from reactant.optimize import module_io
+from reactant.ir import context as irc
 
 
 def _f(sig: str, ret: str, body: str) -> str:
@@ -237,4 +237,4 @@ def test_mixed_precision_dots_are_left_alone():
     m = parse(text)
     run_eqsat(m, Limits())
     m.operation.verify()
-    assert "bf16" in module_io.to_text(m) and count(m, "dot_general") == 2
+    assert "bf16" in irc.to_text(m) and count(m, "dot_general") == 2

@@ -27,7 +27,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from reactant.optimize.patterns import PATTERNS, apply_patterns
-from reactant.tracing.context import make_context
+from reactant.ir.context import make_context
 
 
 @dataclass
@@ -121,7 +121,7 @@ _DT = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i1": np.bool_,
 
 def main_arg_types(text: str) -> list[tuple[tuple[int, ...], Any]]:
     """(shape, numpy dtype) of each ``@main`` argument."""
-    from reactant.optimize.module_io import main_arg_specs
+    from reactant.ir.context import main_arg_specs
 
     return main_arg_specs(parse(text))
 

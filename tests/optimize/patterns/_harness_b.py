@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 from jaxlib.mlir import ir
 
-from reactant.optimize.module_io import parse_module, to_text
-from reactant.optimize.passes import count_ops
+from reactant.ir.context import parse_module, to_text
+from reactant.ir.context import count_ops
 from reactant.optimize.patterns import PATTERNS, apply_patterns
 
 
@@ -130,7 +130,7 @@ def execute(text: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
 
 
 def main_arg_types(module: ir.Module) -> list[tuple[tuple[int, ...], np.dtype]]:
-    from reactant.optimize.module_io import main_arg_specs
+    from reactant.ir.context import main_arg_specs
 
     return main_arg_specs(module)
 

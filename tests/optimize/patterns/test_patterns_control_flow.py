@@ -569,7 +569,7 @@ def test_every_control_flow_pattern_has_a_case():
 def test_normalize_loop_norm_is_hoisted():
     """The corpus' normalize_loop: after inlining, the norm moves out of the loop (and the
     loop, a map over the rows, becomes one elementwise division)."""
-    from reactant.optimize.module_io import load
+    from reactant.ir.context import load
     import reactant.optimize as ro
 
     m = load("/work/shared/bench/hlo/normalize_loop.fwd.mlir")

@@ -1,9 +1,8 @@
-"""Reading and writing StableHLO modules for the optimizer, independent of the tracer.
+"""MLIR contexts and modules: creating a context with the dialects a StableHLO module may use,
+parsing, loading, printing, and finding functions in a module.
 
-``make_context()`` builds a fresh MLIR context with the dialects a StableHLO module may use
-(func and the upstream dialects jaxlib registers, stablehlo, chlo, sdy; unregistered dialects
-allowed for the ``enzyme.*`` markers). ``parse_module(text)`` parses module text (or
-bytecode) in such a context, ``load(path)`` reads a file, ``to_text(module)`` prints one.
+Every layer builds its contexts here, so a module made by the tracer, read from a file or
+lowered by JAX can be handled by any pass.
 """
 
 from __future__ import annotations
@@ -11,16 +10,19 @@ from __future__ import annotations
 import os
 
 from jaxlib.mlir import ir
-from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import chlo, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from ._jaxlib import register_upstream_dialects
+from .types import np_dtype
+
 
 def make_context() -> ir.Context:
-    """A fresh MLIR context with func, stablehlo, chlo and sdy; unregistered dialects allowed."""
+    """A fresh MLIR context with func, stablehlo, chlo and sdy; unregistered dialects allowed
+    (the ``enzyme.*`` AD markers)."""
     ctx = ir.Context()
     reg = ir.DialectRegistry()
-    _jax_mlir_ext.register_dialects(reg)
+    register_upstream_dialects(reg)
     ctx.append_dialect_registry(reg)
     ctx.load_all_available_dialects()
     hlo.register_dialect(ctx)
@@ -56,18 +58,44 @@ def save(module: ir.Module, path: str | os.PathLike) -> None:
         f.write(to_text(module))
 
 
+def count_ops(module: ir.Module) -> int:
+    """Number of operations in the module, nested ones included (the module itself not)."""
+    n = 0
+
+    def visit(op):
+        nonlocal n
+        n += 1
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return n - 1
+
+
+def symbol_name(op) -> str:
+    """The ``sym_name`` of a symbol op (a ``func.func``)."""
+    return ir.StringAttr(op.attributes["sym_name"]).value
+
+
+def functions(module_or_op) -> dict:
+    """The module's top-level ``func.func`` ops by symbol name (an ir.Module or its op)."""
+    body = module_or_op.body if isinstance(module_or_op, ir.Module) else module_or_op.regions[0].blocks[0]
+    return {symbol_name(op): op for op in body.operations if op.operation.name == "func.func"}
+
+
+def function_type(fn) -> ir.FunctionType:
+    """The ``FunctionType`` of a ``func.func``."""
+    return ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+
+
 def main_func(module: ir.Module):
     """The module's ``func.func @main``."""
-    for op in module.body.operations:
-        if op.operation.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == "main":
-            return op
-    raise ValueError("the module has no func.func @main")
+    fn = functions(module).get("main")
+    if fn is None:
+        raise ValueError("the module has no func.func @main")
+    return fn
 
 
 def main_arg_specs(module: ir.Module) -> list:
     """(shape, NumPy dtype) of each argument of ``@main`` (dtype None where NumPy has none)."""
-    from .patterns._util import np_dtype
-
-    ft = ir.FunctionType(ir.TypeAttr(main_func(module).attributes["function_type"]).value)
     return [(tuple(ir.RankedTensorType(t).shape), np_dtype(ir.RankedTensorType(t).element_type))
-            for t in ft.inputs]
+            for t in function_type(main_func(module)).inputs]
