@@ -20,7 +20,9 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from .passes import PassOptions, register_pass
-from .patterns._util import create, defining_op, ranked, shape_of
+from ..ir import build as B
+from ..ir.types import ranked, shape_of
+from ..ir.values import defining_op
 
 CHUNK = 16384  # updates per iteration: indices + updates of a chunk stay in L2
 MIN_UPDATES = 1 << 18  # below this the loop overhead outweighs the saved memory traffic
@@ -132,28 +134,28 @@ def _tile(op, n: int, k: int, plan: _Plan) -> None:
 
     def i32_const(v: int) -> ir.Value:
         attr = ir.DenseElementsAttr.get_splat(scalar, ir.IntegerAttr.get(i32, v))
-        return create("stablehlo.constant", [], [scalar], {"value": attr}, loc=loc).results[0]
+        return B.create("stablehlo.constant", [], [scalar], {"value": attr}, loc=loc).results[0]
 
     with ir.InsertionPoint(op), loc:
         zero = i32_const(0)
-        loop = create("stablehlo.while", [zero, acc0], [scalar, acc0.type], {}, loc=loc, regions=2)
+        loop = B.create("stablehlo.while", [zero, acc0], [scalar, acc0.type], {}, loc=loc, regions=2)
     cond = loop.regions[0].blocks.append(scalar, acc0.type)
     body = loop.regions[1].blocks.append(scalar, acc0.type)
     with ir.InsertionPoint(cond), loc:
         lim = i32_const(k)
-        lt = create("stablehlo.compare", [cond.arguments[0], lim], [ranked([], ir.IntegerType.get_signless(1))],
+        lt = B.create("stablehlo.compare", [cond.arguments[0], lim], [ranked([], ir.IntegerType.get_signless(1))],
                     {"comparison_direction": hlo.ComparisonDirectionAttr.get("LT"),
                      "compare_type": hlo.ComparisonTypeAttr.get("SIGNED")}, loc=loc).results[0]
-        create("stablehlo.return", [lt], [], loc=loc)
+        B.create("stablehlo.return", [lt], [], loc=loc)
     with ir.InsertionPoint(body), loc:
         it, acc = body.arguments
-        off = create("stablehlo.multiply", [it, i32_const(c)], [scalar], loc=loc).results[0]
+        off = B.create("stablehlo.multiply", [it, i32_const(c)], [scalar], loc=loc).results[0]
         zero_b = i32_const(0)
         mapping: dict = {}
         for leaf in plan.leaves:
             shape = shape_of(leaf)
             et = ir.RankedTensorType(leaf.type).element_type
-            sl = create("stablehlo.dynamic_slice", [leaf, off] + [zero_b] * (len(shape) - 1),
+            sl = B.create("stablehlo.dynamic_slice", [leaf, off] + [zero_b] * (len(shape) - 1),
                         [ranked([c] + list(shape[1:]), et)],
                         {"slice_sizes": ir.DenseI64ArrayAttr.get([c] + list(shape[1:]))}, loc=loc)
             mapping[leaf] = sl.results[0]
@@ -176,8 +178,8 @@ def _tile(op, n: int, k: int, plan: _Plan) -> None:
         for j in (1, 2):  # indices and updates: leaves or recomputed, always mapped
             sc.operands[j] = mapping[op.operands[j]]
         one = i32_const(1)
-        nxt = create("stablehlo.add", [it, one], [scalar], loc=loc).results[0]
-        create("stablehlo.return", [nxt, sc.results[0]], [], loc=loc)
+        nxt = B.create("stablehlo.add", [it, one], [scalar], loc=loc).results[0]
+        B.create("stablehlo.return", [nxt, sc.results[0]], [], loc=loc)
     op.results[0].replace_all_uses_with(loop.results[1])
     op.operation.erase()
 

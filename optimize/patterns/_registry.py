@@ -2,12 +2,12 @@
 
 A pattern is a Python function ``fn(op, rewriter) -> bool`` registered under a unique name
 with its family, root op and benefit; it returns True when it rewrote ``op`` (and False when
-it does not apply). The driver is MLIR's own greedy pattern driver (folding, dead-code
+it does not apply). The usual last step is ``return replace(rewriter, op, new_value)``. The driver is MLIR's own greedy pattern driver (folding, dead-code
 removal and worklist included) with an iteration cap, so it always terminates.
 
 Conventions for pattern authors:
-- build new ops with ``with rewriter.ip:`` (insertion point before the matched op) and the
-  location ``op.location``; replace with ``rewriter.replace_op(op, [values])``;
+- build new ops with ``reactant.ir.build`` inside ``with rewriter.ip:`` (insertion point
+  before the matched op) at the location ``op.location``; replace with ``replace``;
 - never erase an op whose results still have uses (MLIR aborts the process);
 - a pattern must strictly simplify under its family's measure, or its inverse must not be
   registered, so that the greedy fixpoint exists.
@@ -57,6 +57,13 @@ def pattern(name: str, family: str, root: str | tuple[str, ...], *, benefit: int
         return fn
 
     return deco
+
+
+def replace(rewriter, op, values) -> bool:
+    """Replace ``op``'s results by ``values`` (one value, or a list for several results);
+    returns True (the pattern matched)."""
+    rewriter.replace_op(op, list(values) if isinstance(values, (list, tuple)) else [values])
+    return True
 
 
 def enabled(options: PassOptions, *, families: set[str] | None = None,

@@ -1,321 +1,16 @@
-"""Small helpers shared by the pattern families: reading constants and types, and building
-ops at the rewriter's insertion point. Keep each helper here once; families import them."""
+"""Analyses shared by the pattern families (reduction kinds and identities, exact evaluation
+and value ranges of integer index computations, equivalence of regions). Types, constants
+and op builders come from ``reactant.ir``."""
 
 from __future__ import annotations
-
-from typing import Sequence
 
 import numpy as np
 from jaxlib.mlir import ir
 
+from ...ir.attrs import all_ones_value, compare_parts, i64_list, int_attr_value, read_constant, scalar_value, splat_value
+from ...ir.types import element_type_of, np_dtype, shape_of
+from ...ir.values import defining_op
 
-def defining_op(v: ir.Value):
-    """The op that produces ``v`` (an OpView), or None for a block argument."""
-    owner = v.owner
-    return None if isinstance(owner, ir.Block) else owner
-
-
-def def_of(v: ir.Value, name: str):
-    """The defining op of ``v`` if it is ``stablehlo.<name>``, else None."""
-    op = defining_op(v)
-    if op is not None and op.operation.name == "stablehlo." + name:
-        return op
-    return None
-
-
-def replace_with(rw, op, v: ir.Value) -> bool:
-    """Replace ``op``'s single result by ``v`` (a pattern's usual last step); True."""
-    rw.replace_op(op, [v])
-    return True
-
-
-def op_name(v: ir.Value) -> str | None:
-    op = defining_op(v)
-    return None if op is None else op.operation.name
-
-
-def tensor_type(v: ir.Value) -> ir.RankedTensorType:
-    return ir.RankedTensorType(v.type)
-
-
-def shape_of(v: ir.Value) -> tuple[int, ...]:
-    return tuple(ir.RankedTensorType(v.type).shape)
-
-
-def element_type(v: ir.Value) -> ir.Type:
-    return ir.RankedTensorType(v.type).element_type
-
-
-def is_float_type(t: ir.Type) -> bool:
-    return isinstance(t, (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type))
-
-
-def is_integer_type(t: ir.Type) -> bool:
-    """Integers of any width, bool (i1) included."""
-    return isinstance(t, ir.IntegerType)
-
-
-def splat_value(v: ir.Value):
-    """The Python scalar of a splat ``stablehlo.constant`` (or None)."""
-    op = defining_op(v)
-    if op is None or op.operation.name != "stablehlo.constant":
-        return None
-    attr = op.attributes["value"]
-    if not isinstance(attr, ir.DenseElementsAttr) or not attr.is_splat:
-        return None
-    s = attr.get_splat_value()  # bindings downcast: FloatAttr / IntegerAttr / BoolAttr
-    if isinstance(s, (ir.FloatAttr, ir.IntegerAttr, ir.BoolAttr)):
-        return s.value
-    return None
-
-
-def is_splat(v: ir.Value, value) -> bool:
-    s = splat_value(v)
-    return s is not None and s == value and not (isinstance(s, float) and np.signbit(s) != np.signbit(value))
-
-
-def i64_list(attr: ir.Attribute) -> list[int]:
-    """Values of a DenseI64ArrayAttr (e.g. permutation, broadcast_dimensions)."""
-    return list(ir.DenseI64ArrayAttr(attr))
-
-
-def i64_array(values: Sequence[int]) -> ir.Attribute:
-    return ir.DenseI64ArrayAttr.get([int(x) for x in values])
-
-
-def ranked(shape: Sequence[int], elem: ir.Type) -> ir.RankedTensorType:
-    return ir.RankedTensorType.get(list(shape), elem)
-
-
-def create(name: str, operands: Sequence[ir.Value], result_types: Sequence[ir.Type],
-           attributes: dict | None = None, *, loc: ir.Location, regions: int = 0) -> ir.Operation:
-    """``ir.Operation.create`` at the current insertion point (use inside ``with rewriter.ip``)."""
-    return ir.Operation.create(name, results=list(result_types), operands=list(operands),
-                               attributes=attributes, regions=regions, loc=loc)
-
-
-def splat_constant(value, type_: ir.RankedTensorType, *, loc: ir.Location) -> ir.Value:
-    """A splat ``stablehlo.constant`` of ``type_`` (float, int or bool element)."""
-    et = type_.element_type
-    if isinstance(et, ir.IntegerType):
-        width = et.width
-        scalar = ir.BoolAttr.get(bool(value)) if width == 1 else ir.IntegerAttr.get(et, int(value))
-    else:
-        scalar = ir.FloatAttr.get(et, float(value))
-    attr = ir.DenseElementsAttr.get_splat(type_, scalar)
-    return create("stablehlo.constant", [], [type_], {"value": attr}, loc=loc).result
-
-
-# ---- helpers appended for pattern families A (algebraic, constants, layout, dot, reduce) ----
-
-def np_dtype(t: ir.Type):
-    """The NumPy dtype of an MLIR element type, or None (complex, f8, index, odd widths)."""
-    if isinstance(t, ir.F32Type):
-        return np.dtype(np.float32)
-    if isinstance(t, ir.F64Type):
-        return np.dtype(np.float64)
-    if isinstance(t, ir.F16Type):
-        return np.dtype(np.float16)
-    if isinstance(t, ir.BF16Type):
-        try:
-            import ml_dtypes
-        except ImportError:  # pragma: no cover
-            return None
-        return np.dtype(ml_dtypes.bfloat16)
-    if isinstance(t, ir.IntegerType):
-        w = t.width
-        if w == 1:
-            return np.dtype(np.bool_)
-        if w not in (8, 16, 32, 64):
-            return None
-        return np.dtype(f"{'u' if t.is_unsigned else ''}int{w}")
-    return None
-
-
-def num_elements(v_or_type) -> int:
-    t = v_or_type.type if isinstance(v_or_type, ir.Value) else v_or_type
-    n = 1
-    for d in ir.RankedTensorType(t).shape:
-        n *= d
-    return n
-
-
-def has_one_use(v: ir.Value) -> bool:
-    it = iter(v.uses)
-    return next(it, None) is not None and next(it, None) is None
-
-
-def const_array(v: ir.Value, max_elements: int | None = None):
-    """The value of a ``stablehlo.constant`` as a NumPy array in the element's dtype, or None
-    (not a constant, unsupported element type, or a non-splat bigger than ``max_elements``).
-    A splat is returned as a read-only broadcast view (no materialization)."""
-    op = defining_op(v)
-    if op is None or op.operation.name != "stablehlo.constant":
-        return None
-    attr = op.attributes["value"]
-    if not isinstance(attr, ir.DenseElementsAttr):
-        return None
-    tt = ir.RankedTensorType(attr.type)
-    dt = np_dtype(tt.element_type)
-    if dt is None:
-        return None
-    shape = tuple(tt.shape)
-    if attr.is_splat:
-        s = attr.get_splat_value()
-        if not isinstance(s, (ir.FloatAttr, ir.IntegerAttr, ir.BoolAttr)):
-            return None
-        return np.broadcast_to(np.asarray(s.value).astype(dt), shape)
-    if max_elements is not None and int(np.prod(shape)) > max_elements:
-        return None
-    try:
-        arr = np.array(attr)
-    except Exception:  # e.g. bf16 dense data cannot be read through the buffer protocol
-        return None
-    return arr.astype(dt, copy=False).reshape(shape)
-
-
-def dense_attr(arr, type_: ir.RankedTensorType) -> ir.DenseElementsAttr:
-    """A DenseElementsAttr of ``type_`` holding ``arr`` (a splat when all elements are equal)."""
-    et = type_.element_type
-    dt = np_dtype(et)
-    arr = np.asarray(arr).astype(dt, copy=False)
-    flat = arr.reshape(-1)
-    if flat.size > 0 and (flat.size == 1 or _all_same(flat)):
-        x = flat[0]
-        if isinstance(et, ir.IntegerType):
-            scalar = ir.BoolAttr.get(bool(x)) if et.width == 1 else ir.IntegerAttr.get(et, int(x))
-        else:
-            scalar = ir.FloatAttr.get(et, float(x))
-        return ir.DenseElementsAttr.get_splat(type_, scalar)
-    return ir.DenseElementsAttr.get(np.ascontiguousarray(arr), type=et, shape=list(type_.shape))
-
-
-def _all_same(flat) -> bool:
-    if flat.dtype.kind == "f" or flat.dtype.name == "bfloat16":
-        bits = flat.view(f"u{flat.dtype.itemsize}")
-        return bool((bits == bits[0]).all())
-    return bool((flat == flat[0]).all())
-
-
-def constant_value(arr, type_: ir.RankedTensorType, *, loc: ir.Location) -> ir.Value:
-    """A ``stablehlo.constant`` of ``type_`` holding ``arr``."""
-    return create("stablehlo.constant", [], [type_], {"value": dense_attr(arr, type_)}, loc=loc).result
-
-
-def scalar_value(v: ir.Value):
-    """The Python scalar ``v`` is filled with, when ``v`` is a splat constant, possibly seen
-    through ``broadcast_in_dim`` / ``reshape`` / ``transpose`` (which keep a splat a splat)."""
-    for _ in range(8):
-        s = splat_value(v)
-        if s is not None:
-            return s
-        op = defining_op(v)
-        if op is None or op.operation.name not in (
-                "stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.transpose"):
-            return None
-        v = op.operands[0]
-    return None
-
-
-def is_scalar_value(v: ir.Value, value) -> bool:
-    """``v`` is everywhere ``value`` (same sign for a float zero); sees through broadcasts."""
-    s = scalar_value(v)
-    if s is None:
-        return False
-    if isinstance(s, float) or isinstance(value, float):
-        s, value = float(s), float(value)
-        if np.isnan(value):
-            return bool(np.isnan(s))
-        return s == value and bool(np.signbit(s)) == bool(np.signbit(value))
-    return s == value
-
-
-def all_ones_value(et: ir.Type):
-    """The all-bits-set value of an integer element type (True, -1 or the unsigned max)."""
-    w = ir.IntegerType(et).width
-    if w == 1:
-        return True
-    return (1 << w) - 1 if ir.IntegerType(et).is_unsigned else -1
-
-
-def op_result_type(op) -> ir.RankedTensorType:
-    return ir.RankedTensorType(op.results[0].type)
-
-
-def build(name: str, operands: Sequence[ir.Value], result_type: ir.Type, attributes: dict | None = None,
-          *, loc: ir.Location) -> ir.Value:
-    """One-result op ``name`` with an explicit result type (inside ``with rewriter.ip``)."""
-    return create(name, operands, [result_type], attributes, loc=loc).result
-
-
-def same_type_op(name: str, operands: Sequence[ir.Value], *, loc: ir.Location,
-                 result_elem: ir.Type | None = None) -> ir.Value:
-    """Elementwise op whose result has the first operand's shape (and its element type
-    unless ``result_elem``)."""
-    t = ir.RankedTensorType(operands[0].type)
-    rt = t if result_elem is None else ranked(t.shape, result_elem)
-    return build(name, operands, rt, loc=loc)
-
-
-def broadcast_value(x: ir.Value, shape: Sequence[int], dims: Sequence[int], *, loc: ir.Location) -> ir.Value:
-    """``stablehlo.broadcast_in_dim`` of ``x`` to ``shape`` (element type kept)."""
-    return build("stablehlo.broadcast_in_dim", [x], ranked(shape, element_type(x)),
-                 {"broadcast_dimensions": i64_array(dims)}, loc=loc)
-
-
-def reshape_value(x: ir.Value, shape: Sequence[int], *, loc: ir.Location) -> ir.Value:
-    if tuple(shape) == shape_of(x):
-        return x
-    return build("stablehlo.reshape", [x], ranked(shape, element_type(x)), loc=loc)
-
-
-def transpose_value(x: ir.Value, perm: Sequence[int], *, loc: ir.Location) -> ir.Value:
-    perm = [int(p) for p in perm]
-    if perm == list(range(len(perm))):
-        return x
-    s = shape_of(x)
-    return build("stablehlo.transpose", [x], ranked([s[p] for p in perm], element_type(x)),
-                 {"permutation": i64_array(perm)}, loc=loc)
-
-
-def convert_value(x: ir.Value, elem: ir.Type, *, loc: ir.Location) -> ir.Value:
-    if element_type(x) == elem:
-        return x
-    return build("stablehlo.convert", [x], ranked(shape_of(x), elem), loc=loc)
-
-
-def scalar_constant_like(value, v: ir.Value, *, loc: ir.Location) -> ir.Value:
-    """A splat constant with ``v``'s type."""
-    return splat_constant(value, ir.RankedTensorType(v.type), loc=loc)
-
-
-def dot_dims(op) -> tuple[list[int], list[int], list[int], list[int]]:
-    """(lhs_batch, rhs_batch, lhs_contracting, rhs_contracting) of a ``stablehlo.dot_general``."""
-    from jaxlib.mlir.dialects import stablehlo as _hlo
-    dn = _hlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
-    return (list(dn.lhs_batching_dimensions), list(dn.rhs_batching_dimensions),
-            list(dn.lhs_contracting_dimensions), list(dn.rhs_contracting_dimensions))
-
-
-def dot_general_value(lhs: ir.Value, rhs: ir.Value, lb, rb, lc, rc, result_type: ir.Type, *,
-                      loc: ir.Location, like=None) -> ir.Value:
-    """A ``stablehlo.dot_general``; ``like`` (a dot_general op) lends its precision config
-    and algorithm (swapped by the caller if operands were swapped)."""
-    from jaxlib.mlir.dialects import stablehlo as _hlo
-    attrs = {"dot_dimension_numbers": _hlo.DotDimensionNumbers.get(
-        lhs_batching_dimensions=list(lb), rhs_batching_dimensions=list(rb),
-        lhs_contracting_dimensions=list(lc), rhs_contracting_dimensions=list(rc))}
-    if like is not None:
-        for k in ("precision_config", "algorithm"):
-            if k in like.attributes:
-                attrs[k] = like.attributes[k]
-    return build("stablehlo.dot_general", [lhs, rhs], result_type, attrs, loc=loc)
-
-
-def dot_result_shape(lhs_shape, rhs_shape, lb, rb, lc, rc) -> list[int]:
-    lf = [d for d in range(len(lhs_shape)) if d not in lb and d not in lc]
-    rf = [d for d in range(len(rhs_shape)) if d not in rb and d not in rc]
-    return [lhs_shape[d] for d in lb] + [lhs_shape[d] for d in lf] + [rhs_shape[d] for d in rf]
 
 
 REDUCE_KINDS = ("stablehlo.add", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum",
@@ -349,7 +44,7 @@ def reduce_kind(op) -> str | None:
 def reduce_identity(kind: str, et: ir.Type):
     """The identity of a reduction kind for element type ``et`` (a Python scalar), or None."""
     dt = np_dtype(et)
-    if dt is None:
+    if dt is None or dt.kind == "c":
         return None
     isf = dt.kind == "f" or dt.name == "bfloat16"
     if kind == "stablehlo.add":
@@ -374,7 +69,7 @@ def reduce_identity(kind: str, et: ir.Type):
 def is_reduce_identity(init: ir.Value, kind: str) -> bool:
     """``init`` is the identity of ``kind`` (for add, either float zero: XLA treats a reduce's
     init as an identity that it may apply any number of times)."""
-    ident = reduce_identity(kind, element_type(init))
+    ident = reduce_identity(kind, element_type_of(init))
     if ident is None:
         return False
     s = scalar_value(init)
@@ -383,23 +78,6 @@ def is_reduce_identity(init: ir.Value, kind: str) -> bool:
     if isinstance(ident, float):
         return float(s) == ident
     return s == ident
-
-
-def reduce_value(x: ir.Value, init: ir.Value, dims: Sequence[int], kind: str, *,
-                 loc: ir.Location) -> ir.Value:
-    """A single-input ``stablehlo.reduce`` of ``x`` over ``dims`` with body ``kind``."""
-    dims = sorted(int(d) for d in dims)
-    s = shape_of(x)
-    et = element_type(x)
-    rt = ranked([s[i] for i in range(len(s)) if i not in dims], et)
-    op = create("stablehlo.reduce", [x, init], [rt], {"dimensions": i64_array(dims)}, loc=loc,
-                regions=1)
-    st = ranked([], et)
-    block = op.regions[0].blocks.append(st, st)
-    with ir.InsertionPoint(block):
-        r = build(kind, [block.arguments[0], block.arguments[1]], st, loc=loc)
-        create("stablehlo.return", [r], [], loc=loc)
-    return op.result
 
 
 def broadcast_source(v: ir.Value):
@@ -421,8 +99,6 @@ def is_rank0_broadcast(v: ir.Value):
     return None
 
 
-# ---- helpers appended for pattern families B (slicing, gather/scatter, control flow, select) ----
-
 ELEMENTWISE_OPS = frozenset("stablehlo." + n for n in (
     "abs add and atan2 cbrt ceil clamp compare complex convert cosine count_leading_zeros divide "
     "exponential exponential_minus_one floor imag is_finite log log_plus_one logistic maximum "
@@ -441,21 +117,6 @@ PURE_OPS = ELEMENTWISE_OPS | frozenset("stablehlo." + n for n in (
                                                               "chlo.lgamma", "chlo.digamma"))
 
 
-def user_ops(v: ir.Value) -> list:
-    """The ops using ``v`` (one entry per use)."""
-    return [u.owner for u in v.uses]
-
-
-def num_uses(v: ir.Value) -> int:
-    return sum(1 for _ in v.uses)
-
-
-def copy_attrs(op) -> dict:
-    """The op's attributes as a dict name -> Attribute."""
-    attrs = op.attributes
-    return {n: attrs[n] for n in attrs}
-
-
 def is_pure_op(op) -> bool:
     """No side effects, recursively through regions (loops and branches included)."""
     o = op.operation
@@ -471,74 +132,6 @@ def is_pure_op(op) -> bool:
 
     op.operation.walk(visit)
     return ok[0]
-
-
-def slice_value(x: ir.Value, start: Sequence[int], limit: Sequence[int],
-                strides: Sequence[int] | None = None, *, loc: ir.Location) -> ir.Value:
-    """``stablehlo.slice`` (``x`` itself when the slice is the whole tensor)."""
-    shape = shape_of(x)
-    strides = [1] * len(shape) if strides is None else [int(t) for t in strides]
-    start = [int(s) for s in start]
-    limit = [int(e) for e in limit]
-    if start == [0] * len(shape) and limit == list(shape) and strides == [1] * len(shape):
-        return x
-    out = [max(0, -(-(e - s) // t)) for s, e, t in zip(start, limit, strides)]
-    return build("stablehlo.slice", [x], ranked(out, element_type(x)),
-                 {"start_indices": i64_array(start), "limit_indices": i64_array(limit),
-                  "strides": i64_array(strides)}, loc=loc)
-
-
-def pad_value(x: ir.Value, padding_value: ir.Value, low: Sequence[int], high: Sequence[int],
-              interior: Sequence[int] | None = None, *, loc: ir.Location) -> ir.Value:
-    """``stablehlo.pad`` (``x`` itself when all paddings are zero)."""
-    shape = shape_of(x)
-    interior = [0] * len(shape) if interior is None else [int(i) for i in interior]
-    low = [int(p) for p in low]
-    high = [int(p) for p in high]
-    if not any(low) and not any(high) and not any(interior):
-        return x
-    out = [lo + hi + n + max(n - 1, 0) * it for n, lo, hi, it in zip(shape, low, high, interior)]
-    return build("stablehlo.pad", [x, padding_value], ranked(out, element_type(x)),
-                 {"edge_padding_low": i64_array(low), "edge_padding_high": i64_array(high),
-                  "interior_padding": i64_array(interior)}, loc=loc)
-
-
-def concat_value(xs: Sequence[ir.Value], dim: int, *, loc: ir.Location) -> ir.Value:
-    """``stablehlo.concatenate`` (the operand itself when there is one)."""
-    xs = list(xs)
-    if len(xs) == 1:
-        return xs[0]
-    shape = list(shape_of(xs[0]))
-    shape[dim] = sum(shape_of(x)[dim] for x in xs)
-    return build("stablehlo.concatenate", xs, ranked(shape, element_type(xs[0])),
-                 {"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(dim))}, loc=loc)
-
-
-def iota_value(type_: ir.RankedTensorType, dim: int, *, loc: ir.Location) -> ir.Value:
-    return build("stablehlo.iota", [], type_,
-                 {"iota_dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(dim))}, loc=loc)
-
-
-def int_attr_value(attr) -> int:
-    return ir.IntegerAttr(attr).value
-
-
-def compare_parts(op) -> tuple[str, str | None]:
-    """(direction, compare_type or None) of a ``stablehlo.compare``, e.g. ("LT", "SIGNED")."""
-    d = str(op.attributes["comparison_direction"])  # '#stablehlo<comparison_direction LT>'
-    direction = d.rsplit(" ", 1)[-1].rstrip(">")
-    ct = None
-    if "compare_type" in op.attributes:
-        ct = str(op.attributes["compare_type"]).rsplit(" ", 1)[-1].rstrip(">")
-    return direction, ct
-
-
-def compare_attrs(direction: str, compare_type: str | None) -> dict:
-    from jaxlib.mlir.dialects import stablehlo as _hlo
-    attrs = {"comparison_direction": _hlo.ComparisonDirectionAttr.get(direction)}
-    if compare_type is not None:
-        attrs["compare_type"] = _hlo.ComparisonTypeAttr.get(compare_type)
-    return attrs
 
 
 _NP_CMP = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
@@ -586,7 +179,7 @@ def eval_int_array(v: ir.Value, max_elements: int = 1 << 22, _memo=None, _depth:
     res = None
     with np.errstate(all="ignore"):
         if name == "stablehlo.constant":
-            res = const_array(v, max_elements)
+            res = read_constant(v, max_elements)
         elif name == "stablehlo.iota":
             d = int_attr_value(op.attributes["iota_dimension"])
             r = np.arange(shape[d]).astype(dt)
@@ -673,7 +266,7 @@ def int_range(v: ir.Value, _depth: int = 0, env: dict | None = None) -> tuple[in
     if env and v in env:
         return env[v]
     try:
-        dt = np_dtype(element_type(v))
+        dt = np_dtype(element_type_of(v))
     except Exception:
         return None
     if dt is None or dt.kind not in "iu" or _depth > 32:
@@ -684,7 +277,7 @@ def int_range(v: ir.Value, _depth: int = 0, env: dict | None = None) -> tuple[in
         return _block_arg_range(v)
     name = op.operation.name
     if name == "stablehlo.constant":
-        a = const_array(v, 1 << 16)
+        a = read_constant(v, 1 << 16)
         if a is None or a.size == 0:
             return None
         return int(a.min()), int(a.max())
@@ -758,20 +351,6 @@ def _block_arg_range(v: ir.Value):
         return loop_counter_range(v)
     except Exception:  # analysis must never break a pattern
         return None
-
-
-def is_defined_outside(v: ir.Value, op) -> bool:
-    """``v`` is defined outside ``op``'s regions (so it is invariant with respect to them)."""
-    owner = v.owner
-    o = owner.owner.operation if isinstance(owner, ir.Block) else owner.operation
-    target = op.operation
-    depth = 0
-    while o is not None and depth < 1000:
-        if o == target:
-            return False
-        o = o.parent
-        depth += 1
-    return True
 
 
 def _attrs_equal(a, b) -> bool:

@@ -19,10 +19,12 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from ._registry import pattern
-from ._util import def_of as _def, replace_with as _replace
-from ._util import (all_ones_value, build, int_range, convert_value, defining_op, element_type, is_float_type,
-                    is_scalar_value, np_dtype, scalar_value, same_type_op, splat_constant)
+from ._registry import pattern, replace
+from ...ir import build as B
+from ...ir.attrs import all_ones_value, is_scalar_value, scalar_value
+from ...ir.types import element_type_of, is_float_type, np_dtype
+from ...ir.values import def_of, defining_op
+from ._util import int_range
 
 FAMILY = "algebraic"
 
@@ -31,21 +33,21 @@ FAMILY = "algebraic"
 
 
 def _is_float(v: ir.Value) -> bool:
-    return is_float_type(element_type(v))
+    return is_float_type(element_type_of(v))
 
 
 def _is_int(v: ir.Value) -> bool:
     """Integer (bool included)."""
-    return isinstance(element_type(v), ir.IntegerType)
+    return isinstance(element_type_of(v), ir.IntegerType)
 
 
 def _is_bool(v: ir.Value) -> bool:
-    et = element_type(v)
+    et = element_type_of(v)
     return isinstance(et, ir.IntegerType) and ir.IntegerType(et).width == 1
 
 
 def _is_signed_int(v: ir.Value) -> bool:
-    et = element_type(v)
+    et = element_type_of(v)
     return (isinstance(et, ir.IntegerType) and ir.IntegerType(et).width > 1
             and not ir.IntegerType(et).is_unsigned)
 
@@ -67,11 +69,11 @@ def _is_pos_zero_float(x: ir.Value, z: ir.Value) -> bool:
 
 
 def _zero_like(v: ir.Value, loc) -> ir.Value:
-    return splat_constant(0, ir.RankedTensorType(v.type), loc=loc)
+    return B.full(0, ir.RankedTensorType(v.type), loc=loc)
 
 
 def _neg(x: ir.Value, loc) -> ir.Value:
-    return same_type_op("stablehlo.negate", [x], loc=loc)
+    return B.elementwise("stablehlo.negate", [x], loc=loc)
 
 
 def _direction(op) -> str:
@@ -87,174 +89,174 @@ def _compare_type(op) -> str | None:
 # -- add / subtract --------------------------------------------------------------------------
 
 @pattern("add_zero", FAMILY, "stablehlo.add", benefit=3)
-def add_zero(op, rw):
+def add_zero(op, rewriter):
     """x + 0 → x and 0 + x → x for integers; x + (-0.0) → x for floats (exact)."""
     for x, z in _pairs(op):
         if _is_zero_exact(x, z):
-            return _replace(rw, op, x)
+            return replace(rewriter, op, x)
     return False
 
 
 @pattern("add_zero_fast", FAMILY, "stablehlo.add", benefit=3, fast_math=True)
-def add_zero_fast(op, rw):
+def add_zero_fast(op, rewriter):
     """x + (+0.0) → x for floats (wrong for x = -0.0)."""
     for x, z in _pairs(op):
         if _is_pos_zero_float(x, z):
-            return _replace(rw, op, x)
+            return replace(rewriter, op, x)
     return False
 
 
 @pattern("sub_zero", FAMILY, "stablehlo.subtract", benefit=3)
-def sub_zero(op, rw):
+def sub_zero(op, rewriter):
     """x - 0 → x (integers; floats with +0.0, which is exact: -0 - 0 = -0)."""
     x, z = op.operands
     if (_is_int(x) and is_scalar_value(z, 0)) or _is_pos_zero_float(x, z):
-        return _replace(rw, op, x)
+        return replace(rewriter, op, x)
     return False
 
 
 @pattern("sub_zero_fast", FAMILY, "stablehlo.subtract", benefit=3, fast_math=True)
-def sub_zero_fast(op, rw):
+def sub_zero_fast(op, rewriter):
     """x - (-0.0) → x for floats (wrong for x = -0.0)."""
     x, z = op.operands
     if _is_float(x) and is_scalar_value(z, -0.0):
-        return _replace(rw, op, x)
+        return replace(rewriter, op, x)
     return False
 
 
 @pattern("sub_self", FAMILY, "stablehlo.subtract", benefit=3)
-def sub_self(op, rw):
+def sub_self(op, rewriter):
     """x - x → 0 for integers."""
     x, y = op.operands
     if x == y and _is_int(x):
-        with rw.ip:
-            return _replace(rw, op, _zero_like(x, op.location))
+        with rewriter.ip:
+            return replace(rewriter, op, _zero_like(x, op.location))
     return False
 
 
 @pattern("sub_self_fast", FAMILY, "stablehlo.subtract", benefit=3, fast_math=True)
-def sub_self_fast(op, rw):
+def sub_self_fast(op, rewriter):
     """x - x → 0 for floats (wrong for Inf/NaN)."""
     x, y = op.operands
     if x == y and _is_float(x):
-        with rw.ip:
-            return _replace(rw, op, _zero_like(x, op.location))
+        with rewriter.ip:
+            return replace(rewriter, op, _zero_like(x, op.location))
     return False
 
 
 @pattern("zero_sub", FAMILY, "stablehlo.subtract", benefit=2)
-def zero_sub(op, rw):
+def zero_sub(op, rewriter):
     """0 - x → -x for signed integers; (-0.0) - x → -x for floats (exact)."""
     z, x = op.operands
     if (_is_signed_int(x) and is_scalar_value(z, 0)) or (_is_float(x) and is_scalar_value(z, -0.0)):
-        with rw.ip:
-            return _replace(rw, op, _neg(x, op.location))
+        with rewriter.ip:
+            return replace(rewriter, op, _neg(x, op.location))
     return False
 
 
 @pattern("zero_sub_fast", FAMILY, "stablehlo.subtract", benefit=2, fast_math=True)
-def zero_sub_fast(op, rw):
+def zero_sub_fast(op, rewriter):
     """(+0.0) - x → -x for floats (wrong sign of zero for x = +0.0)."""
     z, x = op.operands
     if _is_pos_zero_float(x, z):
-        with rw.ip:
-            return _replace(rw, op, _neg(x, op.location))
+        with rewriter.ip:
+            return replace(rewriter, op, _neg(x, op.location))
     return False
 
 
 @pattern("add_neg", FAMILY, "stablehlo.add", benefit=2)
-def add_neg(op, rw):
+def add_neg(op, rewriter):
     """a + (-b) → a - b and (-b) + a → a - b (IEEE defines a - b as a + (-b))."""
     for a, nb in _pairs(op):
-        n = _def(nb, "negate")
+        n = def_of(nb, "negate")
         if n is not None:
-            with rw.ip:
-                return _replace(rw, op, same_type_op("stablehlo.subtract", [a, n.operands[0]],
+            with rewriter.ip:
+                return replace(rewriter, op, B.elementwise("stablehlo.subtract", [a, n.operands[0]],
                                                      loc=op.location))
     return False
 
 
 @pattern("sub_neg", FAMILY, "stablehlo.subtract", benefit=2)
-def sub_neg(op, rw):
+def sub_neg(op, rewriter):
     """a - (-b) → a + b."""
     a, nb = op.operands
-    n = _def(nb, "negate")
+    n = def_of(nb, "negate")
     if n is not None:
-        with rw.ip:
-            return _replace(rw, op, same_type_op("stablehlo.add", [a, n.operands[0]], loc=op.location))
+        with rewriter.ip:
+            return replace(rewriter, op, B.elementwise("stablehlo.add", [a, n.operands[0]], loc=op.location))
     return False
 
 
 @pattern("neg_sub", FAMILY, "stablehlo.negate", benefit=2)
-def neg_sub(op, rw):
+def neg_sub(op, rewriter):
     """-(a - b) → b - a for integers."""
-    s = _def(op.operands[0], "subtract")
+    s = def_of(op.operands[0], "subtract")
     if s is not None and _is_int(op.operands[0]):
-        with rw.ip:
-            return _replace(rw, op, same_type_op("stablehlo.subtract", [s.operands[1], s.operands[0]],
+        with rewriter.ip:
+            return replace(rewriter, op, B.elementwise("stablehlo.subtract", [s.operands[1], s.operands[0]],
                                                  loc=op.location))
     return False
 
 
 @pattern("neg_sub_fast", FAMILY, "stablehlo.negate", benefit=2, fast_math=True)
-def neg_sub_fast(op, rw):
+def neg_sub_fast(op, rewriter):
     """-(a - b) → b - a for floats (a == b gives -0.0 before, +0.0 after)."""
-    s = _def(op.operands[0], "subtract")
+    s = def_of(op.operands[0], "subtract")
     if s is not None and _is_float(op.operands[0]):
-        with rw.ip:
-            return _replace(rw, op, same_type_op("stablehlo.subtract", [s.operands[1], s.operands[0]],
+        with rewriter.ip:
+            return replace(rewriter, op, B.elementwise("stablehlo.subtract", [s.operands[1], s.operands[0]],
                                                  loc=op.location))
     return False
 
 
-def _cancel_sub_of_add(op, rw, ok) -> bool:
+def _cancel_sub_of_add(op, rewriter, ok) -> bool:
     """(a + b) - b → a, (a + b) - a → b."""
     s, y = op.operands
-    a = _def(s, "add")
+    a = def_of(s, "add")
     if a is None or not ok(y):
         return False
     p, q = a.operands
     if q == y:
-        return _replace(rw, op, p)
+        return replace(rewriter, op, p)
     if p == y:
-        return _replace(rw, op, q)
+        return replace(rewriter, op, q)
     return False
 
 
-def _cancel_add_of_sub(op, rw, ok) -> bool:
+def _cancel_add_of_sub(op, rewriter, ok) -> bool:
     """(a - b) + b → a and b + (a - b) → a."""
     for s, y in _pairs(op):
-        d = _def(s, "subtract")
+        d = def_of(s, "subtract")
         if d is not None and ok(y) and d.operands[1] == y:
-            return _replace(rw, op, d.operands[0])
+            return replace(rewriter, op, d.operands[0])
     return False
 
 
 @pattern("sub_add_cancel", FAMILY, "stablehlo.subtract", benefit=2)
-def sub_add_cancel(op, rw):
+def sub_add_cancel(op, rewriter):
     """(a + b) - b → a for integers (wrapping arithmetic is a group)."""
-    return _cancel_sub_of_add(op, rw, _is_int)
+    return _cancel_sub_of_add(op, rewriter, _is_int)
 
 
 @pattern("sub_add_cancel_fast", FAMILY, "stablehlo.subtract", benefit=2, fast_math=True)
-def sub_add_cancel_fast(op, rw):
+def sub_add_cancel_fast(op, rewriter):
     """(a + b) - b → a for floats (not exact: rounding, overflow)."""
-    return _cancel_sub_of_add(op, rw, _is_float)
+    return _cancel_sub_of_add(op, rewriter, _is_float)
 
 
 @pattern("add_sub_cancel", FAMILY, "stablehlo.add", benefit=2)
-def add_sub_cancel(op, rw):
+def add_sub_cancel(op, rewriter):
     """(a - b) + b → a for integers."""
-    return _cancel_add_of_sub(op, rw, _is_int)
+    return _cancel_add_of_sub(op, rewriter, _is_int)
 
 
 @pattern("add_sub_cancel_fast", FAMILY, "stablehlo.add", benefit=2, fast_math=True)
-def add_sub_cancel_fast(op, rw):
+def add_sub_cancel_fast(op, rewriter):
     """(a - b) + b → a for floats (not exact)."""
-    return _cancel_add_of_sub(op, rw, _is_float)
+    return _cancel_add_of_sub(op, rewriter, _is_float)
 
 
-def _const_reassoc(op, rw, ok) -> bool:
+def _const_reassoc(op, rewriter, ok) -> bool:
     """(x op c1) op c2 → x op (c1 op c2) for splat constants c1, c2 (op add or multiply)."""
     name = op.operation.name
     for inner, c2 in _pairs(op):
@@ -268,15 +270,15 @@ def _const_reassoc(op, rw, ok) -> bool:
             s1 = scalar_value(c1)
             if s1 is None or scalar_value(x) is not None:
                 continue
-            dt = np_dtype(element_type(x))
+            dt = np_dtype(element_type_of(x))
             if dt is None:
                 return False
             with np.errstate(all="ignore"):
                 a, b = np.array(s1).astype(dt), np.array(s2).astype(dt)
                 c = (a + b) if name == "stablehlo.add" else (a * b)
-            with rw.ip:
-                k = splat_constant(c.item(), ir.RankedTensorType(x.type), loc=op.location)
-                return _replace(rw, op, same_type_op(name, [x, k], loc=op.location))
+            with rewriter.ip:
+                k = B.full(c.item(), ir.RankedTensorType(x.type), loc=op.location)
+                return replace(rewriter, op, B.elementwise(name, [x, k], loc=op.location))
     return False
 
 
@@ -285,99 +287,99 @@ def _int_not_bool(v):
 
 
 @pattern("add_const_reassoc", FAMILY, "stablehlo.add", benefit=2)
-def add_const_reassoc(op, rw):
+def add_const_reassoc(op, rewriter):
     """(x + c1) + c2 → x + (c1 + c2) for integers (wrapping)."""
-    return _const_reassoc(op, rw, _int_not_bool)
+    return _const_reassoc(op, rewriter, _int_not_bool)
 
 
 @pattern("mul_const_reassoc", FAMILY, "stablehlo.multiply", benefit=2)
-def mul_const_reassoc(op, rw):
+def mul_const_reassoc(op, rewriter):
     """(x * c1) * c2 → x * (c1 * c2) for integers (wrapping)."""
-    return _const_reassoc(op, rw, _int_not_bool)
+    return _const_reassoc(op, rewriter, _int_not_bool)
 
 
 @pattern("add_const_reassoc_fast", FAMILY, "stablehlo.add", benefit=2, fast_math=True)
-def add_const_reassoc_fast(op, rw):
+def add_const_reassoc_fast(op, rewriter):
     """(x + c1) + c2 → x + (c1 + c2) for floats (rounding changes)."""
-    return _const_reassoc(op, rw, _is_float)
+    return _const_reassoc(op, rewriter, _is_float)
 
 
 @pattern("mul_const_reassoc_fast", FAMILY, "stablehlo.multiply", benefit=2, fast_math=True)
-def mul_const_reassoc_fast(op, rw):
+def mul_const_reassoc_fast(op, rewriter):
     """(x * c1) * c2 → x * (c1 * c2) for floats (rounding, overflow changes)."""
-    return _const_reassoc(op, rw, _is_float)
+    return _const_reassoc(op, rewriter, _is_float)
 
 
 # -- multiply / divide -----------------------------------------------------------------------
 
 @pattern("mul_one", FAMILY, "stablehlo.multiply", benefit=3)
-def mul_one(op, rw):
+def mul_one(op, rewriter):
     """x * 1 → x and 1 * x → x (any element type)."""
     for x, o in _pairs(op):
         if is_scalar_value(o, 1 if _is_int(x) else 1.0):
-            return _replace(rw, op, x)
+            return replace(rewriter, op, x)
     return False
 
 
 @pattern("mul_zero", FAMILY, "stablehlo.multiply", benefit=3)
-def mul_zero(op, rw):
+def mul_zero(op, rewriter):
     """x * 0 → 0 for integers (bool included)."""
     for x, z in _pairs(op):
         if _is_int(x) and is_scalar_value(z, 0):
-            return _replace(rw, op, z) if z.type == op.results[0].type else _with_zero(rw, op)
+            return replace(rewriter, op, z) if z.type == op.results[0].type else _with_zero(rewriter, op)
     return False
 
 
-def _with_zero(rw, op):
-    with rw.ip:
-        return _replace(rw, op, _zero_like(op.results[0], op.location))
+def _with_zero(rewriter, op):
+    with rewriter.ip:
+        return replace(rewriter, op, _zero_like(op.results[0], op.location))
 
 
 @pattern("mul_zero_fast", FAMILY, "stablehlo.multiply", benefit=3, fast_math=True)
-def mul_zero_fast(op, rw):
+def mul_zero_fast(op, rewriter):
     """x * 0.0 → 0.0 for floats (wrong for Inf/NaN and for the sign of zero)."""
     for x, z in _pairs(op):
         if _is_float(x) and scalar_value(z) is not None and float(scalar_value(z)) == 0.0:
-            return _with_zero(rw, op)
+            return _with_zero(rewriter, op)
     return False
 
 
 @pattern("mul_neg_one", FAMILY, "stablehlo.multiply", benefit=2)
-def mul_neg_one(op, rw):
+def mul_neg_one(op, rewriter):
     """x * -1 → -x (floats, signed integers; exact, INT_MIN included)."""
     for x, m in _pairs(op):
         if (_is_float(x) and is_scalar_value(m, -1.0)) or (_is_signed_int(x) and is_scalar_value(m, -1)):
-            with rw.ip:
-                return _replace(rw, op, _neg(x, op.location))
+            with rewriter.ip:
+                return replace(rewriter, op, _neg(x, op.location))
     return False
 
 
 @pattern("mul_neg_neg", FAMILY, "stablehlo.multiply", benefit=2)
-def mul_neg_neg(op, rw):
+def mul_neg_neg(op, rewriter):
     """(-a) * (-b) → a * b."""
-    na, nb = _def(op.operands[0], "negate"), _def(op.operands[1], "negate")
+    na, nb = def_of(op.operands[0], "negate"), def_of(op.operands[1], "negate")
     if na is not None and nb is not None:
-        with rw.ip:
-            return _replace(rw, op, same_type_op("stablehlo.multiply", [na.operands[0], nb.operands[0]],
+        with rewriter.ip:
+            return replace(rewriter, op, B.elementwise("stablehlo.multiply", [na.operands[0], nb.operands[0]],
                                                  loc=op.location))
     return False
 
 
 @pattern("div_neg_neg", FAMILY, "stablehlo.divide", benefit=2)
-def div_neg_neg(op, rw):
+def div_neg_neg(op, rewriter):
     """(-a) / (-b) → a / b for floats."""
-    na, nb = _def(op.operands[0], "negate"), _def(op.operands[1], "negate")
+    na, nb = def_of(op.operands[0], "negate"), def_of(op.operands[1], "negate")
     if na is not None and nb is not None and _is_float(op.operands[0]):
-        with rw.ip:
-            return _replace(rw, op, same_type_op("stablehlo.divide", [na.operands[0], nb.operands[0]],
+        with rewriter.ip:
+            return replace(rewriter, op, B.elementwise("stablehlo.divide", [na.operands[0], nb.operands[0]],
                                                  loc=op.location))
     return False
 
 
 @pattern("neg_mul_const", FAMILY, "stablehlo.negate", benefit=2)
-def neg_mul_const(op, rw):
+def neg_mul_const(op, rewriter):
     """-(x * c) → x * (-c) for a splat constant c (floats, signed integers)."""
-    m = _def(op.operands[0], "multiply")
+    m = def_of(op.operands[0], "multiply")
     if m is None:
         return False
     v = op.operands[0]
@@ -387,33 +389,33 @@ def neg_mul_const(op, rw):
         s = scalar_value(c)
         if s is None or scalar_value(x) is not None:
             continue
-        dt = np_dtype(element_type(x))
+        dt = np_dtype(element_type_of(x))
         if dt is None:
             return False
         with np.errstate(all="ignore"):
             nc = (-np.array(s).astype(dt)).item()
-        with rw.ip:
-            k = splat_constant(nc, ir.RankedTensorType(x.type), loc=op.location)
-            return _replace(rw, op, same_type_op("stablehlo.multiply", [x, k], loc=op.location))
+        with rewriter.ip:
+            k = B.full(nc, ir.RankedTensorType(x.type), loc=op.location)
+            return replace(rewriter, op, B.elementwise("stablehlo.multiply", [x, k], loc=op.location))
     return False
 
 
 @pattern("div_one", FAMILY, "stablehlo.divide", benefit=3)
-def div_one(op, rw):
+def div_one(op, rewriter):
     """x / 1 → x."""
     x, o = op.operands
     if is_scalar_value(o, 1 if _is_int(x) else 1.0):
-        return _replace(rw, op, x)
+        return replace(rewriter, op, x)
     return False
 
 
 @pattern("div_neg_one", FAMILY, "stablehlo.divide", benefit=2)
-def div_neg_one(op, rw):
+def div_neg_one(op, rewriter):
     """x / -1 → -x for floats."""
     x, o = op.operands
     if _is_float(x) and is_scalar_value(o, -1.0):
-        with rw.ip:
-            return _replace(rw, op, _neg(x, op.location))
+        with rewriter.ip:
+            return replace(rewriter, op, _neg(x, op.location))
     return False
 
 
@@ -433,7 +435,7 @@ def _reciprocal_splat(op, exact_only: bool):
     s = scalar_value(c)
     if s is None:
         return None
-    dt = np_dtype(element_type(x))
+    dt = np_dtype(element_type_of(x))
     if dt is None:
         return None
     cv = np.array(s).astype(dt)
@@ -451,51 +453,51 @@ def _reciprocal_splat(op, exact_only: bool):
 
 
 @pattern("div_pow2", FAMILY, "stablehlo.divide", benefit=2)
-def div_pow2(op, rw):
+def div_pow2(op, rewriter):
     """x / c → x * (1/c) for a float splat c = ±2^k whose reciprocal is a normal number
     (then both round the same real number once: exact)."""
     r = _reciprocal_splat(op, exact_only=True)
     if r is None:
         return False
     x = op.operands[0]
-    with rw.ip:
-        k = splat_constant(r, ir.RankedTensorType(x.type), loc=op.location)
-        return _replace(rw, op, same_type_op("stablehlo.multiply", [x, k], loc=op.location))
+    with rewriter.ip:
+        k = B.full(r, ir.RankedTensorType(x.type), loc=op.location)
+        return replace(rewriter, op, B.elementwise("stablehlo.multiply", [x, k], loc=op.location))
 
 
 @pattern("div_const_fast", FAMILY, "stablehlo.divide", benefit=1, fast_math=True)
-def div_const_fast(op, rw):
+def div_const_fast(op, rewriter):
     """x / c → x * (1/c) for any finite float splat c (one extra rounding)."""
     r = _reciprocal_splat(op, exact_only=False)
     if r is None:
         return False
     x = op.operands[0]
-    with rw.ip:
-        k = splat_constant(r, ir.RankedTensorType(x.type), loc=op.location)
-        return _replace(rw, op, same_type_op("stablehlo.multiply", [x, k], loc=op.location))
+    with rewriter.ip:
+        k = B.full(r, ir.RankedTensorType(x.type), loc=op.location)
+        return replace(rewriter, op, B.elementwise("stablehlo.multiply", [x, k], loc=op.location))
 
 
 @pattern("div_self_fast", FAMILY, "stablehlo.divide", benefit=3, fast_math=True)
-def div_self_fast(op, rw):
+def div_self_fast(op, rewriter):
     """x / x → 1 for floats (wrong for 0, Inf, NaN)."""
     x, y = op.operands
     if x == y and _is_float(x):
-        with rw.ip:
-            return _replace(rw, op, splat_constant(1.0, ir.RankedTensorType(x.type), loc=op.location))
+        with rewriter.ip:
+            return replace(rewriter, op, B.full(1.0, ir.RankedTensorType(x.type), loc=op.location))
     return False
 
 
 @pattern("remainder_one", FAMILY, "stablehlo.remainder", benefit=3)
-def remainder_one(op, rw):
+def remainder_one(op, rewriter):
     """x rem ±1 → 0 for integers."""
     x, o = op.operands
     if _int_not_bool(x) and (is_scalar_value(o, 1) or (_is_signed_int(x) and is_scalar_value(o, -1))):
-        return _with_zero(rw, op)
+        return _with_zero(rewriter, op)
     return False
 
 
 @pattern("remainder_in_range", FAMILY, "stablehlo.remainder", benefit=3)
-def remainder_in_range(op, rw):
+def remainder_in_range(op, rewriter):
     """x rem c → x - k·c for integers when every x lies in [k·c, (k+1)·c), k ≥ 0 (the
     negative-index wrap ``(i + n) rem n`` of a loop counter i in [0, n) becomes i + n - n)."""
     x, o = op.operands
@@ -507,49 +509,49 @@ def remainder_in_range(op, rw):
         return False
     k = r[0] // c
     if k == 0:
-        return _replace(rw, op, x)
-    with rw.ip:
-        kc = splat_constant(k * c, ir.RankedTensorType(x.type), loc=op.location)
-        return _replace(rw, op, build("stablehlo.subtract", [x, kc], x.type, loc=op.location))
+        return replace(rewriter, op, x)
+    with rewriter.ip:
+        kc = B.full(k * c, ir.RankedTensorType(x.type), loc=op.location)
+        return replace(rewriter, op, B.op1("stablehlo.subtract", [x, kc], x.type, loc=op.location))
 
 
 # -- unary involutions and idempotents ---------------------------------------------------------
 
 @pattern("neg_neg", FAMILY, "stablehlo.negate", benefit=3)
-def neg_neg(op, rw):
+def neg_neg(op, rewriter):
     """-(-x) → x."""
-    n = _def(op.operands[0], "negate")
+    n = def_of(op.operands[0], "negate")
     if n is not None:
-        return _replace(rw, op, n.operands[0])
+        return replace(rewriter, op, n.operands[0])
     return False
 
 
 @pattern("abs_abs", FAMILY, "stablehlo.abs", benefit=3)
-def abs_abs(op, rw):
+def abs_abs(op, rewriter):
     """abs(abs x) → abs x."""
-    a = _def(op.operands[0], "abs")
+    a = def_of(op.operands[0], "abs")
     if a is not None and a.results[0].type == op.results[0].type:
-        return _replace(rw, op, op.operands[0])
+        return replace(rewriter, op, op.operands[0])
     return False
 
 
 @pattern("abs_neg", FAMILY, "stablehlo.abs", benefit=2)
-def abs_neg(op, rw):
+def abs_neg(op, rewriter):
     """abs(-x) → abs(x)."""
-    n = _def(op.operands[0], "negate")
+    n = def_of(op.operands[0], "negate")
     if n is not None:
-        with rw.ip:
-            return _replace(rw, op, build("stablehlo.abs", [n.operands[0]], op.results[0].type,
+        with rewriter.ip:
+            return replace(rewriter, op, B.op1("stablehlo.abs", [n.operands[0]], op.results[0].type,
                                           loc=op.location))
     return False
 
 
 @pattern("abs_square", FAMILY, "stablehlo.abs", benefit=2)
-def abs_square(op, rw):
+def abs_square(op, rewriter):
     """abs(x * x) → x * x for floats (a square is never negative; NaN stays NaN)."""
-    m = _def(op.operands[0], "multiply")
+    m = def_of(op.operands[0], "multiply")
     if m is not None and m.operands[0] == m.operands[1] and _is_float(op.operands[0]):
-        return _replace(rw, op, op.operands[0])
+        return replace(rewriter, op, op.operands[0])
     return False
 
 
@@ -558,7 +560,7 @@ _ROUNDING = ("stablehlo.floor", "stablehlo.ceil", "stablehlo.round_nearest_even"
 
 
 @pattern("round_of_integral", FAMILY, _ROUNDING, benefit=3)
-def round_of_integral(op, rw):
+def round_of_integral(op, rewriter):
     """floor/ceil/round of a value that is already integral (another rounding op, or a
     float converted from an integer) → that value."""
     x = op.operands[0]
@@ -566,49 +568,49 @@ def round_of_integral(op, rw):
     if d is None:
         return False
     if d.operation.name in _ROUNDING:
-        return _replace(rw, op, x)
+        return replace(rewriter, op, x)
     if d.operation.name == "stablehlo.convert" and _is_int(d.operands[0]) and _is_float(x):
-        return _replace(rw, op, x)
+        return replace(rewriter, op, x)
     return False
 
 
 # -- exp / log / sqrt / pow ------------------------------------------------------------------
 
 @pattern("exp_log_fast", FAMILY, "stablehlo.exponential", benefit=3, fast_math=True)
-def exp_log_fast(op, rw):
+def exp_log_fast(op, rewriter):
     """exp(log x) → x (wrong for x < 0 and up to rounding)."""
-    lg = _def(op.operands[0], "log")
+    lg = def_of(op.operands[0], "log")
     if lg is not None:
-        return _replace(rw, op, lg.operands[0])
+        return replace(rewriter, op, lg.operands[0])
     return False
 
 
 @pattern("log_exp_fast", FAMILY, "stablehlo.log", benefit=3, fast_math=True)
-def log_exp_fast(op, rw):
+def log_exp_fast(op, rewriter):
     """log(exp x) → x (exp overflows to Inf for large x, so not exact)."""
-    e = _def(op.operands[0], "exponential")
+    e = def_of(op.operands[0], "exponential")
     if e is not None:
-        return _replace(rw, op, e.operands[0])
+        return replace(rewriter, op, e.operands[0])
     return False
 
 
 @pattern("sqrt_mul_self_fast", FAMILY, "stablehlo.multiply", benefit=3, fast_math=True)
-def sqrt_mul_self_fast(op, rw):
+def sqrt_mul_self_fast(op, rewriter):
     """sqrt(x) * sqrt(x) → x (wrong for x < 0 and up to rounding)."""
     a, b = op.operands
-    s1, s2 = _def(a, "sqrt"), _def(b, "sqrt")
+    s1, s2 = def_of(a, "sqrt"), def_of(b, "sqrt")
     if s1 is not None and s2 is not None and s1.operands[0] == s2.operands[0]:
-        return _replace(rw, op, s1.operands[0])
+        return replace(rewriter, op, s1.operands[0])
     return False
 
 
 @pattern("sqrt_square_fast", FAMILY, "stablehlo.sqrt", benefit=3, fast_math=True)
-def sqrt_square_fast(op, rw):
+def sqrt_square_fast(op, rewriter):
     """sqrt(x * x) → abs(x) (x*x overflows for large x)."""
-    m = _def(op.operands[0], "multiply")
+    m = def_of(op.operands[0], "multiply")
     if m is not None and m.operands[0] == m.operands[1]:
-        with rw.ip:
-            return _replace(rw, op, same_type_op("stablehlo.abs", [m.operands[0]], loc=op.location))
+        with rewriter.ip:
+            return replace(rewriter, op, B.elementwise("stablehlo.abs", [m.operands[0]], loc=op.location))
     return False
 
 
@@ -621,61 +623,61 @@ def _pow_exponent(op):
 
 
 @pattern("pow_two", FAMILY, "stablehlo.power", benefit=2)
-def pow_two(op, rw):
+def pow_two(op, rewriter):
     """pow(x, 2) → x * x."""
     if _pow_exponent(op) == 2.0:
         x = op.operands[0]
-        with rw.ip:
-            return _replace(rw, op, same_type_op("stablehlo.multiply", [x, x], loc=op.location))
+        with rewriter.ip:
+            return replace(rewriter, op, B.elementwise("stablehlo.multiply", [x, x], loc=op.location))
     return False
 
 
 @pattern("pow_one", FAMILY, "stablehlo.power", benefit=3)
-def pow_one(op, rw):
+def pow_one(op, rewriter):
     """pow(x, 1) → x."""
     if _pow_exponent(op) == 1.0:
-        return _replace(rw, op, op.operands[0])
+        return replace(rewriter, op, op.operands[0])
     return False
 
 
 @pattern("pow_zero", FAMILY, "stablehlo.power", benefit=3)
-def pow_zero(op, rw):
+def pow_zero(op, rewriter):
     """pow(x, 0) → 1 (IEEE pow(x, ±0) is 1 for every x, NaN included; integers too)."""
     if _pow_exponent(op) == 0.0:
         x = op.operands[0]
-        with rw.ip:
-            return _replace(rw, op, splat_constant(1, ir.RankedTensorType(x.type), loc=op.location))
+        with rewriter.ip:
+            return replace(rewriter, op, B.full(1, ir.RankedTensorType(x.type), loc=op.location))
     return False
 
 
 @pattern("pow_neg_one", FAMILY, "stablehlo.power", benefit=2)
-def pow_neg_one(op, rw):
+def pow_neg_one(op, rewriter):
     """pow(x, -1) → 1 / x for floats."""
     x = op.operands[0]
     if _is_float(x) and _pow_exponent(op) == -1.0:
-        with rw.ip:
-            one = splat_constant(1.0, ir.RankedTensorType(x.type), loc=op.location)
-            return _replace(rw, op, same_type_op("stablehlo.divide", [one, x], loc=op.location))
+        with rewriter.ip:
+            one = B.full(1.0, ir.RankedTensorType(x.type), loc=op.location)
+            return replace(rewriter, op, B.elementwise("stablehlo.divide", [one, x], loc=op.location))
     return False
 
 
 @pattern("pow_half_fast", FAMILY, "stablehlo.power", benefit=2, fast_math=True)
-def pow_half_fast(op, rw):
+def pow_half_fast(op, rewriter):
     """pow(x, 0.5) → sqrt(x) (differs at -0.0 and -Inf)."""
     x = op.operands[0]
     if _is_float(x) and _pow_exponent(op) == 0.5:
-        with rw.ip:
-            return _replace(rw, op, same_type_op("stablehlo.sqrt", [x], loc=op.location))
+        with rewriter.ip:
+            return replace(rewriter, op, B.elementwise("stablehlo.sqrt", [x], loc=op.location))
     return False
 
 
 @pattern("pow_neg_half_fast", FAMILY, "stablehlo.power", benefit=2, fast_math=True)
-def pow_neg_half_fast(op, rw):
+def pow_neg_half_fast(op, rewriter):
     """pow(x, -0.5) → rsqrt(x) (differs at -0.0, -Inf, and in rounding)."""
     x = op.operands[0]
     if _is_float(x) and _pow_exponent(op) == -0.5:
-        with rw.ip:
-            return _replace(rw, op, same_type_op("stablehlo.rsqrt", [x], loc=op.location))
+        with rewriter.ip:
+            return replace(rewriter, op, B.elementwise("stablehlo.rsqrt", [x], loc=op.location))
     return False
 
 
@@ -726,28 +728,28 @@ def lossless(src: ir.Type, dst: ir.Type) -> bool:
 
 
 @pattern("convert_noop", FAMILY, "stablehlo.convert", benefit=3)
-def convert_noop(op, rw):
+def convert_noop(op, rewriter):
     """convert(x) to x's own type → x."""
     if op.operands[0].type == op.results[0].type:
-        return _replace(rw, op, op.operands[0])
+        return replace(rewriter, op, op.operands[0])
     return False
 
 
 @pattern("convert_convert", FAMILY, "stablehlo.convert", benefit=2)
-def convert_convert(op, rw):
+def convert_convert(op, rewriter):
     """convert(convert(x : A → B) → C) → convert(x : A → C) when A → B is lossless (and not
     float → integer at the end); x itself when C == A."""
-    inner = _def(op.operands[0], "convert")
+    inner = def_of(op.operands[0], "convert")
     if inner is None:
         return False
     x = inner.operands[0]
-    a, b, c = element_type(x), element_type(op.operands[0]), element_type(op.results[0])
+    a, b, c = element_type_of(x), element_type_of(op.operands[0]), element_type_of(op.results[0])
     if not lossless(a, b):
         return False
     if is_float_type(a) and isinstance(c, ir.IntegerType):
         return False
-    with rw.ip:
-        return _replace(rw, op, convert_value(x, c, loc=op.location))
+    with rewriter.ip:
+        return replace(rewriter, op, B.convert(x, c, loc=op.location))
 
 
 # -- compare / logic -------------------------------------------------------------------------
@@ -758,22 +760,22 @@ _SELF_TRUE = {"EQ": True, "LE": True, "GE": True, "NE": False, "LT": False, "GT"
 
 
 def _bool_splat_like(v: ir.Value, value: bool, loc) -> ir.Value:
-    return splat_constant(bool(value), ir.RankedTensorType(v.type), loc=loc)
+    return B.full(bool(value), ir.RankedTensorType(v.type), loc=loc)
 
 
 @pattern("compare_self_fast", FAMILY, "stablehlo.compare", benefit=3, fast_math=True)
-def compare_self_fast(op, rw):
+def compare_self_fast(op, rewriter):
     """compare(x, x) → constant for floats (wrong for NaN)."""
     x, y = op.operands
     if x == y and _is_float(x) and _compare_type(op) != "TOTALORDER":
-        with rw.ip:
-            return _replace(rw, op, _bool_splat_like(op.results[0], _SELF_TRUE[_direction(op)],
+        with rewriter.ip:
+            return replace(rewriter, op, _bool_splat_like(op.results[0], _SELF_TRUE[_direction(op)],
                                                      op.location))
     return False
 
 
 @pattern("xor_const", FAMILY, "stablehlo.xor", benefit=3)
-def xor_const(op, rw):
+def xor_const(op, rewriter):
     """x ^ 0 → x; x ^ all-ones → not x (integers and booleans)."""
     for x, k in _pairs(op):
         if not _is_int(x) or x.type != op.results[0].type:
@@ -782,34 +784,34 @@ def xor_const(op, rw):
         if s is None:
             continue
         if s == 0:
-            return _replace(rw, op, x)
-        if (bool(s) if _is_bool(x) else s == all_ones_value(element_type(x))):
-            with rw.ip:
-                return _replace(rw, op, same_type_op("stablehlo.not", [x], loc=op.location))
+            return replace(rewriter, op, x)
+        if (bool(s) if _is_bool(x) else s == all_ones_value(element_type_of(x))):
+            with rewriter.ip:
+                return replace(rewriter, op, B.elementwise("stablehlo.not", [x], loc=op.location))
     return False
 
 
 @pattern("shift_zero", FAMILY, ("stablehlo.shift_left", "stablehlo.shift_right_arithmetic",
                                 "stablehlo.shift_right_logical"), benefit=3)
-def shift_zero(op, rw):
+def shift_zero(op, rewriter):
     """x << 0 → x, x >> 0 → x."""
     if is_scalar_value(op.operands[1], 0):
-        return _replace(rw, op, op.operands[0])
+        return replace(rewriter, op, op.operands[0])
     return False
 
 
 # -- min / max -------------------------------------------------------------------------------
 
 @pattern("minmax_self", FAMILY, ("stablehlo.minimum", "stablehlo.maximum"), benefit=3)
-def minmax_self(op, rw):
+def minmax_self(op, rewriter):
     """min(x, x) → x, max(x, x) → x."""
     if op.operands[0] == op.operands[1]:
-        return _replace(rw, op, op.operands[0])
+        return replace(rewriter, op, op.operands[0])
     return False
 
 
 @pattern("minmax_identity", FAMILY, ("stablehlo.minimum", "stablehlo.maximum"), benefit=3)
-def minmax_identity(op, rw):
+def minmax_identity(op, rewriter):
     """max(x, -Inf) → x, min(x, +Inf) → x (NaN propagates either way); integer min/max
     values likewise."""
     is_max = op.operation.name == "stablehlo.maximum"
@@ -820,63 +822,63 @@ def minmax_identity(op, rw):
         if _is_float(x):
             ident = float("-inf") if is_max else float("inf")
             if float(s) == ident:
-                return _replace(rw, op, x)
+                return replace(rewriter, op, x)
         elif _is_int(x):
-            dt = np_dtype(element_type(x))
+            dt = np_dtype(element_type_of(x))
             if dt is None:
                 continue
             if dt == np.bool_:
                 ident = False if is_max else True
                 if bool(s) == ident:
-                    return _replace(rw, op, x)
+                    return replace(rewriter, op, x)
                 continue
             ident = int(np.iinfo(dt).min if is_max else np.iinfo(dt).max)
             if s == ident:
-                return _replace(rw, op, x)
+                return replace(rewriter, op, x)
     return False
 
 
 @pattern("mul_neg_const", FAMILY, "stablehlo.multiply", benefit=2)
-def mul_neg_const(op, rw):
+def mul_neg_const(op, rewriter):
     """(-x) * c → x * (-c) for a splat constant c (floats, signed integers): one op fewer."""
     v = op.results[0]
     if not (_is_float(v) or _is_signed_int(v)):
         return False
     for nx, c in _pairs(op):
-        n = _def(nx, "negate")
+        n = def_of(nx, "negate")
         s = scalar_value(c)
         if n is None or s is None:
             continue
-        dt = np_dtype(element_type(v))
+        dt = np_dtype(element_type_of(v))
         if dt is None:
             return False
         with np.errstate(all="ignore"):
             nc = (-np.array(s).astype(dt)).item()
-        with rw.ip:
-            k = splat_constant(nc, ir.RankedTensorType(v.type), loc=op.location)
-            return _replace(rw, op, same_type_op("stablehlo.multiply", [n.operands[0], k], loc=op.location))
+        with rewriter.ip:
+            k = B.full(nc, ir.RankedTensorType(v.type), loc=op.location)
+            return replace(rewriter, op, B.elementwise("stablehlo.multiply", [n.operands[0], k], loc=op.location))
     return False
 
 
 @pattern("div_by_scalar_fast", FAMILY, "stablehlo.divide", benefit=1, fast_math=True)
-def div_by_scalar_fast(op, rw):
+def div_by_scalar_fast(op, rewriter):
     """x / broadcast(s) → x * broadcast(1 / s) for a rank-0 (non-constant) float s: one
     division instead of one per element (rounds twice)."""
     x, b = op.operands
     if not _is_float(x) or scalar_value(b) is not None:
         return False
-    d = _def(b, "broadcast_in_dim")
+    d = def_of(b, "broadcast_in_dim")
     if d is None:
         return False
     s = d.operands[0]
     if ir.RankedTensorType(s.type).rank != 0:
         return False
-    with rw.ip:
-        one = splat_constant(1.0, ir.RankedTensorType(s.type), loc=op.location)
-        r = same_type_op("stablehlo.divide", [one, s], loc=op.location)
-        rb = build("stablehlo.broadcast_in_dim", [r], b.type, {"broadcast_dimensions": d.attributes["broadcast_dimensions"]},
+    with rewriter.ip:
+        one = B.full(1.0, ir.RankedTensorType(s.type), loc=op.location)
+        r = B.elementwise("stablehlo.divide", [one, s], loc=op.location)
+        rb = B.op1("stablehlo.broadcast_in_dim", [r], b.type, {"broadcast_dimensions": d.attributes["broadcast_dimensions"]},
                    loc=op.location)
-        return _replace(rw, op, same_type_op("stablehlo.multiply", [x, rb], loc=op.location))
+        return replace(rewriter, op, B.elementwise("stablehlo.multiply", [x, rb], loc=op.location))
 
 
 _COMMUTATIVE = ("stablehlo.add", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum",
@@ -884,7 +886,7 @@ _COMMUTATIVE = ("stablehlo.add", "stablehlo.multiply", "stablehlo.maximum", "sta
 
 
 @pattern("commuted_duplicate", FAMILY, _COMMUTATIVE, benefit=3)
-def commuted_duplicate(op, rw):
+def commuted_duplicate(op, rewriter):
     """op(b, a) when op(a, b) is computed earlier in the same block → that earlier value
     (CSE that knows the op commutes; AD output often has both orders)."""
     a, b = op.operands
@@ -904,5 +906,5 @@ def commuted_duplicate(op, rw):
             continue
         if not other.is_before_in_block(me):
             continue
-        return _replace(rw, op, other.results[0])
+        return replace(rewriter, op, other.results[0])
     return False

@@ -21,8 +21,11 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from ._registry import pattern
-from ._util import (const_array, constant_value, defining_op, i64_list, np_dtype,
-                    num_elements, op_result_type, reduce_kind, shape_of)
+from ...ir import build as B
+from ...ir.attrs import i64_list, read_constant
+from ...ir.types import np_dtype, num_elements, shape_of, tensor_type
+from ...ir.values import defining_op
+from ._util import reduce_kind
 
 FAMILY = "constants"
 FOLD_LIMIT = 65_536
@@ -45,7 +48,7 @@ def _operands(op, n: int | None = None):
         return None
     arrays, all_splat = [], True
     for v in vs:
-        a = const_array(v, FOLD_LIMIT)
+        a = read_constant(v, FOLD_LIMIT)
         if a is None:
             return None
         s = _is_splat_const(v)
@@ -62,10 +65,10 @@ def _is_f(dt) -> bool:
     return dt.kind == "f" or dt.name == "bfloat16"
 
 
-def _replace_with(op, rw, arr, all_splat: bool) -> bool:
-    rt = op_result_type(op)
+def _replace_with(op, rewriter, arr, all_splat: bool) -> bool:
+    rt = tensor_type(op.results[0])
     dt = np_dtype(rt.element_type)
-    if dt is None:
+    if dt is None or dt.kind == "c":  # complex constants cannot be read back (ir.attrs): no folding into them
         return False
     arr = np.asarray(arr)
     if all_splat and arr.ndim == 0:
@@ -76,8 +79,8 @@ def _replace_with(op, rw, arr, all_splat: bool) -> bool:
             return False
     if tuple(arr.shape) != tuple(rt.shape):
         return False
-    with rw.ip:
-        rw.replace_op(op, [constant_value(arr.astype(dt, copy=False), rt, loc=op.location)])
+    with rewriter.ip:
+        rewriter.replace_op(op, [B.constant(arr.astype(dt, copy=False), rt, loc=op.location)])
     return True
 
 
@@ -279,7 +282,7 @@ _BINARY = {
 def _register_elementwise(short: str, fn, arity: int):
     name = "stablehlo." + short
 
-    def fold(op, rw):
+    def fold(op, rewriter):
         got = _operands(op)
         if got is None or len(got[0]) != arity:
             return False
@@ -288,7 +291,7 @@ def _register_elementwise(short: str, fn, arity: int):
             res = fn(*arrays)
         if res is None:
             return False
-        return _replace_with(op, rw, res, all_splat)
+        return _replace_with(op, rewriter, res, all_splat)
 
     fold.__doc__ = f"{short} of constants → constant."
     fold.__name__ = f"fold_{short}"
@@ -325,46 +328,46 @@ def _convert(x: np.ndarray, dt: np.dtype):
 
 
 @pattern("fold_convert", FAMILY, "stablehlo.convert", benefit=4)
-def fold_convert(op, rw):
+def fold_convert(op, rewriter):
     """convert of a constant → constant (float → int only for finite in-range values)."""
     got = _operands(op)
     if got is None:
         return False
     (x,), all_splat = got
-    dt = np_dtype(op_result_type(op).element_type)
+    dt = np_dtype(tensor_type(op.results[0]).element_type)
     if dt is None:
         return False
     with np.errstate(all="ignore"):
         res = _convert(x, dt)
     if res is None:
         return False
-    return _replace_with(op, rw, res, all_splat)
+    return _replace_with(op, rewriter, res, all_splat)
 
 
 # -- shape ops -------------------------------------------------------------------------------
 
-def _structural(op, rw, compute) -> bool:
+def _structural(op, rewriter, compute) -> bool:
     """Fold a shape op: a splat operand gives a splat of the result type at any size;
     otherwise the result must be within the cap."""
     v = op.operands[0]
     if _is_splat_const(v):
-        x = const_array(v)
+        x = read_constant(v)
         if x is None or x.size == 0:
             return False
-        return _replace_with(op, rw, np.asarray(x.reshape(-1)[0]), True)
+        return _replace_with(op, rewriter, np.asarray(x.reshape(-1)[0]), True)
     if num_elements(op.results[0]) > FOLD_LIMIT:
         return False
-    x = const_array(v, FOLD_LIMIT)
+    x = read_constant(v, FOLD_LIMIT)
     if x is None:
         return False
-    return _replace_with(op, rw, compute(np.asarray(x)), False)
+    return _replace_with(op, rewriter, compute(np.asarray(x)), False)
 
 
 @pattern("fold_broadcast_in_dim", FAMILY, "stablehlo.broadcast_in_dim", benefit=4)
-def fold_broadcast_in_dim(op, rw):
+def fold_broadcast_in_dim(op, rewriter):
     """broadcast_in_dim of a constant → constant."""
     dims = i64_list(op.attributes["broadcast_dimensions"])
-    out = tuple(op_result_type(op).shape)
+    out = tuple(tensor_type(op.results[0]).shape)
 
     def compute(x):
         order = np.argsort(dims)
@@ -374,47 +377,47 @@ def fold_broadcast_in_dim(op, rw):
             shape[d] = xt.shape[i]
         return np.broadcast_to(xt.reshape(shape), out)
 
-    return _structural(op, rw, compute)
+    return _structural(op, rewriter, compute)
 
 
 @pattern("fold_reshape", FAMILY, "stablehlo.reshape", benefit=4)
-def fold_reshape(op, rw):
+def fold_reshape(op, rewriter):
     """reshape of a constant → constant."""
-    out = tuple(op_result_type(op).shape)
-    return _structural(op, rw, lambda x: x.reshape(out))
+    out = tuple(tensor_type(op.results[0]).shape)
+    return _structural(op, rewriter, lambda x: x.reshape(out))
 
 
 @pattern("fold_transpose", FAMILY, "stablehlo.transpose", benefit=4)
-def fold_transpose(op, rw):
+def fold_transpose(op, rewriter):
     """transpose of a constant → constant."""
     perm = i64_list(op.attributes["permutation"])
-    return _structural(op, rw, lambda x: np.transpose(x, perm))
+    return _structural(op, rewriter, lambda x: np.transpose(x, perm))
 
 
 @pattern("fold_reverse", FAMILY, "stablehlo.reverse", benefit=4)
-def fold_reverse(op, rw):
+def fold_reverse(op, rewriter):
     """reverse of a constant → constant."""
     dims = i64_list(op.attributes["dimensions"])
-    return _structural(op, rw, lambda x: np.flip(x, axis=tuple(dims)) if dims else x)
+    return _structural(op, rewriter, lambda x: np.flip(x, axis=tuple(dims)) if dims else x)
 
 
 @pattern("fold_slice", FAMILY, "stablehlo.slice", benefit=4)
-def fold_slice(op, rw):
+def fold_slice(op, rewriter):
     """slice of a constant → constant."""
     st = i64_list(op.attributes["start_indices"])
     li = i64_list(op.attributes["limit_indices"])
     sd = i64_list(op.attributes["strides"])
-    return _structural(op, rw, lambda x: x[tuple(slice(a, b, c) for a, b, c in zip(st, li, sd))])
+    return _structural(op, rewriter, lambda x: x[tuple(slice(a, b, c) for a, b, c in zip(st, li, sd))])
 
 
 @pattern("fold_concatenate", FAMILY, "stablehlo.concatenate", benefit=4)
-def fold_concatenate(op, rw):
+def fold_concatenate(op, rewriter):
     """concatenate of constants → constant."""
     if num_elements(op.results[0]) > FOLD_LIMIT and not all(_is_splat_const(v) for v in op.operands):
         return False
     arrays = []
     for v in op.operands:
-        a = const_array(v, FOLD_LIMIT)
+        a = read_constant(v, FOLD_LIMIT)
         if a is None:
             return False
         arrays.append(a)
@@ -422,21 +425,21 @@ def fold_concatenate(op, rw):
         firsts = {a.reshape(-1)[0].tobytes() for a in arrays if a.size}
         if len(firsts) == 1:
             a0 = next(a for a in arrays if a.size)
-            return _replace_with(op, rw, np.asarray(a0.reshape(-1)[0]), True)
+            return _replace_with(op, rewriter, np.asarray(a0.reshape(-1)[0]), True)
         if num_elements(op.results[0]) > FOLD_LIMIT:
             return False
     dim = ir.IntegerAttr(op.attributes["dimension"]).value
-    return _replace_with(op, rw, np.concatenate([np.asarray(a) for a in arrays], axis=dim), False)
+    return _replace_with(op, rewriter, np.concatenate([np.asarray(a) for a in arrays], axis=dim), False)
 
 
 @pattern("fold_iota_unit", FAMILY, "stablehlo.iota", benefit=4)
-def fold_iota_unit(op, rw):
+def fold_iota_unit(op, rewriter):
     """iota along a dimension of size 1 → zeros."""
     d = ir.IntegerAttr(op.attributes["iota_dimension"]).value
-    rt = op_result_type(op)
+    rt = tensor_type(op.results[0])
     if rt.shape[d] != 1 or np_dtype(rt.element_type) is None:
         return False
-    return _replace_with(op, rw, np.zeros((), dtype=np_dtype(rt.element_type)), True)
+    return _replace_with(op, rewriter, np.zeros((), dtype=np_dtype(rt.element_type)), True)
 
 
 # -- reduce ----------------------------------------------------------------------------------
@@ -447,15 +450,15 @@ _REDUCERS = {"stablehlo.add": np.add, "stablehlo.multiply": np.multiply,
 
 
 @pattern("fold_reduce", FAMILY, "stablehlo.reduce", benefit=4)
-def fold_reduce(op, rw):
+def fold_reduce(op, rewriter):
     """reduce of a (non-splat, capped) constant with a constant init → constant. Integer
     sums wrap; float sums and products are accumulated in float64 and rounded once (more
     accurate than any order XLA may pick: equal up to float rounding)."""
     kind = reduce_kind(op)
     if kind is None:
         return False
-    x = const_array(op.operands[0], FOLD_LIMIT)
-    init = const_array(op.operands[1])
+    x = read_constant(op.operands[0], FOLD_LIMIT)
+    init = read_constant(op.operands[1])
     if x is None or init is None:
         return False
     dims = tuple(i64_list(op.attributes["dimensions"]))
@@ -482,17 +485,17 @@ def fold_reduce(op, rw):
             r = fn(fn.reduce(np.asarray(x), axis=dims), init.reshape(-1)[0])
     if len(shape_of(op.results[0])) != np.ndim(r):
         return False
-    return _replace_with(op, rw, np.asarray(r).astype(dt), False)
+    return _replace_with(op, rewriter, np.asarray(r).astype(dt), False)
 
 
 @pattern("fold_bitcast_convert", FAMILY, "stablehlo.bitcast_convert", benefit=4)
-def fold_bitcast_convert(op, rw):
+def fold_bitcast_convert(op, rewriter):
     """bitcast_convert of a constant between types of the same width → constant."""
     got = _operands(op)
     if got is None:
         return False
     (x,), all_splat = got
-    dt = np_dtype(op_result_type(op).element_type)
+    dt = np_dtype(tensor_type(op.results[0]).element_type)
     if dt is None or dt.itemsize != x.dtype.itemsize or np.dtype(np.bool_) in (dt, x.dtype):
         return False
-    return _replace_with(op, rw, np.ascontiguousarray(x).view(dt), all_splat)
+    return _replace_with(op, rewriter, np.ascontiguousarray(x).view(dt), all_splat)

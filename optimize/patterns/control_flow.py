@@ -20,12 +20,12 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from ..inline import clone_body
-from ._registry import pattern
-from ._util import (
-    ELEMENTWISE_OPS, _attrs_equal, build, has_one_use, i64_array, i64_list, iota_value, compare_attrs, compare_parts, copy_attrs, create, defining_op, element_type, eval_int_array,
-    int_range, is_defined_outside, is_pure_op, np_dtype, ranked, regions_equivalent,
-    scalar_value, shape_of, splat_constant,
-)
+from ._registry import pattern, replace
+from ...ir import build as B
+from ...ir.attrs import compare_attrs, compare_parts, copy_attrs, i64_array, i64_list, scalar_value
+from ...ir.types import element_type_of, np_dtype, ranked, shape_of
+from ...ir.values import defining_op, has_one_use, is_defined_outside
+from ._util import ELEMENTWISE_OPS, _attrs_equal, eval_int_array, int_range, is_pure_op, regions_equivalent
 
 FAMILY = "control_flow"
 
@@ -112,7 +112,7 @@ def _inline_block(rewriter, op, block: ir.Block, arg_values=()) -> None:
 def _new_op_with_regions(name: str, operands, result_types, attrs, loc, old_regions, order=None):
     """Create ``name`` and move the single blocks of ``old_regions`` (in ``order``) into it."""
     order = list(range(len(old_regions))) if order is None else order
-    new = create(name, operands, result_types, attrs, loc=loc, regions=len(order))
+    new = B.create(name, operands, result_types, attrs, loc=loc, regions=len(order))
     for k, i in enumerate(order):
         old_regions[i].blocks[0].append_to(new.regions[k])
     return new
@@ -121,7 +121,7 @@ def _new_op_with_regions(name: str, operands, result_types, attrs, loc, old_regi
 def _set_return(rewriter, block: ir.Block, values) -> None:
     term = _terminator(block)
     with ir.InsertionPoint(term), term.location:
-        create(term.operation.name, list(values), [], loc=term.location)
+        B.create(term.operation.name, list(values), [], loc=term.location)
     rewriter.erase_op(term)
 
 
@@ -184,8 +184,7 @@ def inline_call(op, rewriter):
         return False
     if list(block.operations)[-1].operation.name != "func.return":
         return False
-    rewriter.replace_op(op, clone_body(fn, list(op.operands), rewriter.ip))
-    return True
+    return replace(rewriter, op, clone_body(fn, list(op.operands), rewriter.ip))
 
 
 # -- stablehlo.while -------------------------------------------------------------------------------
@@ -290,8 +289,7 @@ def while_dead_arg(op, rewriter):
                                    [op.results[i].type for i in keep], copy_attrs(op), op.location,
                                    [op.regions[0], op.regions[1]])
     pos = {i: k for k, i in enumerate(keep)}
-    rewriter.replace_op(op, [new.results[pos[i]] if i in pos else inits[i] for i in range(len(inits))])
-    return True
+    return replace(rewriter, op, [new.results[pos[i]] if i in pos else inits[i] for i in range(len(inits))])
 
 
 def _structurally_same_step(yi, yj, ai, aj) -> bool:
@@ -372,7 +370,7 @@ def _induction_variables(op, cond, body, yields):
         return {}
     if direction not in ("LT", "LE"):
         return {}
-    et = element_type(a)
+    et = element_type_of(a)
     dt = np_dtype(et)
     if dt is None or dt.kind not in "iu" or (ct == "UNSIGNED" and dt.kind == "i") \
             or (ct == "SIGNED" and dt.kind == "u"):
@@ -420,7 +418,7 @@ def while_iv_compare_fold(op, rewriter):
     def visit(o):
         if o.name == "stablehlo.compare" and list(o.results[0].uses):
             a, b = o.operands
-            dt = np_dtype(element_type(a))
+            dt = np_dtype(element_type_of(a))
             if dt is None or dt.kind not in "iu":
                 return ir.WalkResult.ADVANCE
             direction, ct = compare_parts(o.opview)
@@ -442,7 +440,7 @@ def while_iv_compare_fold(op, rewriter):
         return False
     for o, val in todo:
         with ir.InsertionPoint(o), o.location:
-            c = splat_constant(val, ir.RankedTensorType(o.results[0].type), loc=o.location)
+            c = B.full(val, ir.RankedTensorType(o.results[0].type), loc=o.location)
         o.results[0].replace_all_uses_with(c)
     return True
 
@@ -553,8 +551,7 @@ def while_zero_trip(op, rewriter):
     vals = [eval_int_array(v, 1 << 12) for v in inits]
     if _eval_cond(cond, vals) is not False:
         return False
-    rewriter.replace_op(op, inits)
-    return True
+    return replace(rewriter, op, inits)
 
 
 @pattern("while_single_trip", FAMILY, "stablehlo.while", benefit=2)
@@ -649,10 +646,9 @@ def if_to_select(op, rewriter):
         return False
     p = op.operands[0]
     with rewriter.ip:
-        vals = [a if a == b else build("stablehlo.select", [p, a, b], a.type, loc=op.location)
+        vals = [a if a == b else B.op1("stablehlo.select", [p, a, b], a.type, loc=op.location)
                 for a, b in zip(tv, fv)]
-    rewriter.replace_op(op, vals)
-    return True
+    return replace(rewriter, op, vals)
 
 
 @pattern("branches_unused_results", FAMILY, ("stablehlo.if", "stablehlo.case"), benefit=2)
@@ -683,13 +679,12 @@ def branches_unused_results(op, rewriter):
                 repl.append(new.results[pos[i]])
             else:  # unused: any value of the right type
                 repl.append(_any_value(r.type, op.location))
-    rewriter.replace_op(op, repl)
-    return True
+    return replace(rewriter, op, repl)
 
 
 def _any_value(t, loc):
     rt = ir.RankedTensorType(t)
-    return splat_constant(0, rt, loc=loc)
+    return B.full(0, rt, loc=loc)
 
 
 @pattern("if_not_pred", FAMILY, "stablehlo.if", benefit=1)
@@ -701,8 +696,7 @@ def if_not_pred(op, rewriter):
     with rewriter.ip:
         new = _new_op_with_regions("stablehlo.if", [n.operands[0]], [r.type for r in op.results],
                                    copy_attrs(op), op.location, list(op.regions), order=[1, 0])
-    rewriter.replace_op(op, list(new.results))
-    return True
+    return replace(rewriter, op, list(new.results))
 
 
 @pattern("case_two_branches_to_if", FAMILY, "stablehlo.case", benefit=1)
@@ -712,13 +706,12 @@ def case_two_branches_to_if(op, rewriter):
         return False
     idx = op.operands[0]
     with rewriter.ip:
-        zero = splat_constant(0, ir.RankedTensorType(idx.type), loc=op.location)
-        p = build("stablehlo.compare", [idx, zero], ranked([], ir.IntegerType.get_signless(1)),
+        zero = B.full(0, ir.RankedTensorType(idx.type), loc=op.location)
+        p = B.op1("stablehlo.compare", [idx, zero], ranked([], ir.IntegerType.get_signless(1)),
                   compare_attrs("EQ", "SIGNED"), loc=op.location)
         new = _new_op_with_regions("stablehlo.if", [p], [r.type for r in op.results], {},
                                    op.location, list(op.regions))
-    rewriter.replace_op(op, list(new.results))
-    return True
+    return replace(rewriter, op, list(new.results))
 
 
 def _symbol_used(module_op, name: str) -> bool:
@@ -866,17 +859,17 @@ class _RowVectorizer:
         got = self.memo.get(v)
         if isinstance(got, ir.Value):
             return got
-        et = element_type(v)
+        et = element_type_of(v)
         full = ranked(self.shape, et)
         if v == self.iv:
-            r = iota_value(full, self.dim, loc=loc)
+            r = B.iota(full, self.dim, loc=loc)
         elif is_defined_outside(v, self.loop):
             if shape_of(v) == ():
-                r = build("stablehlo.broadcast_in_dim", [v], full, {"broadcast_dimensions": i64_array([])}, loc=loc)
+                r = B.op1("stablehlo.broadcast_in_dim", [v], full, {"broadcast_dimensions": i64_array([])}, loc=loc)
             else:
                 row = [1 if k == self.dim else s for k, s in enumerate(self.shape)]
-                x = v if shape_of(v) == tuple(row) else build("stablehlo.reshape", [v], ranked(row, et), loc=loc)
-                r = build("stablehlo.broadcast_in_dim", [x], full,
+                x = v if shape_of(v) == tuple(row) else B.op1("stablehlo.reshape", [v], ranked(row, et), loc=loc)
+                r = B.op1("stablehlo.broadcast_in_dim", [x], full,
                           {"broadcast_dimensions": i64_array(range(len(self.shape)))}, loc=loc)
         else:
             d = defining_op(v)
@@ -892,7 +885,7 @@ class _RowVectorizer:
                         ops_.append(x)  # rank-0 invariant operand (select predicate, clamp bound)
                     else:
                         ops_.append(self.build(x, loc))
-                r = build(name, ops_, full, copy_attrs(d), loc=loc)
+                r = B.op1(name, ops_, full, copy_attrs(d), loc=loc)
         self.memo[v] = r
         return r
 
@@ -1185,11 +1178,10 @@ class _SumVectorizer:
 
     def _sum_scalar(self, s, loc) -> ir.Value:
         vs = self.scalars.build(s, loc)
-        et = element_type(s)
+        et = element_type_of(s)
         # -0.0 is the exact additive identity (x + -0 == x for every x, -0 included)
-        zero = splat_constant(-0.0 if np_dtype(et).kind == "f" else 0, ranked([], et), loc=loc)
-        from ._util import reduce_value
-        return reduce_value(vs, zero, [0], "stablehlo.add", loc=loc)
+        zero = B.full(-0.0 if np_dtype(et).kind == "f" else 0, ranked([], et), loc=loc)
+        return B.reduce(vs, zero, [0], "stablehlo.add", loc=loc)
 
     def build(self, t, loc) -> ir.Value:
         d = defining_op(t)
@@ -1197,26 +1189,26 @@ class _SumVectorizer:
         full = ir.RankedTensorType(t.type)
         if name in ("stablehlo.add", "stablehlo.subtract"):
             a, b = (self.build(x, loc) for x in d.operands)
-            return build(name, [a, b], full, loc=loc)
+            return B.op1(name, [a, b], full, loc=loc)
         if name == "stablehlo.negate":
-            return build(name, [self.build(d.operands[0], loc)], full, loc=loc)
+            return B.op1(name, [self.build(d.operands[0], loc)], full, loc=loc)
         if name == "stablehlo.dynamic_update_slice":
             vec, u = self._onehot(d)
             self.used_onehot = True
             return vec.build(u, loc)
         if name == "stablehlo.broadcast_in_dim":
             s = self._sum_scalar(self._bcast_scalar(t), loc)
-            return build("stablehlo.broadcast_in_dim", [s], full, {"broadcast_dimensions": i64_array([])}, loc=loc)
+            return B.op1("stablehlo.broadcast_in_dim", [s], full, {"broadcast_dimensions": i64_array([])}, loc=loc)
         a, b = d.operands  # multiply (fast): invariant * Σ(other)
         for x, y in ((a, b), (b, a)):
             if is_defined_outside(x, self.loop):
                 s = self._bcast_scalar(y)
                 if s is not None:
-                    ys = build("stablehlo.broadcast_in_dim", [self._sum_scalar(s, loc)], full,
+                    ys = B.op1("stablehlo.broadcast_in_dim", [self._sum_scalar(s, loc)], full,
                                {"broadcast_dimensions": i64_array([])}, loc=loc)
                 else:
                     ys = self.build(y, loc)
-                return build("stablehlo.multiply", [x, ys] if x == a else [ys, x], full, loc=loc)
+                return B.op1("stablehlo.multiply", [x, ys] if x == a else [ys, x], full, loc=loc)
         raise AssertionError("unchecked term")  # pragma: no cover
 
 
@@ -1254,7 +1246,7 @@ def _sum_to_reduce(op, rewriter, fast: bool) -> bool:
             if k == j or not list(op.results[k].uses) or list(cond.arguments[k].uses):
                 continue
             acc = body.arguments[k]
-            et = element_type(acc)
+            et = element_type_of(acc)
             if not has_one_use(acc) or np_dtype(et) is None or np_dtype(et).kind != "f":
                 continue
             terms = _sum_terms(yields[k], acc, body)
@@ -1270,13 +1262,13 @@ def _sum_to_reduce(op, rewriter, fast: bool) -> bool:
                     r = inits[k]
                     for t, sign in terms:
                         v = sv.build(t, op.location)
-                        r = build("stablehlo.add" if sign > 0 else "stablehlo.subtract", [r, v],
+                        r = B.op1("stablehlo.add" if sign > 0 else "stablehlo.subtract", [r, v],
                                   op.results[k].type, loc=op.location)
                     if sv.used_onehot and n >= 2:
                         # the loop added +0.0 to every row in the iterations that wrote other
                         # rows, which turns a -0.0 sum into +0.0: do the same
-                        z = splat_constant(0.0, ir.RankedTensorType(r.type), loc=op.location)
-                        r = build("stablehlo.add", [r, z], r.type, loc=op.location)
+                        z = B.full(0.0, ir.RankedTensorType(r.type), loc=op.location)
+                        r = B.op1("stablehlo.add", [r, z], r.type, loc=op.location)
                 op.results[k].replace_all_uses_with(r)
                 changed = True
                 break

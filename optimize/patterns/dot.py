@@ -22,12 +22,11 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from ._registry import pattern
-from ._util import def_of as _def, replace_with as _replace
-from ._util import (broadcast_value, build, const_array, defining_op, dot_dims, dot_general_value,
-                    element_type, has_one_use, i64_list, is_float_type, np_dtype, num_elements,
-                    ranked, reduce_value, reshape_value, scalar_value, shape_of, splat_constant,
-                    transpose_value)
+from ._registry import pattern, replace
+from ...ir import build as B
+from ...ir.attrs import i64_list, read_constant, scalar_value
+from ...ir.types import element_type_of, is_float_type, np_dtype, num_elements, ranked, shape_of
+from ...ir.values import def_of, defining_op, has_one_use
 
 FAMILY = "dot"
 EVAL_LIMIT = 1 << 16
@@ -40,7 +39,7 @@ def linear_index(v: ir.Value, depth: int = 0):
     ``sum_d c_d * index[d] + offset`` everywhere: iotas combined by add, subtract, negate and
     multiplication by constants, seen through broadcasts, unit reshapes and widening
     converts; else None."""
-    if depth > 16 or not isinstance(element_type(v), ir.IntegerType):
+    if depth > 16 or not isinstance(element_type_of(v), ir.IntegerType):
         return None
     s = scalar_value(v)
     if s is not None:
@@ -83,8 +82,8 @@ def linear_index(v: ir.Value, depth: int = 0):
         return {bd[d]: c for d, c in a[0].items()}, a[1]
     if name == "stablehlo.convert":
         x = op.operands[0]
-        if isinstance(element_type(x), ir.IntegerType) and \
-                ir.IntegerType(element_type(x)).width <= ir.IntegerType(element_type(v)).width:
+        if isinstance(element_type_of(x), ir.IntegerType) and \
+                ir.IntegerType(element_type_of(x)).width <= ir.IntegerType(element_type_of(v)).width:
             return linear_index(x, depth + 1)
         return None
     if name == "stablehlo.reshape":
@@ -118,7 +117,7 @@ def eye_mask(p: ir.Value):
     s = shape_of(p)
     if len(s) != 2 or s[0] != s[1]:
         return None
-    c = _def(p, "compare")
+    c = def_of(p, "compare")
     if c is None:
         return None
     d = _direction(c)
@@ -134,7 +133,7 @@ def eye_mask(p: ir.Value):
     if set(co) != {0, 1} or co[0] != -co[1] or a[1] != b[1]:
         return None
     # every intermediate stays far inside the integer range: no wraparound
-    et = ir.IntegerType(element_type(c.operands[0]))
+    et = ir.IntegerType(element_type_of(c.operands[0]))
     bound = (abs(co[0]) * 2 + 2) * s[0] + abs(a[1]) + abs(b[1])
     if bound >= (1 << (et.width - 2)):
         return None
@@ -144,16 +143,16 @@ def eye_mask(p: ir.Value):
 def _broadcast_vector(t: ir.Value, n: int):
     """For an n×n tensor t whose value at (i, i) depends on i only through a single vector
     (t is a broadcast of a vector along rows or columns, or of a scalar): a function
-    ``build(loc) -> value of shape [n]`` producing that vector; else None."""
+    ``B.op1(loc) -> value of shape [n]`` producing that vector; else None."""
     sv = scalar_value(t)
     if sv is not None:
-        et = element_type(t)
-        return lambda loc: splat_constant(sv, ranked([n], et), loc=loc)
+        et = element_type_of(t)
+        return lambda loc: B.full(sv, ranked([n], et), loc=loc)
     # compose nested broadcast_in_dim / unit reshapes down to a source with a dim map
     x, dims = t, list(range(2))
     for _ in range(8):
-        b = _def(x, "broadcast_in_dim")
-        r = _def(x, "reshape")
+        b = def_of(x, "broadcast_in_dim")
+        r = def_of(x, "reshape")
         if b is not None:
             bd = i64_list(b.attributes["broadcast_dimensions"])
             x, dims = b.operands[0], [dims[d] for d in bd]
@@ -179,13 +178,13 @@ def _broadcast_vector(t: ir.Value, n: int):
         return None
     if not big:
         def build_scalar(loc, x=x):
-            s = reshape_value(x, [], loc=loc)
-            return broadcast_value(s, [n], [], loc=loc)
+            s = B.reshape(x, [], loc=loc)
+            return B.broadcast_in_dim(s, [n], [], loc=loc)
         return build_scalar
     k = big[0]
     if dims[k] not in (0, 1) or xs[k] != n:
         return None
-    return lambda loc, x=x: reshape_value(x, [n], loc=loc)
+    return lambda loc, x=x: B.reshape(x, [n], loc=loc)
 
 
 def _is_zero(v, depth: int = 0) -> bool:
@@ -193,15 +192,15 @@ def _is_zero(v, depth: int = 0) -> bool:
     s = scalar_value(v)
     if s is not None:
         return float(s) == 0.0
-    sel = _def(v, "select")
+    sel = def_of(v, "select")
     return sel is not None and depth < 4 and _is_zero(sel.operands[1], depth + 1) \
         and _is_zero(sel.operands[2], depth + 1)
 
 
 def diag_of_select(v: ir.Value):
-    """``build(loc) -> d`` for v = select(i == j, T, 0) (or select(i != j, 0, T)) with T a row
+    """``B.op1(loc) -> d`` for v = select(i == j, T, 0) (or select(i != j, 0, T)) with T a row
     or column broadcast of a vector, i.e. v = diag(d); else None."""
-    sel = _def(v, "select")
+    sel = def_of(v, "select")
     if sel is None:
         return None
     p, a, b = sel.operands
@@ -229,7 +228,7 @@ def eval_int(v: ir.Value, memo=None, depth: int = 0):
     if v in memo:
         return memo[v]
     memo[v] = None
-    et = element_type(v)
+    et = element_type_of(v)
     dt = np_dtype(et)
     if dt is None or dt.kind not in "iub" or num_elements(v) > EVAL_LIMIT or depth > 24:
         return None
@@ -246,7 +245,7 @@ def eval_int(v: ir.Value, memo=None, depth: int = 0):
             return None
     with np.errstate(all="ignore"):
         if name == "stablehlo.constant":
-            a = const_array(v, EVAL_LIMIT)
+            a = read_constant(v, EVAL_LIMIT)
             res = None if a is None else np.array(a)
         elif name == "stablehlo.iota":
             d = ir.IntegerAttr(op.attributes["iota_dimension"]).value
@@ -295,8 +294,8 @@ def eval_int(v: ir.Value, memo=None, depth: int = 0):
 
 
 def diag_of_scatter(v: ir.Value):
-    """``build(loc) -> d`` for v = scatter(zeros(n, n), [[k, k]]_k, d) (set or add); else None."""
-    sc = _def(v, "scatter")
+    """``B.op1(loc) -> d`` for v = scatter(zeros(n, n), [[k, k]]_k, d) (set or add); else None."""
+    sc = def_of(v, "scatter")
     if sc is None or len(sc.operands) != 3:
         return None
     z, idx, upd = sc.operands
@@ -337,7 +336,7 @@ def diag_of_scatter(v: ir.Value):
 
 
 def diag_vector(v: ir.Value):
-    """``build(loc) -> d`` when v is diag(d) in either recognised form."""
+    """``B.op1(loc) -> d`` when v is diag(d) in either recognised form."""
     return diag_of_select(v) or diag_of_scatter(v)
 
 
@@ -346,16 +345,16 @@ def diag_vector(v: ir.Value):
 def _plain_dot(op):
     """(lc, rc) of a dot_general without batch dims and with one contracting dim each,
     operands and result of one element type; else None."""
-    lb, rb, lc, rc = dot_dims(op)
+    lb, rb, lc, rc = B.dot_dims(op)
     a, b = op.operands
     if lb or rb or len(lc) != 1 or len(rc) != 1:
         return None
-    if not (element_type(a) == element_type(b) == element_type(op.results[0])):
+    if not (element_type_of(a) == element_type_of(b) == element_type_of(op.results[0])):
         return None
     return lc[0], rc[0]
 
 
-def _diag_product(op, rw, side: int, finder) -> bool:
+def _diag_product(op, rewriter, side: int, finder) -> bool:
     pd = _plain_dot(op)
     if pd is None:
         return False
@@ -370,71 +369,71 @@ def _diag_product(op, rw, side: int, finder) -> bool:
     out = shape_of(op.results[0])
     free = [d for d in range(len(shape_of(other))) if d != c]
     loc = op.location
-    with rw.ip:
+    with rewriter.ip:
         d = build_d(loc)
         if side == 0:  # diag(d) @ B: out[i, f] = d[i] * B[.., i at c, ..]
-            bt = transpose_value(other, [c] + free, loc=loc)
-            dv = broadcast_value(d, out, [0], loc=loc)
-            r = build("stablehlo.multiply", [dv, bt], op.results[0].type, loc=loc)
+            bt = B.transpose(other, [c] + free, loc=loc)
+            dv = B.broadcast_in_dim(d, out, [0], loc=loc)
+            r = B.op1("stablehlo.multiply", [dv, bt], op.results[0].type, loc=loc)
         else:  # A @ diag(d): out[f, j] = A[.., j at c, ..] * d[j]
-            at = transpose_value(other, free + [c], loc=loc)
-            dv = broadcast_value(d, out, [len(out) - 1], loc=loc)
-            r = build("stablehlo.multiply", [at, dv], op.results[0].type, loc=loc)
-        return _replace(rw, op, r)
+            at = B.transpose(other, free + [c], loc=loc)
+            dv = B.broadcast_in_dim(d, out, [len(out) - 1], loc=loc)
+            r = B.op1("stablehlo.multiply", [at, dv], op.results[0].type, loc=loc)
+        return replace(rewriter, op, r)
 
 
 @pattern("dot_diag_select_lhs", FAMILY, "stablehlo.dot_general", benefit=5)
-def dot_diag_select_lhs(op, rw):
+def dot_diag_select_lhs(op, rewriter):
     """dot(diag(d), B) → broadcast(d) * B for diag built by iota/compare/select."""
-    return _diag_product(op, rw, 0, diag_of_select)
+    return _diag_product(op, rewriter, 0, diag_of_select)
 
 
 @pattern("dot_diag_select_rhs", FAMILY, "stablehlo.dot_general", benefit=5)
-def dot_diag_select_rhs(op, rw):
+def dot_diag_select_rhs(op, rewriter):
     """dot(A, diag(d)) → A * broadcast(d) for diag built by iota/compare/select."""
-    return _diag_product(op, rw, 1, diag_of_select)
+    return _diag_product(op, rewriter, 1, diag_of_select)
 
 
 @pattern("dot_diag_scatter_lhs", FAMILY, "stablehlo.dot_general", benefit=5)
-def dot_diag_scatter_lhs(op, rw):
+def dot_diag_scatter_lhs(op, rewriter):
     """dot(diag(d), B) → broadcast(d) * B for diag built by scattering d into zeros."""
-    return _diag_product(op, rw, 0, diag_of_scatter)
+    return _diag_product(op, rewriter, 0, diag_of_scatter)
 
 
 @pattern("dot_diag_scatter_rhs", FAMILY, "stablehlo.dot_general", benefit=5)
-def dot_diag_scatter_rhs(op, rw):
+def dot_diag_scatter_rhs(op, rewriter):
     """dot(A, diag(d)) → A * broadcast(d) for diag built by scattering d into zeros."""
-    return _diag_product(op, rw, 1, diag_of_scatter)
+    return _diag_product(op, rewriter, 1, diag_of_scatter)
 
 
 @pattern("diag_of_dot", FAMILY, "stablehlo.select", benefit=4)
-def diag_of_dot(op, rw):
+def diag_of_dot(op, rewriter):
     """select(i == j, dot(A, B), 0) → select(i == j, broadcast(sum_k A'[i,k] * B'[i,k]), 0):
     only the diagonal of the product is kept, so compute just that (O(nk), not O(n²k))."""
     p, a, z = op.operands
     if eye_mask(p) != "EQ" or not _is_zero(z):
         return False
-    d = _def(a, "dot_general")
+    d = def_of(a, "dot_general")
     if d is None or not has_one_use(a):
         return False
     pd = _plain_dot(d)
     if pd is None:
         return False
     lhs, rhs = d.operands
-    if len(shape_of(lhs)) != 2 or len(shape_of(rhs)) != 2 or not is_float_type(element_type(a)) \
-            and not isinstance(element_type(a), ir.IntegerType):
+    if len(shape_of(lhs)) != 2 or len(shape_of(rhs)) != 2 or not is_float_type(element_type_of(a)) \
+            and not isinstance(element_type_of(a), ir.IntegerType):
         return False
     lc, rc = pd
     n = shape_of(a)[0]
     loc = op.location
-    with rw.ip:
-        at = transpose_value(lhs, [1 - lc, lc], loc=loc)  # [n, k]
-        bt = transpose_value(rhs, [1 - rc, rc], loc=loc)  # [n, k]
-        prod = build("stablehlo.multiply", [at, bt], at.type, loc=loc)
-        zero = splat_constant(0, ranked([], element_type(a)), loc=loc)
-        dvec = reduce_value(prod, zero, [1], "stablehlo.add", loc=loc)
-        dv = broadcast_value(dvec, [n, n], [0], loc=loc)
-        return _replace(rw, op, build("stablehlo.select", [p, dv, z], op.results[0].type, loc=loc))
+    with rewriter.ip:
+        at = B.transpose(lhs, [1 - lc, lc], loc=loc)  # [n, k]
+        bt = B.transpose(rhs, [1 - rc, rc], loc=loc)  # [n, k]
+        prod = B.op1("stablehlo.multiply", [at, bt], at.type, loc=loc)
+        zero = B.full(0, ranked([], element_type_of(a)), loc=loc)
+        dvec = B.reduce(prod, zero, [1], "stablehlo.add", loc=loc)
+        dv = B.broadcast_in_dim(dvec, [n, n], [0], loc=loc)
+        return replace(rewriter, op, B.op1("stablehlo.select", [p, dv, z], op.results[0].type, loc=loc))
 
 
 # -- scalar factoring, distributivity ----------------------------------------------------------
@@ -442,24 +441,24 @@ def diag_of_dot(op, rw):
 def _scalar_factor(v: ir.Value):
     """(x, s, kind) when v = x * s (s a splat or a broadcast rank-0 value; kind "mul") or
     v = -x (kind "neg"); else None."""
-    m = _def(v, "multiply")
+    m = def_of(v, "multiply")
     if m is not None:
         for x, s in ((m.operands[0], m.operands[1]), (m.operands[1], m.operands[0])):
             if scalar_value(x) is not None:
                 continue
             if scalar_value(s) is not None:
                 return x, s, "mul"
-            b = _def(s, "broadcast_in_dim")
+            b = def_of(s, "broadcast_in_dim")
             if b is not None and len(shape_of(b.operands[0])) == 0:
                 return x, b.operands[0], "mul"
-    n = _def(v, "negate")
+    n = def_of(v, "negate")
     if n is not None:
         return n.operands[0], None, "neg"
     return None
 
 
 @pattern("dot_scalar_factor", FAMILY, "stablehlo.dot_general", benefit=2)
-def dot_scalar_factor(op, rw):
+def dot_scalar_factor(op, rewriter):
     """dot(x * s, y) → dot(x, y) * s and dot(-x, y) → -dot(x, y) (either operand; s a scalar
     or splat) when the result is no bigger than the scaled operand: fewer multiplies, and it
     exposes x (e.g. a diagonal matrix) to the other dot patterns."""
@@ -469,56 +468,56 @@ def dot_scalar_factor(op, rw):
         if f is None:
             continue
         x, s, kind = f
-        if num_elements(out) > num_elements(x) or element_type(x) != element_type(out):
+        if num_elements(out) > num_elements(x) or element_type_of(x) != element_type_of(out):
             continue
-        lb, rb, lc, rc = dot_dims(op)
+        lb, rb, lc, rc = B.dot_dims(op)
         ops = list(op.operands)
         ops[side] = x
         loc = op.location
-        with rw.ip:
-            d = dot_general_value(ops[0], ops[1], lb, rb, lc, rc, out.type, loc=loc, like=op)
+        with rewriter.ip:
+            d = B.dot_general(ops[0], ops[1], lb, rb, lc, rc, result_type=out.type, loc=loc, like=op)
             if kind == "neg":
-                r = build("stablehlo.negate", [d], out.type, loc=loc)
+                r = B.op1("stablehlo.negate", [d], out.type, loc=loc)
             else:
                 sv = scalar_value(s)
                 if sv is not None:
-                    sb = splat_constant(sv, ir.RankedTensorType(out.type), loc=loc)
+                    sb = B.full(sv, ir.RankedTensorType(out.type), loc=loc)
                 else:
-                    sb = broadcast_value(s, shape_of(out), [], loc=loc)
-                r = build("stablehlo.multiply", [d, sb], out.type, loc=loc)
-            return _replace(rw, op, r)
+                    sb = B.broadcast_in_dim(s, shape_of(out), [], loc=loc)
+                r = B.op1("stablehlo.multiply", [d, sb], out.type, loc=loc)
+            return replace(rewriter, op, r)
     return False
 
 
 def _same_dot_config(d1, d2) -> bool:
-    return (dot_dims(d1) == dot_dims(d2) and d1.results[0].type == d2.results[0].type
+    return (B.dot_dims(d1) == B.dot_dims(d2) and d1.results[0].type == d2.results[0].type
             and all((k in d1.attributes) == (k in d2.attributes) and
                     (k not in d1.attributes or str(d1.attributes[k]) == str(d2.attributes[k]))
                     for k in ("precision_config", "algorithm")))
 
 
 @pattern("dot_distribute", FAMILY, ("stablehlo.add", "stablehlo.subtract"), benefit=2)
-def dot_distribute(op, rw):
+def dot_distribute(op, rewriter):
     """dot(x, y) ± dot(x, z) → dot(x, y ± z) and dot(x, z) ± dot(y, z) → dot(x ± y, z) (same
     dimension numbers, single-use dots): one product instead of two."""
-    d1, d2 = _def(op.operands[0], "dot_general"), _def(op.operands[1], "dot_general")
+    d1, d2 = def_of(op.operands[0], "dot_general"), def_of(op.operands[1], "dot_general")
     if d1 is None or d2 is None or op.operands[0] == op.operands[1] or not _same_dot_config(d1, d2):
         return False
     if not (has_one_use(op.operands[0]) and has_one_use(op.operands[1])):
         return False
     (a1, b1), (a2, b2) = d1.operands, d2.operands
-    lb, rb, lc, rc = dot_dims(d1)
+    lb, rb, lc, rc = B.dot_dims(d1)
     loc = op.location
     name = op.operation.name
     if a1 == a2 and b1.type == b2.type:
-        with rw.ip:
-            s = build(name, [b1, b2], b1.type, loc=loc)
-            return _replace(rw, op, dot_general_value(a1, s, lb, rb, lc, rc, op.results[0].type,
+        with rewriter.ip:
+            s = B.op1(name, [b1, b2], b1.type, loc=loc)
+            return replace(rewriter, op, B.dot_general(a1, s, lb, rb, lc, rc, result_type=op.results[0].type,
                                                       loc=loc, like=d1))
     if b1 == b2 and a1.type == a2.type:
-        with rw.ip:
-            s = build(name, [a1, a2], a1.type, loc=loc)
-            return _replace(rw, op, dot_general_value(s, b1, lb, rb, lc, rc, op.results[0].type,
+        with rewriter.ip:
+            s = B.op1(name, [a1, a2], a1.type, loc=loc)
+            return replace(rewriter, op, B.dot_general(s, b1, lb, rb, lc, rc, result_type=op.results[0].type,
                                                       loc=loc, like=d1))
     return False
 
@@ -526,25 +525,25 @@ def dot_distribute(op, rw):
 # -- degenerate products ---------------------------------------------------------------------
 
 @pattern("dot_zero", FAMILY, "stablehlo.dot_general", benefit=4)
-def dot_zero(op, rw):
+def dot_zero(op, rewriter):
     """dot with an all-zero integer operand → zeros."""
-    if not isinstance(element_type(op.results[0]), ir.IntegerType):
+    if not isinstance(element_type_of(op.results[0]), ir.IntegerType):
         return False
     if any(_is_zero(v) for v in op.operands):
-        with rw.ip:
-            return _replace(rw, op, splat_constant(0, ir.RankedTensorType(op.results[0].type),
+        with rewriter.ip:
+            return replace(rewriter, op, B.full(0, ir.RankedTensorType(op.results[0].type),
                                                    loc=op.location))
     return False
 
 
 @pattern("dot_zero_fast", FAMILY, "stablehlo.dot_general", benefit=4, fast_math=True)
-def dot_zero_fast(op, rw):
+def dot_zero_fast(op, rewriter):
     """dot with an all-zero float operand → zeros (wrong when the other holds Inf/NaN)."""
-    if not is_float_type(element_type(op.results[0])):
+    if not is_float_type(element_type_of(op.results[0])):
         return False
     if any(_is_zero(v) for v in op.operands):
-        with rw.ip:
-            return _replace(rw, op, splat_constant(0.0, ir.RankedTensorType(op.results[0].type),
+        with rewriter.ip:
+            return replace(rewriter, op, B.full(0.0, ir.RankedTensorType(op.results[0].type),
                                                    loc=op.location))
     return False
 
@@ -556,32 +555,32 @@ def _operand_to_output(v, batch, contract, out_positions, out_shape, loc):
     free = [d for d in range(len(s)) if d not in batch and d not in contract]
     order = list(batch) + free
     kept = sorted(order)
-    x = reshape_value(v, [s[d] for d in kept], loc=loc)
+    x = B.reshape(v, [s[d] for d in kept], loc=loc)
     pos = {d: i for i, d in enumerate(kept)}
-    x = transpose_value(x, [pos[d] for d in order], loc=loc)
-    return broadcast_value(x, out_shape, list(range(len(batch))) + out_positions, loc=loc)
+    x = B.transpose(x, [pos[d] for d in order], loc=loc)
+    return B.broadcast_in_dim(x, out_shape, list(range(len(batch))) + out_positions, loc=loc)
 
 
 @pattern("dot_unit_contract", FAMILY, "stablehlo.dot_general", benefit=3)
-def dot_unit_contract(op, rw):
+def dot_unit_contract(op, rewriter):
     """dot_general whose contracting dims all have size 1 (or that has none: an outer
     product) → broadcast multiply (each result element is a single product)."""
     a, b = op.operands
-    lb, rb, lc, rc = dot_dims(op)
+    lb, rb, lc, rc = B.dot_dims(op)
     sa = shape_of(a)
     if any(sa[d] != 1 for d in lc):
         return False
-    if not (element_type(a) == element_type(b) == element_type(op.results[0])):
+    if not (element_type_of(a) == element_type_of(b) == element_type_of(op.results[0])):
         return False
     out = shape_of(op.results[0])
     nb = len(lb)
     nlf = len(sa) - nb - len(lc)
     nrf = len(shape_of(b)) - nb - len(rc)
     loc = op.location
-    with rw.ip:
+    with rewriter.ip:
         x = _operand_to_output(a, lb, lc, list(range(nb, nb + nlf)), out, loc)
         y = _operand_to_output(b, rb, rc, list(range(nb + nlf, nb + nlf + nrf)), out, loc)
-        return _replace(rw, op, build("stablehlo.multiply", [x, y], op.results[0].type, loc=loc))
+        return replace(rewriter, op, B.op1("stablehlo.multiply", [x, y], op.results[0].type, loc=loc))
 
 
 # -- the diagonal of a product, read with a gather -------------------------------------------
@@ -609,7 +608,7 @@ def _diag_gather(op):
 
 
 @pattern("diag_gather_of_dot", FAMILY, "stablehlo.gather", benefit=4)
-def diag_gather_of_dot(op, rw):
+def diag_gather_of_dot(op, rewriter):
     """gather(dot(A, B) [* s], [[k, k]]_k) → sum_k A'[i,k] * B'[i,k] [* s]: read only the
     diagonal of a single-use product (s: scalar or splat factors)."""
     if _diag_gather(op) is None:
@@ -622,7 +621,7 @@ def diag_gather_of_dot(op, rw):
             break
         x, s, kind = f
         scales.append((s, kind))
-    d = _def(x, "dot_general")
+    d = def_of(x, "dot_general")
     if d is None or not has_one_use(x):
         return False
     pd = _plain_dot(d)
@@ -632,49 +631,36 @@ def diag_gather_of_dot(op, rw):
     if len(shape_of(lhs)) != 2 or len(shape_of(rhs)) != 2:
         return False
     lc, rc = pd
-    et = element_type(x)
+    et = element_type_of(x)
     loc = op.location
-    with rw.ip:
-        at = transpose_value(lhs, [1 - lc, lc], loc=loc)
-        bt = transpose_value(rhs, [1 - rc, rc], loc=loc)
-        prod = build("stablehlo.multiply", [at, bt], at.type, loc=loc)
-        zero = splat_constant(0, ranked([], et), loc=loc)
-        r = reduce_value(prod, zero, [1], "stablehlo.add", loc=loc)
+    with rewriter.ip:
+        at = B.transpose(lhs, [1 - lc, lc], loc=loc)
+        bt = B.transpose(rhs, [1 - rc, rc], loc=loc)
+        prod = B.op1("stablehlo.multiply", [at, bt], at.type, loc=loc)
+        zero = B.full(0, ranked([], et), loc=loc)
+        r = B.reduce(prod, zero, [1], "stablehlo.add", loc=loc)
         rt = op.results[0].type
         for s, kind in reversed(scales):
             if kind == "neg":
-                r = build("stablehlo.negate", [r], rt, loc=loc)
+                r = B.op1("stablehlo.negate", [r], rt, loc=loc)
             else:
                 sv = scalar_value(s)
-                sb = (splat_constant(sv, ir.RankedTensorType(rt), loc=loc) if sv is not None
-                      else broadcast_value(s, shape_of(op.results[0]), [], loc=loc))
-                r = build("stablehlo.multiply", [r, sb], rt, loc=loc)
-        return _replace(rw, op, r)
+                sb = (B.full(sv, ir.RankedTensorType(rt), loc=loc) if sv is not None
+                      else B.broadcast_in_dim(s, shape_of(op.results[0]), [], loc=loc))
+                r = B.op1("stablehlo.multiply", [r, sb], rt, loc=loc)
+        return replace(rewriter, op, r)
 
 
 # -- zero padding and broadcast operands -----------------------------------------------------
 
-def _pad_value(x, pv, low, high, loc):
-    zero_pads = all(v == 0 for v in list(low) + list(high))
-    if zero_pads:
-        return x
-    s = shape_of(x)
-    out = [a + b + c for a, b, c in zip(s, low, high)]
-    from ._util import i64_array
-
-    return build("stablehlo.pad", [x, pv], ranked(out, element_type(x)),
-                 {"edge_padding_low": i64_array(low), "edge_padding_high": i64_array(high),
-                  "interior_padding": i64_array([0] * len(s))}, loc=loc)
-
-
 @pattern("dot_of_pad", FAMILY, "stablehlo.dot_general", benefit=3)
-def dot_of_pad(op, rw):
+def dot_of_pad(op, rewriter):
     """dot(pad(x, 0), y) → dot(x, slice(y)) for zero padding of contracting dims (the padded
     products are zeros), and → pad(dot(x, y), 0) for padding of free dims; either operand.
     No interior padding, no padded batch dims."""
-    lb, rb, lc, rc = dot_dims(op)
+    lb, rb, lc, rc = B.dot_dims(op)
     for side in (0, 1):
-        p = _def(op.operands[side], "pad")
+        p = def_of(op.operands[side], "pad")
         if p is None:
             continue
         x, pv = p.operands
@@ -705,25 +691,19 @@ def dot_of_pad(op, rw):
             olow[base + i], ohigh[base + i] = low[d], high[d]
             out[base + i] -= low[d] + high[d]
         loc = op.location
-        from ._util import i64_array
-
-        with rw.ip:
-            if starts != [0] * len(os_) or limits != list(os_):
-                other = build("stablehlo.slice", [other], ranked([b - a for a, b in zip(starts, limits)],
-                                                                 element_type(other)),
-                              {"start_indices": i64_array(starts), "limit_indices": i64_array(limits),
-                               "strides": i64_array([1] * len(os_))}, loc=loc)
+        with rewriter.ip:
+            other = B.slice(other, starts, limits, loc=loc)
             ops = [x, other] if side == 0 else [other, x]
-            d = dot_general_value(ops[0], ops[1], lb, rb, lc, rc, ranked(out, element_type(op.results[0])),
-                                  loc=loc, like=op)
-            zero = splat_constant(0, ranked([], element_type(op.results[0])), loc=loc)
-            return _replace(rw, op, _pad_value(d, zero, olow, ohigh, loc))
+            d = B.dot_general(ops[0], ops[1], lb, rb, lc, rc, result_type=ranked(out, element_type_of(op.results[0])),
+                              loc=loc, like=op)
+            zero = B.full(0, ranked([], element_type_of(op.results[0])), loc=loc)
+            return replace(rewriter, op, B.pad(d, zero, olow, ohigh, loc=loc))
     return False
 
 
 def _broadcast_only_dims(v):
     """For v = broadcast_in_dim(u, bd): (u, bd, dims of v along which v is constant)."""
-    b = _def(v, "broadcast_in_dim")
+    b = def_of(v, "broadcast_in_dim")
     if b is None:
         return None
     u = b.operands[0]
@@ -735,15 +715,15 @@ def _broadcast_only_dims(v):
 
 
 @pattern("dot_of_broadcast", FAMILY, "stablehlo.dot_general", benefit=3)
-def dot_of_broadcast(op, rw):
+def dot_of_broadcast(op, rewriter):
     """dot(A, B) with A = broadcast(u) constant along some of its dims (no batch dims):
     along a contracting dim k, sum B over k first (sum_k u*B[k] = u * sum_k B[k]); along a
     free dim, compute the product once and broadcast it. Either operand; fewer FLOPs by the
     size of those dims."""
-    lb, rb, lc, rc = dot_dims(op)
+    lb, rb, lc, rc = B.dot_dims(op)
     if lb or rb:
         return False
-    if not (element_type(op.operands[0]) == element_type(op.operands[1]) == element_type(op.results[0])):
+    if not (element_type_of(op.operands[0]) == element_type_of(op.operands[1]) == element_type_of(op.results[0])):
         return False
     for side in (0, 1):
         info = _broadcast_only_dims(op.operands[side])
@@ -759,19 +739,19 @@ def dot_of_broadcast(op, rw):
         us = shape_of(u)
         u_keep = [i for i in range(len(us)) if bd[i] in keep]
         loc = op.location
-        et = element_type(op.results[0])
-        with rw.ip:
-            u2 = reshape_value(u, [us[i] for i in u_keep], loc=loc)
+        et = element_type_of(op.results[0])
+        with rewriter.ip:
+            u2 = B.reshape(u, [us[i] for i in u_keep], loc=loc)
             order = sorted(range(len(u_keep)), key=lambda k: bd[u_keep[k]])
-            u2 = transpose_value(u2, order, loc=loc)
+            u2 = B.transpose(u2, order, loc=loc)
             # with only size-1 dims of A left unaccounted (A dims of size 1 not in bd), reshape
-            u2 = reshape_value(u2, [ash[j] for j in keep], loc=loc)
+            u2 = B.reshape(u2, [ash[j] for j in keep], loc=loc)
             # sum the other operand over the dims contracted with A's constant dims
             osum = [oc[i] for i, d in enumerate(ac) if d in const]
             o2 = other
             if osum:
-                zero = splat_constant(0, ranked([], et), loc=loc)
-                o2 = reduce_value(other, zero, osum, "stablehlo.add", loc=loc)
+                zero = B.full(0, ranked([], et), loc=loc)
+                o2 = B.reduce(other, zero, osum, "stablehlo.add", loc=loc)
             okeep = [e for e in range(len(osh)) if e not in osum]
             pairs = [(keep.index(d), okeep.index(oc[i])) for i, d in enumerate(ac) if d not in const]
             nac, noc = [p[0] for p in pairs], [p[1] for p in pairs]
@@ -780,14 +760,14 @@ def dot_of_broadcast(op, rw):
             ofree = [e for e in range(len(osh)) if e not in oc]
             if side == 0:
                 nshape = [ash[j] for j in afree_new] + [osh[e] for e in ofree]
-                d = dot_general_value(u2, o2, [], [], nac, noc, ranked(nshape, et), loc=loc, like=op)
+                d = B.dot_general(u2, o2, [], [], nac, noc, result_type=ranked(nshape, et), loc=loc, like=op)
                 pos = [afree.index(j) for j in afree_new] + [len(afree) + i for i in range(len(ofree))]
             else:
                 nshape = [osh[e] for e in ofree] + [ash[j] for j in afree_new]
-                d = dot_general_value(o2, u2, [], [], noc, nac, ranked(nshape, et), loc=loc, like=op)
+                d = B.dot_general(o2, u2, [], [], noc, nac, result_type=ranked(nshape, et), loc=loc, like=op)
                 pos = list(range(len(ofree))) + [len(ofree) + afree.index(j) for j in afree_new]
             out = shape_of(op.results[0])
             if tuple(nshape) != tuple(out):
-                d = broadcast_value(d, out, pos, loc=loc)
-            return _replace(rw, op, d)
+                d = B.broadcast_in_dim(d, out, pos, loc=loc)
+            return replace(rewriter, op, d)
     return False

@@ -13,12 +13,12 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as _hlo
 
-from ._registry import pattern
-from ._util import (
-    build, compare_attrs, defining_op, element_type, eval_int_array, i64_array,
-    i64_list, int_range, iota_value, np_dtype, num_elements, pad_value, ranked, scalar_value,
-    shape_of, slice_value, splat_constant,
-)
+from ._registry import pattern, replace
+from ...ir import build as B
+from ...ir.attrs import compare_attrs, i64_array, i64_list, scalar_value
+from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
+from ...ir.values import defining_op
+from ._util import eval_int_array, int_range
 
 FAMILY = "gather_scatter"
 _EVAL_LIMIT = 1 << 22
@@ -89,7 +89,7 @@ def _drives(offsets_coeffs, rank: int, batch):
 
 def _rank0_int(values, elem: ir.Type, loc) -> list[ir.Value]:
     t = ranked([], elem)
-    return [splat_constant(int(v), t, loc=loc) for v in values]
+    return [B.full(int(v), t, loc=loc) for v in values]
 
 
 def _block_ops(region: ir.Region):
@@ -139,19 +139,19 @@ def _arrange(t: ir.Value, sources: list, result_type: ir.RankedTensorType, loc) 
     used = sorted(s for s in sources if s is not None)
     # 1. drop unused (unit) dims
     if len(used) != len(ts):
-        t = build("stablehlo.reshape", [t], ranked([ts[d] for d in used], element_type(t)), loc=loc)
+        t = B.op1("stablehlo.reshape", [t], ranked([ts[d] for d in used], element_type_of(t)), loc=loc)
     pos = {d: k for k, d in enumerate(used)}
     order = [pos[s] for s in sources if s is not None]  # t dims in result order
     # 2. transpose into result order
     if order != sorted(order):
         cur = shape_of(t)
-        t = build("stablehlo.transpose", [t], ranked([cur[k] for k in order], element_type(t)),
+        t = B.op1("stablehlo.transpose", [t], ranked([cur[k] for k in order], element_type_of(t)),
                   {"permutation": i64_array(order)}, loc=loc)
     # 3. broadcast into the result
     dims = [r for r, s in enumerate(sources) if s is not None]
     if shape_of(t) == tuple(result_type.shape):
         return t
-    return build("stablehlo.broadcast_in_dim", [t], result_type,
+    return B.op1("stablehlo.broadcast_in_dim", [t], result_type,
                  {"broadcast_dimensions": i64_array(dims)}, loc=loc)
 
 
@@ -171,8 +171,7 @@ def gather_full_slice(op, rewriter):
         sources[r] = d
     with rewriter.ip:
         r = _arrange(x, sources, rt, op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 @pattern("gather_known_indices_to_slice", FAMILY, "stablehlo.gather", benefit=2)
@@ -233,10 +232,9 @@ def gather_known_indices_to_slice(op, rewriter):
         if d not in drive:
             sources[r] = d
     with rewriter.ip:
-        t = slice_value(x, start, limit, strides, loc=op.location)
+        t = B.slice(x, start, limit, strides, loc=op.location)
         r = _arrange(t, sources, rt, op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 @pattern("gather_single_to_dynamic_slice", FAMILY, "stablehlo.gather", benefit=1)
@@ -253,7 +251,7 @@ def gather_single_to_dynamic_slice(op, rewriter):
     if eval_int_array(indices, 16) is not None:
         return False  # gather_known_indices_to_slice
     sizes = i64_list(op.attributes["slice_sizes"])
-    et = element_type(indices)
+    et = element_type_of(indices)
     if np_dtype(et) is None:
         return False
     scalar_t = ranked([], et)
@@ -265,10 +263,10 @@ def gather_single_to_dynamic_slice(op, rewriter):
                 s = [0] * len(ishape)
                 e = [1] * len(ishape)
                 s[ivd], e[ivd] = k, k + 1
-                c = slice_value(indices, s, e, loc=op.location)
+                c = B.slice(indices, s, e, loc=op.location)
             else:
                 c = indices
-            comps.append(build("stablehlo.reshape", [c], scalar_t, loc=op.location)
+            comps.append(B.op1("stablehlo.reshape", [c], scalar_t, loc=op.location)
                          if shape_of(c) != () else c)
         zero = None
         starts = []
@@ -277,13 +275,12 @@ def gather_single_to_dynamic_slice(op, rewriter):
                 starts.append(comps[sim.index(d)])
             else:
                 if zero is None:
-                    zero = splat_constant(0, scalar_t, loc=op.location)
+                    zero = B.full(0, scalar_t, loc=op.location)
                 starts.append(zero)
-        ds = build("stablehlo.dynamic_slice", [x] + starts,
-                   ranked(sizes, element_type(x)), {"slice_sizes": i64_array(sizes)}, loc=op.location)
-        r = build("stablehlo.reshape", [ds], rt, loc=op.location) if shape_of(ds) != tuple(rt.shape) else ds
-    rewriter.replace_op(op, [r])
-    return True
+        ds = B.op1("stablehlo.dynamic_slice", [x] + starts,
+                   ranked(sizes, element_type_of(x)), {"slice_sizes": i64_array(sizes)}, loc=op.location)
+        r = B.op1("stablehlo.reshape", [ds], rt, loc=op.location) if shape_of(ds) != tuple(rt.shape) else ds
+    return replace(rewriter, op, r)
 
 
 # -- scatter ---------------------------------------------------------------------------------------------
@@ -308,8 +305,7 @@ def scatter_keep_combiner(op, rewriter):
     if _combiner(op) != "keep":
         return False
     n = len(op.results)
-    rewriter.replace_op(op, list(op.operands[:n]))
-    return True
+    return replace(rewriter, op, list(op.operands[:n]))
 
 
 @pattern("scatter_empty_updates", FAMILY, "stablehlo.scatter", benefit=3)
@@ -318,8 +314,7 @@ def scatter_empty_updates(op, rewriter):
     n = len(op.results)
     if num_elements(op.operands[-1]) != 0:
         return False
-    rewriter.replace_op(op, list(op.operands[:n]))
-    return True
+    return replace(rewriter, op, list(op.operands[:n]))
 
 
 def _scatter_box(op):
@@ -383,15 +378,15 @@ def _update_box(upd: ir.Value, sources, box, loc) -> ir.Value:
     used = sorted(s for s in sources if s is not None)
     u = upd
     if len(used) != len(us):
-        u = build("stablehlo.reshape", [u], ranked([us[i] for i in used], element_type(upd)), loc=loc)
+        u = B.op1("stablehlo.reshape", [u], ranked([us[i] for i in used], element_type_of(upd)), loc=loc)
     pos = {i: k for k, i in enumerate(used)}
     order = [pos[s] for s in sources if s is not None]
     if order != sorted(order):
         cur = shape_of(u)
-        u = build("stablehlo.transpose", [u], ranked([cur[k] for k in order], element_type(u)),
+        u = B.op1("stablehlo.transpose", [u], ranked([cur[k] for k in order], element_type_of(u)),
                   {"permutation": i64_array(order)}, loc=loc)
     if shape_of(u) != tuple(box):
-        u = build("stablehlo.reshape", [u], ranked(box, element_type(u)), loc=loc)
+        u = B.op1("stablehlo.reshape", [u], ranked(box, element_type_of(u)), loc=loc)
     return u
 
 
@@ -403,7 +398,7 @@ def _splat_scalar(x: ir.Value, loc):
     if d is not None and d.operation.name == "stablehlo.constant":
         s = scalar_value(x)
         if s is not None:
-            return splat_constant(s, ranked([], element_type(x)), loc=loc)
+            return B.full(s, ranked([], element_type_of(x)), loc=loc)
     return None
 
 
@@ -436,21 +431,20 @@ def scatter_box_to_update_slice(op, rewriter):
         if splat:
             s = _splat_scalar(x, loc)
             if kind == "add":
-                c = build("stablehlo.broadcast_in_dim", [s], ranked(box, element_type(x)),
+                c = B.op1("stablehlo.broadcast_in_dim", [s], ranked(box, element_type_of(x)),
                           {"broadcast_dimensions": i64_array([])}, loc=loc)
-                u = build("stablehlo.add", [c, u], u.type, loc=loc)
-            r = pad_value(u, s, start, [n - a - b for n, a, b in zip(xs, start, box)], loc=loc)
+                u = B.op1("stablehlo.add", [c, u], u.type, loc=loc)
+            r = B.pad(u, s, start, [n - a - b for n, a, b in zip(xs, start, box)], loc=loc)
         else:
             if kind == "add":
-                old = slice_value(x, start, [a + b for a, b in zip(start, box)], loc=loc)
-                u = build("stablehlo.add", [old, u], u.type, loc=loc)
+                old = B.slice(x, start, [a + b for a, b in zip(start, box)], loc=loc)
+                u = B.op1("stablehlo.add", [old, u], u.type, loc=loc)
             if tuple(box) == xs:
                 r = u
             else:
                 idx = _rank0_int(start, ir.IntegerType.get_signless(64), loc)
-                r = build("stablehlo.dynamic_update_slice", [x, u] + idx, op.results[0].type, loc=loc)
-    rewriter.replace_op(op, [r])
-    return True
+                r = B.op1("stablehlo.dynamic_update_slice", [x, u] + idx, op.results[0].type, loc=loc)
+    return replace(rewriter, op, r)
 
 
 @pattern("scatter_diagonal_to_select", FAMILY, "stablehlo.scatter", benefit=2)
@@ -482,27 +476,26 @@ def scatter_diagonal_to_select(op, rewriter):
     if not (np.array_equal(mat[:, 0], ar) and np.array_equal(mat[:, 1], ar)):
         return False
     loc = op.location
-    et = element_type(x)
+    et = element_type_of(x)
     rt = ir.RankedTensorType(op.results[0].type)
     with rewriter.ip:
         c = _splat_scalar(x, loc)
         v = upd
         if kind == "add":
-            cb = build("stablehlo.broadcast_in_dim", [c], ranked([n], et),
+            cb = B.op1("stablehlo.broadcast_in_dim", [c], ranked([n], et),
                        {"broadcast_dimensions": i64_array([])}, loc=loc)
-            v = build("stablehlo.add", [cb, v], v.type, loc=loc)
+            v = B.op1("stablehlo.add", [cb, v], v.type, loc=loc)
         if n < xs[0]:
-            v = pad_value(v, c, [0], [xs[0] - n], loc=loc)
-        vb = build("stablehlo.broadcast_in_dim", [v], rt, {"broadcast_dimensions": i64_array([0])}, loc=loc)
+            v = B.pad(v, c, [0], [xs[0] - n], loc=loc)
+        vb = B.op1("stablehlo.broadcast_in_dim", [v], rt, {"broadcast_dimensions": i64_array([0])}, loc=loc)
         it = ranked(xs, ir.IntegerType.get_signless(32))
-        i0 = iota_value(it, 0, loc=loc)
-        i1 = iota_value(it, 1, loc=loc)
-        mask = build("stablehlo.compare", [i0, i1], ranked(xs, ir.IntegerType.get_signless(1)),
+        i0 = B.iota(it, 0, loc=loc)
+        i1 = B.iota(it, 1, loc=loc)
+        mask = B.op1("stablehlo.compare", [i0, i1], ranked(xs, ir.IntegerType.get_signless(1)),
                      compare_attrs("EQ", "SIGNED"), loc=loc)
-        cfull = build("stablehlo.broadcast_in_dim", [c], rt, {"broadcast_dimensions": i64_array([])}, loc=loc)
-        r = build("stablehlo.select", [mask, vb, cfull], rt, loc=loc)
-    rewriter.replace_op(op, [r])
-    return True
+        cfull = B.op1("stablehlo.broadcast_in_dim", [c], rt, {"broadcast_dimensions": i64_array([])}, loc=loc)
+        r = B.op1("stablehlo.select", [mask, vb, cfull], rt, loc=loc)
+    return replace(rewriter, op, r)
 
 
 def _loop_env(op) -> dict:
@@ -545,7 +538,7 @@ def scatter_single_in_bounds_to_dus(op, rewriter):
         return False
     if eval_int_array(indices, 16) is not None:
         return False  # scatter_box_to_update_slice
-    et = element_type(indices)
+    et = element_type_of(indices)
     dt = np_dtype(et)
     if dt is None or dt.kind not in "iu":
         return False
@@ -571,10 +564,10 @@ def scatter_single_in_bounds_to_dus(op, rewriter):
                 st = [0] * len(ishape)
                 e = [1] * len(ishape)
                 st[ivd], e[ivd] = k, k + 1
-                c = slice_value(indices, st, e, loc=loc)
+                c = B.slice(indices, st, e, loc=loc)
             else:
                 c = indices
-            comps.append(build("stablehlo.reshape", [c], scalar_t, loc=loc) if shape_of(c) != () else c)
+            comps.append(B.op1("stablehlo.reshape", [c], scalar_t, loc=loc) if shape_of(c) != () else c)
         zero = None
         starts = []
         for d in range(rank):
@@ -582,17 +575,16 @@ def scatter_single_in_bounds_to_dus(op, rewriter):
                 starts.append(comps[sdod.index(d)])
             else:
                 if zero is None:
-                    zero = splat_constant(0, scalar_t, loc=loc)
+                    zero = B.full(0, scalar_t, loc=loc)
                 starts.append(zero)
-        u = build("stablehlo.reshape", [upd], ranked(wsize, element_type(upd)), loc=loc) \
+        u = B.op1("stablehlo.reshape", [upd], ranked(wsize, element_type_of(upd)), loc=loc) \
             if tuple(wsize) != us else upd
         if kind == "add":
-            old = build("stablehlo.dynamic_slice", [x] + starts, u.type,
+            old = B.op1("stablehlo.dynamic_slice", [x] + starts, u.type,
                         {"slice_sizes": i64_array(wsize)}, loc=loc)
-            u = build("stablehlo.add", [old, u], u.type, loc=loc)
-        r = build("stablehlo.dynamic_update_slice", [x, u] + starts, op.results[0].type, loc=loc)
-    rewriter.replace_op(op, [r])
-    return True
+            u = B.op1("stablehlo.add", [old, u], u.type, loc=loc)
+        r = B.op1("stablehlo.dynamic_update_slice", [x, u] + starts, op.results[0].type, loc=loc)
+    return replace(rewriter, op, r)
 
 
 @pattern("gather_of_scatter_same_indices", FAMILY, "stablehlo.gather", benefit=2)
@@ -636,8 +628,7 @@ def gather_of_scatter_same_indices(op, rewriter):
         return False
     if upd.type != op.results[0].type:
         return False
-    rewriter.replace_op(op, [upd])
-    return True
+    return replace(rewriter, op, upd)
 
 
 @pattern("gather_of_splat", FAMILY, "stablehlo.gather", benefit=3)
@@ -648,10 +639,9 @@ def gather_of_splat(op, rewriter):
         return False
     with rewriter.ip:
         s = _splat_scalar(x, op.location)
-        r = build("stablehlo.broadcast_in_dim", [s], op.results[0].type,
+        r = B.op1("stablehlo.broadcast_in_dim", [s], op.results[0].type,
                   {"broadcast_dimensions": i64_array([])}, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 @pattern("scatter_same_splat", FAMILY, "stablehlo.scatter", benefit=3)
@@ -666,11 +656,10 @@ def scatter_same_splat(op, rewriter):
     if not (_is_splat(x) and _is_splat(upd)):
         return False
     a, b = scalar_value(x), scalar_value(upd)
-    if a is None or b is None or repr(a) != repr(b) or element_type(x) != element_type(upd):
+    if a is None or b is None or repr(a) != repr(b) or element_type_of(x) != element_type_of(upd):
         dx, du = defining_op(x), defining_op(upd)
         same_src = (dx is not None and du is not None and dx.operation.name == du.operation.name
                     == "stablehlo.broadcast_in_dim" and dx.operands[0] == du.operands[0])
         if not same_src:
             return False
-    rewriter.replace_op(op, [x])
-    return True
+    return replace(rewriter, op, x)

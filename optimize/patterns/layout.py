@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
-from ._registry import pattern
-from ._util import def_of as _def, replace_with as _replace
-from ._util import (broadcast_value, build, defining_op, dot_dims, dot_general_value, element_type,
-                    has_one_use, i64_list, num_elements, ranked, reshape_value, shape_of,
-                    splat_value, splat_constant, transpose_value)
+from ._registry import pattern, replace
+from ...ir import build as B
+from ...ir.attrs import i64_list, splat_value
+from ...ir.types import element_type_of, num_elements, ranked, shape_of
+from ...ir.values import def_of, defining_op, has_one_use
 
 FAMILY = "layout"
 
@@ -53,35 +53,35 @@ def _attrs(op) -> dict:
 
 def _clone_with(op, operands, result_type, loc) -> ir.Value:
     """A copy of an elementwise op (attributes kept) on new operands and result type."""
-    return build(op.operation.name, operands, result_type, _attrs(op), loc=loc)
+    return B.op1(op.operation.name, operands, result_type, _attrs(op), loc=loc)
 
 
 # -- transpose -------------------------------------------------------------------------------
 
 @pattern("transpose_identity", FAMILY, "stablehlo.transpose", benefit=4)
-def transpose_identity(op, rw):
+def transpose_identity(op, rewriter):
     """transpose with the identity permutation → its operand."""
     p = _perm(op)
     if p == list(range(len(p))):
-        return _replace(rw, op, op.operands[0])
+        return replace(rewriter, op, op.operands[0])
     return False
 
 
 @pattern("transpose_transpose", FAMILY, "stablehlo.transpose", benefit=4)
-def transpose_transpose(op, rw):
+def transpose_transpose(op, rewriter):
     """transpose(transpose(x, p1), p2) → transpose(x, p1∘p2) (x itself when that is the
     identity)."""
-    inner = _def(op.operands[0], "transpose")
+    inner = def_of(op.operands[0], "transpose")
     if inner is None:
         return False
     p1, p2 = _perm(inner), _perm(op)
     q = [p1[k] for k in p2]
-    with rw.ip:
-        return _replace(rw, op, transpose_value(inner.operands[0], q, loc=op.location))
+    with rewriter.ip:
+        return replace(rewriter, op, B.transpose(inner.operands[0], q, loc=op.location))
 
 
 @pattern("transpose_is_reshape", FAMILY, "stablehlo.transpose", benefit=2)
-def transpose_is_reshape(op, rw):
+def transpose_is_reshape(op, rewriter):
     """A transpose that only moves size-1 dimensions (the others keep their order) →
     reshape."""
     x = op.operands[0]
@@ -89,44 +89,44 @@ def transpose_is_reshape(op, rw):
     moved = [d for d in p if s[d] != 1]
     if moved != sorted(moved) or p == list(range(len(p))):
         return False
-    with rw.ip:
-        return _replace(rw, op, reshape_value(x, shape_of(op.results[0]), loc=op.location))
+    with rewriter.ip:
+        return replace(rewriter, op, B.reshape(x, shape_of(op.results[0]), loc=op.location))
 
 
 @pattern("transpose_of_broadcast", FAMILY, "stablehlo.transpose", benefit=3)
-def transpose_of_broadcast(op, rw):
+def transpose_of_broadcast(op, rewriter):
     """transpose(broadcast_in_dim(x, dims)) → broadcast_in_dim(x, dims') (with a transpose of
     the smaller x first when dims' would not be increasing)."""
-    b = _def(op.operands[0], "broadcast_in_dim")
+    b = def_of(op.operands[0], "broadcast_in_dim")
     if b is None:
         return False
     x = b.operands[0]
     inv = _inverse(_perm(op))
     nd = [inv[d] for d in _bdims(b)]
     out = shape_of(op.results[0])
-    with rw.ip:
+    with rewriter.ip:
         if nd != sorted(nd):
             if num_elements(x) >= num_elements(op.results[0]):
                 return False
             order = sorted(range(len(nd)), key=lambda i: nd[i])
-            x = transpose_value(x, order, loc=op.location)
+            x = B.transpose(x, order, loc=op.location)
             nd = sorted(nd)
-        return _replace(rw, op, broadcast_value(x, out, nd, loc=op.location))
+        return replace(rewriter, op, B.broadcast_in_dim(x, out, nd, loc=op.location))
 
 
 @pattern("transpose_of_iota", FAMILY, "stablehlo.transpose", benefit=3)
-def transpose_of_iota(op, rw):
+def transpose_of_iota(op, rewriter):
     """transpose(iota(dim d)) → iota(dim p⁻¹[d]) of the transposed shape."""
-    i = _def(op.operands[0], "iota")
+    i = def_of(op.operands[0], "iota")
     if i is None:
         return False
     d = ir.IntegerAttr(i.attributes["iota_dimension"]).value
     nd = _inverse(_perm(op))[d]
-    with rw.ip:
-        v = build("stablehlo.iota", [], op.results[0].type,
+    with rewriter.ip:
+        v = B.op1("stablehlo.iota", [], op.results[0].type,
                   {"iota_dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), nd)},
                   loc=op.location)
-        return _replace(rw, op, v)
+        return replace(rewriter, op, v)
 
 
 def _free_under_transpose(v: ir.Value, perm: list[int], loc):
@@ -136,35 +136,35 @@ def _free_under_transpose(v: ir.Value, perm: list[int], loc):
     s = shape_of(v)
     if len(s) == 0:
         return v
-    t = ranked([s[p] for p in perm], element_type(v))
+    t = ranked([s[p] for p in perm], element_type_of(v))
     sv = splat_value(v)
     if sv is not None:
-        return splat_constant(sv, t, loc=loc)
-    tr = _def(v, "transpose")
+        return B.full(sv, t, loc=loc)
+    tr = def_of(v, "transpose")
     if tr is not None:
         q = _perm(tr)
         if [q[k] for k in perm] == list(range(len(perm))):
             return tr.operands[0]
         return None
-    b = _def(v, "broadcast_in_dim")
+    b = def_of(v, "broadcast_in_dim")
     if b is not None:
         inv = _inverse(perm)
         nd = [inv[d] for d in _bdims(b)]
         if nd == sorted(nd):
-            return broadcast_value(b.operands[0], t.shape, nd, loc=loc)
-    d = _def(v, "dot_general")
+            return B.broadcast_in_dim(b.operands[0], t.shape, nd, loc=loc)
+    d = def_of(v, "dot_general")
     if d is not None and has_one_use(v):
         return _dot_transposed(d, perm, t, loc)
     return None
 
 
 def _absorbing_dot(v, perm) -> bool:
-    d = _def(v, "dot_general")
+    d = def_of(v, "dot_general")
     return d is not None and has_one_use(v) and _dot_plan(d, perm) is not None
 
 
 def _is_inverse_transpose(v, perm) -> bool:
-    tr = _def(v, "transpose")
+    tr = def_of(v, "transpose")
     if tr is None:
         return False
     q = _perm(tr)
@@ -172,7 +172,7 @@ def _is_inverse_transpose(v, perm) -> bool:
 
 
 @pattern("transpose_elementwise_sink", FAMILY, "stablehlo.transpose", benefit=2)
-def transpose_elementwise_sink(op, rw):
+def transpose_elementwise_sink(op, rewriter):
     """transpose(ew(a, b, ...)) → ew(a', b', ...) when every operand takes the transpose for
     free (an inverse transpose that cancels, a splat, a broadcast, a scalar, a single-use
     dot_general that absorbs it) and at least one is an inverse transpose or a dot: the
@@ -187,21 +187,21 @@ def transpose_elementwise_sink(op, rw):
     for v in ew.operands:
         if len(shape_of(v)) and splat_value(v) is None and not _is_inverse_transpose(v, perm) \
                 and not _absorbing_dot(v, perm):
-            b = _def(v, "broadcast_in_dim")
+            b = def_of(v, "broadcast_in_dim")
             if b is None:
                 return False
             inv = _inverse(perm)
             nd = [inv[d] for d in _bdims(b)]
             if nd != sorted(nd):
                 return False
-    with rw.ip:
+    with rewriter.ip:
         new_ops = [_free_under_transpose(v, perm, op.location) for v in ew.operands]
-        rt = ranked(shape_of(op.results[0]), element_type(ew.results[0]))
-        return _replace(rw, op, _clone_with(ew, new_ops, rt, op.location))
+        rt = ranked(shape_of(op.results[0]), element_type_of(ew.results[0]))
+        return replace(rewriter, op, _clone_with(ew, new_ops, rt, op.location))
 
 
 @pattern("elementwise_transpose_hoist", FAMILY, tuple(sorted(NARY_EW - UNARY_EW)), benefit=1)
-def elementwise_transpose_hoist(op, rw):
+def elementwise_transpose_hoist(op, rewriter):
     """ew(transpose(a, p), transpose(b, p), splat...) → transpose(ew(a, b, splat'), p) when at
     least two operands are single-use transposes with the same permutation (and the rest are
     splats or scalars): one transpose instead of several."""
@@ -210,7 +210,7 @@ def elementwise_transpose_hoist(op, rw):
     for v in op.operands:
         if len(shape_of(v)) == 0 or splat_value(v) is not None:
             continue
-        tr = _def(v, "transpose")
+        tr = def_of(v, "transpose")
         if tr is None or not has_one_use(v):
             return False
         p = _perm(tr)
@@ -222,41 +222,41 @@ def elementwise_transpose_hoist(op, rw):
     if n < 2:
         return False
     inv = _inverse(perm)
-    with rw.ip:
+    with rewriter.ip:
         ops = []
         for v in op.operands:
             s = shape_of(v)
             if len(s) == 0:
                 ops.append(v)
             elif splat_value(v) is not None:
-                ops.append(splat_constant(splat_value(v), ranked([s[k] for k in inv], element_type(v)),
+                ops.append(B.full(splat_value(v), ranked([s[k] for k in inv], element_type_of(v)),
                                           loc=op.location))
             else:
                 ops.append(defining_op(v).operands[0])
         rs = shape_of(op.results[0])
-        inner = _clone_with(op, ops, ranked([rs[k] for k in inv], element_type(op.results[0])),
+        inner = _clone_with(op, ops, ranked([rs[k] for k in inv], element_type_of(op.results[0])),
                             op.location)
-        return _replace(rw, op, transpose_value(inner, perm, loc=op.location))
+        return replace(rewriter, op, B.transpose(inner, perm, loc=op.location))
 
 
 # -- reshape ---------------------------------------------------------------------------------
 
 @pattern("reshape_identity", FAMILY, "stablehlo.reshape", benefit=4)
-def reshape_identity(op, rw):
+def reshape_identity(op, rewriter):
     """reshape to the operand's own shape → the operand."""
     if op.operands[0].type == op.results[0].type:
-        return _replace(rw, op, op.operands[0])
+        return replace(rewriter, op, op.operands[0])
     return False
 
 
 @pattern("reshape_reshape", FAMILY, "stablehlo.reshape", benefit=4)
-def reshape_reshape(op, rw):
+def reshape_reshape(op, rewriter):
     """reshape(reshape(x)) → reshape(x) (x when the shapes agree)."""
-    inner = _def(op.operands[0], "reshape")
+    inner = def_of(op.operands[0], "reshape")
     if inner is None:
         return False
-    with rw.ip:
-        return _replace(rw, op, reshape_value(inner.operands[0], shape_of(op.results[0]), loc=op.location))
+    with rewriter.ip:
+        return replace(rewriter, op, B.reshape(inner.operands[0], shape_of(op.results[0]), loc=op.location))
 
 
 def unit_reshape_map(src, dst):
@@ -296,10 +296,10 @@ def _fill_unit_dims(nd: list, out_rank: int):
 
 
 @pattern("reshape_of_broadcast", FAMILY, "stablehlo.reshape", benefit=3)
-def reshape_of_broadcast(op, rw):
+def reshape_of_broadcast(op, rewriter):
     """reshape(broadcast_in_dim(x)) that only inserts/removes size-1 dims → one
     broadcast_in_dim(x)."""
-    b = _def(op.operands[0], "broadcast_in_dim")
+    b = def_of(op.operands[0], "broadcast_in_dim")
     if b is None:
         return False
     out = shape_of(op.results[0])
@@ -309,41 +309,41 @@ def reshape_of_broadcast(op, rw):
     nd = _fill_unit_dims([m[d] for d in _bdims(b)], len(out))
     if nd is None:
         return False
-    with rw.ip:
-        return _replace(rw, op, broadcast_value(b.operands[0], out, nd, loc=op.location))
+    with rewriter.ip:
+        return replace(rewriter, op, B.broadcast_in_dim(b.operands[0], out, nd, loc=op.location))
 
 
 @pattern("reshape_of_iota", FAMILY, "stablehlo.reshape", benefit=3)
-def reshape_of_iota(op, rw):
+def reshape_of_iota(op, rewriter):
     """reshape(iota) that only inserts/removes size-1 dims → iota of the new shape."""
-    i = _def(op.operands[0], "iota")
+    i = def_of(op.operands[0], "iota")
     if i is None:
         return False
     d = ir.IntegerAttr(i.attributes["iota_dimension"]).value
     m = unit_reshape_map(shape_of(op.operands[0]), shape_of(op.results[0]))
     if m is None or m[d] is None:
         return False
-    with rw.ip:
-        v = build("stablehlo.iota", [], op.results[0].type,
+    with rewriter.ip:
+        v = B.op1("stablehlo.iota", [], op.results[0].type,
                   {"iota_dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), m[d])},
                   loc=op.location)
-        return _replace(rw, op, v)
+        return replace(rewriter, op, v)
 
 
 # -- broadcast_in_dim ------------------------------------------------------------------------
 
 @pattern("broadcast_identity", FAMILY, "stablehlo.broadcast_in_dim", benefit=4)
-def broadcast_identity(op, rw):
+def broadcast_identity(op, rewriter):
     """broadcast_in_dim to the operand's own type with dims 0..n-1 → the operand."""
     x = op.operands[0]
     d = _bdims(op)
     if x.type == op.results[0].type and d == list(range(len(d))):
-        return _replace(rw, op, x)
+        return replace(rewriter, op, x)
     return False
 
 
 @pattern("broadcast_is_transpose", FAMILY, "stablehlo.broadcast_in_dim", benefit=3)
-def broadcast_is_transpose(op, rw):
+def broadcast_is_transpose(op, rewriter):
     """broadcast_in_dim with a permutation as dims and no size change → transpose."""
     x = op.operands[0]
     d = _bdims(op)
@@ -352,27 +352,27 @@ def broadcast_is_transpose(op, rw):
         return False
     if any(out[d[i]] != s[i] for i in range(len(s))):
         return False
-    with rw.ip:
-        return _replace(rw, op, transpose_value(x, _inverse(d), loc=op.location))
+    with rewriter.ip:
+        return replace(rewriter, op, B.transpose(x, _inverse(d), loc=op.location))
 
 
 @pattern("broadcast_broadcast", FAMILY, "stablehlo.broadcast_in_dim", benefit=4)
-def broadcast_broadcast(op, rw):
+def broadcast_broadcast(op, rewriter):
     """broadcast_in_dim(broadcast_in_dim(x, d1), d2) → broadcast_in_dim(x, d2∘d1)."""
-    inner = _def(op.operands[0], "broadcast_in_dim")
+    inner = def_of(op.operands[0], "broadcast_in_dim")
     if inner is None:
         return False
     d1, d2 = _bdims(inner), _bdims(op)
-    with rw.ip:
-        return _replace(rw, op, broadcast_value(inner.operands[0], shape_of(op.results[0]),
+    with rewriter.ip:
+        return replace(rewriter, op, B.broadcast_in_dim(inner.operands[0], shape_of(op.results[0]),
                                                 [d2[d] for d in d1], loc=op.location))
 
 
 @pattern("broadcast_of_unit_reshape", FAMILY, "stablehlo.broadcast_in_dim", benefit=3)
-def broadcast_of_unit_reshape(op, rw):
+def broadcast_of_unit_reshape(op, rewriter):
     """broadcast_in_dim(reshape(x)) where the reshape only inserts/removes size-1 dims →
     broadcast_in_dim(x)."""
-    r = _def(op.operands[0], "reshape")
+    r = def_of(op.operands[0], "reshape")
     if r is None:
         return False
     x = r.operands[0]
@@ -383,12 +383,12 @@ def broadcast_of_unit_reshape(op, rw):
     nd = _fill_unit_dims([None if j is None else d[j] for j in m], len(shape_of(op.results[0])))
     if nd is None:
         return False
-    with rw.ip:
-        return _replace(rw, op, broadcast_value(x, shape_of(op.results[0]), nd, loc=op.location))
+    with rewriter.ip:
+        return replace(rewriter, op, B.broadcast_in_dim(x, shape_of(op.results[0]), nd, loc=op.location))
 
 
 @pattern("broadcast_to_reshape", FAMILY, "stablehlo.broadcast_in_dim", benefit=2)
-def broadcast_to_reshape(op, rw):
+def broadcast_to_reshape(op, rewriter):
     """broadcast_in_dim that keeps the element count and the dimension order (it only
     inserts size-1 dims) → reshape."""
     x = op.operands[0]
@@ -398,50 +398,50 @@ def broadcast_to_reshape(op, rw):
     s, out = shape_of(x), shape_of(op.results[0])
     if any(out[d[i]] != s[i] for i in range(len(s))):
         return False
-    with rw.ip:
-        return _replace(rw, op, reshape_value(x, out, loc=op.location))
+    with rewriter.ip:
+        return replace(rewriter, op, B.reshape(x, out, loc=op.location))
 
 
 @pattern("broadcast_of_iota", FAMILY, "stablehlo.broadcast_in_dim", benefit=3)
-def broadcast_of_iota(op, rw):
+def broadcast_of_iota(op, rewriter):
     """broadcast_in_dim(iota(dim d), dims) → iota(dim dims[d]) of the result shape (when the
     iota dimension keeps its size)."""
-    i = _def(op.operands[0], "iota")
+    i = def_of(op.operands[0], "iota")
     if i is None:
         return False
     d = ir.IntegerAttr(i.attributes["iota_dimension"]).value
     nd = _bdims(op)[d]
     if shape_of(op.operands[0])[d] != shape_of(op.results[0])[nd]:
         return False
-    with rw.ip:
-        v = build("stablehlo.iota", [], op.results[0].type,
+    with rewriter.ip:
+        v = B.op1("stablehlo.iota", [], op.results[0].type,
                   {"iota_dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), nd)},
                   loc=op.location)
-        return _replace(rw, op, v)
+        return replace(rewriter, op, v)
 
 
 @pattern("unary_of_broadcast", FAMILY, tuple(sorted(UNARY_EW)), benefit=2)
-def unary_of_broadcast(op, rw):
+def unary_of_broadcast(op, rewriter):
     """u(broadcast_in_dim(x)) → broadcast_in_dim(u(x)) when x is smaller: the op runs on
     fewer elements."""
-    b = _def(op.operands[0], "broadcast_in_dim")
+    b = def_of(op.operands[0], "broadcast_in_dim")
     if b is None:
         return False
     x = b.operands[0]
     if num_elements(x) >= num_elements(op.results[0]) or splat_value(x) is not None:
         return False
-    with rw.ip:
-        inner = _clone_with(op, [x], ranked(shape_of(x), element_type(op.results[0])), op.location)
-        return _replace(rw, op, broadcast_value(inner, shape_of(op.results[0]), _bdims(b), loc=op.location))
+    with rewriter.ip:
+        inner = _clone_with(op, [x], ranked(shape_of(x), element_type_of(op.results[0])), op.location)
+        return replace(rewriter, op, B.broadcast_in_dim(inner, shape_of(op.results[0]), _bdims(b), loc=op.location))
 
 
 @pattern("binary_of_broadcasts", FAMILY, tuple(sorted(BINARY_EW)), benefit=2)
-def binary_of_broadcasts(op, rw):
+def binary_of_broadcasts(op, rewriter):
     """op(broadcast(x, d), broadcast(y, d)) → broadcast(op(x, y), d) for same-shaped x, y;
     op(broadcast(x, d), splat) → broadcast(op(x, splat'), d). Only when x is smaller than the
     result."""
     a, b = op.operands
-    ba, bb = _def(a, "broadcast_in_dim"), _def(b, "broadcast_in_dim")
+    ba, bb = def_of(a, "broadcast_in_dim"), def_of(b, "broadcast_in_dim")
     out = shape_of(op.results[0])
     src = ba if ba is not None else bb
     if src is None:
@@ -461,11 +461,11 @@ def binary_of_broadcasts(op, rw):
             return False
     if all(n is None for n in new) or all(splat_value(n) is not None for n in new if n is not None):
         return False  # constants: folding's job
-    with rw.ip:
-        ops = [n if n is not None else splat_constant(splat_value(v), ranked(xs, element_type(v)), loc=op.location)
+    with rewriter.ip:
+        ops = [n if n is not None else B.full(splat_value(v), ranked(xs, element_type_of(v)), loc=op.location)
                for n, v in zip(new, (a, b))]
-        inner = _clone_with(op, ops, ranked(xs, element_type(op.results[0])), op.location)
-        return _replace(rw, op, broadcast_value(inner, out, dims, loc=op.location))
+        inner = _clone_with(op, ops, ranked(xs, element_type_of(op.results[0])), op.location)
+        return replace(rewriter, op, B.broadcast_in_dim(inner, out, dims, loc=op.location))
 
 
 # -- transposes and dot_general --------------------------------------------------------------
@@ -482,14 +482,14 @@ def _absorb(perm, batch, contract):
 
 
 @pattern("dot_transpose_operand", FAMILY, "stablehlo.dot_general", benefit=3)
-def dot_transpose_operand(op, rw):
+def dot_transpose_operand(op, rewriter):
     """dot_general(transpose(a), b) → dot_general(a, b) with the dimension numbers mapped
     through the permutation (same for the rhs), when the operand's free dims keep their
     order."""
     lhs, rhs = op.operands
-    lb, rb, lc, rc = dot_dims(op)
+    lb, rb, lc, rc = B.dot_dims(op)
     changed = False
-    tl = _def(lhs, "transpose")
+    tl = def_of(lhs, "transpose")
     if tl is not None:
         r = _absorb(_perm(tl), lb, lc)
         # XLA's CPU dot is markedly slower when the lhs contracts a leading dim (measured
@@ -497,15 +497,15 @@ def dot_transpose_operand(op, rw):
         # trailing dims; an explicit transpose is cheaper than that.
         if r is not None and _contracts_trailing(tl.operands[0], r[1]):
             lhs, (lb, lc), changed = tl.operands[0], r, True
-    tr = _def(rhs, "transpose")
+    tr = def_of(rhs, "transpose")
     if tr is not None:
         r = _absorb(_perm(tr), rb, rc)
         if r is not None:
             rhs, (rb, rc), changed = tr.operands[0], r, True
     if not changed:
         return False
-    with rw.ip:
-        return _replace(rw, op, dot_general_value(lhs, rhs, lb, rb, lc, rc, op.results[0].type,
+    with rewriter.ip:
+        return replace(rewriter, op, B.dot_general(lhs, rhs, lb, rb, lc, rc, result_type=op.results[0].type,
                                                   loc=op.location, like=op))
 
 
@@ -524,7 +524,7 @@ def _dot_plan(d, p):
     if "algorithm" in d.attributes:
         return None
     a, b = d.operands
-    lb, rb, lc, rc = dot_dims(d)
+    lb, rb, lc, rc = B.dot_dims(d)
     nb = len(lb)
     nlf = len(shape_of(a)) - nb - len(lc)
     nrf = len(shape_of(b)) - nb - len(rc)
@@ -550,10 +550,10 @@ def _dot_transposed(d, p, result_type, loc) -> ir.Value | None:
         return None
     kind, nlb, nrb = plan
     a, b = d.operands
-    _, _, lc, rc = dot_dims(d)
+    _, _, lc, rc = B.dot_dims(d)
     if kind == "same":
-        return dot_general_value(a, b, nlb, nrb, lc, rc, result_type, loc=loc, like=d)
-    v = dot_general_value(b, a, nrb, nlb, rc, lc, result_type, loc=loc)
+        return B.dot_general(a, b, nlb, nrb, lc, rc, result_type=result_type, loc=loc, like=d)
+    v = B.dot_general(b, a, nrb, nlb, rc, lc, result_type=result_type, loc=loc)
     attrs = _swap_precision(d)
     if attrs:
         v.owner.attributes["precision_config"] = attrs["precision_config"]
@@ -561,18 +561,18 @@ def _dot_transposed(d, p, result_type, loc) -> ir.Value | None:
 
 
 @pattern("transpose_of_dot", FAMILY, "stablehlo.transpose", benefit=3)
-def transpose_of_dot(op, rw):
+def transpose_of_dot(op, rewriter):
     """transpose(dot_general(a, b)) → dot_general(b, a) when the permutation swaps the lhs
     and rhs free-dim blocks (each kept in order), or → dot_general(a, b) with reordered batch
     dims when it only permutes the batch dims; batch dims stay in front either way."""
-    d = _def(op.operands[0], "dot_general")
+    d = def_of(op.operands[0], "dot_general")
     if d is None or not has_one_use(op.operands[0]):
         return False
     plan = _dot_plan(d, _perm(op))
-    if plan is None or (plan[0] == "swap" and not _contracts_trailing(d.operands[1], dot_dims(d)[3])):
+    if plan is None or (plan[0] == "swap" and not _contracts_trailing(d.operands[1], B.dot_dims(d)[3])):
         return False  # swapped, the rhs would become an lhs contracting leading dims: slower
-    with rw.ip:
-        return _replace(rw, op, _dot_transposed(d, _perm(op), op.results[0].type, op.location))
+    with rewriter.ip:
+        return replace(rewriter, op, _dot_transposed(d, _perm(op), op.results[0].type, op.location))
 
 
 def _contracts_trailing(x, contracting) -> bool:
@@ -585,16 +585,16 @@ def _contracts_trailing(x, contracting) -> bool:
 
 
 @pattern("unary_of_unit_reshape", FAMILY, tuple(sorted(UNARY_EW)), benefit=1)
-def unary_of_unit_reshape(op, rw):
+def unary_of_unit_reshape(op, rewriter):
     """u(reshape(x)) → reshape(u(x)) when the reshape only inserts/removes size-1 dims (a
     bitcast): moves reshapes towards their users, where they merge with broadcasts
     (``broadcast_of_unit_reshape``) and other reshapes. Nothing moves them back."""
-    r = _def(op.operands[0], "reshape")
+    r = def_of(op.operands[0], "reshape")
     if r is None or not has_one_use(op.operands[0]):
         return False
     x = r.operands[0]
     if unit_reshape_map(shape_of(x), shape_of(op.operands[0])) is None:
         return False
-    with rw.ip:
-        inner = _clone_with(op, [x], ranked(shape_of(x), element_type(op.results[0])), op.location)
-        return _replace(rw, op, reshape_value(inner, shape_of(op.results[0]), loc=op.location))
+    with rewriter.ip:
+        inner = _clone_with(op, [x], ranked(shape_of(x), element_type_of(op.results[0])), op.location)
+        return replace(rewriter, op, B.reshape(inner, shape_of(op.results[0]), loc=op.location))

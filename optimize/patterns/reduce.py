@@ -18,12 +18,12 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 
-from ._registry import pattern
-from ._util import def_of as _def, replace_with as _replace
-from ._util import (broadcast_value, build, defining_op, dot_general_value, element_type,
-                    has_one_use, i64_list, is_float_type, is_reduce_identity, np_dtype,
-                    num_elements, ranked, reduce_identity, reduce_kind, reduce_value,
-                    reshape_value, scalar_value, shape_of, splat_constant, transpose_value)
+from ._registry import pattern, replace
+from ...ir import build as B
+from ...ir.attrs import i64_list, scalar_value
+from ...ir.types import element_type_of, is_float_type, np_dtype, num_elements, ranked, shape_of
+from ...ir.values import def_of, defining_op, has_one_use
+from ._util import is_reduce_identity, reduce_identity, reduce_kind
 
 FAMILY = "reduce"
 
@@ -49,16 +49,16 @@ def _kept_shape(x, dims):
 
 
 @pattern("reduce_no_dims", FAMILY, "stablehlo.reduce", benefit=4)
-def reduce_no_dims(op, rw):
+def reduce_no_dims(op, rewriter):
     """reduce over no dimensions (identity init) → its operand."""
     r = _simple(op)
     if r is None or r[3]:
         return False
-    return _replace(rw, op, r[1])
+    return replace(rewriter, op, r[1])
 
 
 @pattern("reduce_unit_dims", FAMILY, "stablehlo.reduce", benefit=3)
-def reduce_unit_dims(op, rw):
+def reduce_unit_dims(op, rewriter):
     """Reduced dimensions of size 1 (identity init) are reshaped away: a reduce over only
     such dims becomes a reshape (a reduction over all dims is left whole)."""
     r = _simple(op)
@@ -73,17 +73,17 @@ def reduce_unit_dims(op, rw):
         return False  # a full reduction stays one (reduce_all_of_reshape would undo the reshape)
     keep = [i for i in range(len(s)) if i not in unit]
     loc = op.location
-    with rw.ip:
-        y = reshape_value(x, [s[i] for i in keep], loc=loc)
+    with rewriter.ip:
+        y = B.reshape(x, [s[i] for i in keep], loc=loc)
         rest = [keep.index(d) for d in dims if d not in unit]
         if rest:
-            y = reduce_value(y, init, rest, kind, loc=loc)
-        return _replace(rw, op, y)
+            y = B.reduce(y, init, rest, kind, loc=loc)
+        return replace(rewriter, op, y)
 
 
 def _count_ok(count: int, et: ir.Type) -> bool:
     dt = np_dtype(et)
-    if dt is None or dt == np.bool_:
+    if dt is None or dt == np.bool_ or dt.kind == "c":
         return False
     if dt.kind in "iu":
         return True
@@ -94,7 +94,7 @@ def _count_const(count: int, et: ir.Type, shape, loc):
     """A splat ``count`` of element type et (wrapping for integers); None if a float type
     cannot hold it exactly."""
     dt = np_dtype(et)
-    if dt is None or dt == np.bool_:
+    if dt is None or dt == np.bool_ or dt.kind == "c":
         return None
     if dt.kind in "iu":
         c = int(np.array(count, dtype=np.uint64).astype(dt))
@@ -103,18 +103,18 @@ def _count_const(count: int, et: ir.Type, shape, loc):
         if float(c) != float(count):
             return None
         c = float(c)
-    return splat_constant(c, ranked(shape, et), loc=loc)
+    return B.full(c, ranked(shape, et), loc=loc)
 
 
 @pattern("reduce_of_broadcast", FAMILY, "stablehlo.reduce", benefit=3)
-def reduce_of_broadcast(op, rw):
+def reduce_of_broadcast(op, rewriter):
     """reduce(broadcast_in_dim(x)) over dims the broadcast created: max/min/and/or just drop
     them; add multiplies by their total size instead of summing equal numbers."""
     r = _simple(op)
     if r is None:
         return False
     kind, b, init, rdims = r
-    bc = _def(b, "broadcast_in_dim")
+    bc = def_of(b, "broadcast_in_dim")
     if bc is None or kind == "stablehlo.multiply":
         return False
     x = bc.operands[0]
@@ -127,28 +127,28 @@ def reduce_of_broadcast(op, rw):
     count = 1
     for j in created:
         count *= bs[j]
-    et = element_type(x)
+    et = element_type_of(x)
     if kind in ("stablehlo.and", "stablehlo.or") and is_float_type(et):
         return False
     if kind == "stablehlo.add" and count > 1 and not _count_ok(count, et):
         return False
     loc = op.location
-    with rw.ip:
+    with rewriter.ip:
         xr = [src[j] for j in rdims if j in src]  # x dims to reduce (size-1 ones included)
-        y = reduce_value(x, init, xr, kind, loc=loc) if xr else x
+        y = B.reduce(x, init, xr, kind, loc=loc) if xr else x
         if kind == "stablehlo.add" and count > 1:
             k = _count_const(count, et, shape_of(y), loc)
-            y = build("stablehlo.multiply", [y, k], y.type, loc=loc)
+            y = B.op1("stablehlo.multiply", [y, k], y.type, loc=loc)
         kept_b = [j for j in range(len(bs)) if j not in rdims]
         ydims = [kept_b.index(bdims[i]) for i in range(len(xs)) if i not in xr]
         out = shape_of(op.results[0])
         if shape_of(y) != tuple(out) or ydims != list(range(len(ydims))):
-            y = broadcast_value(y, out, ydims, loc=loc)
-        return _replace(rw, op, y)
+            y = B.broadcast_in_dim(y, out, ydims, loc=loc)
+        return replace(rewriter, op, y)
 
 
 @pattern("reduce_splat", FAMILY, "stablehlo.reduce", benefit=4)
-def reduce_splat(op, rw):
+def reduce_splat(op, rewriter):
     """reduce of a splat constant c → splat of c * (reduced size) for add, c for
     max/min/and/or."""
     r = _simple(op)
@@ -156,9 +156,9 @@ def reduce_splat(op, rw):
         return False
     kind, x, init, dims = r
     s = scalar_value(x)
-    if s is None or _def(x, "constant") is None or kind == "stablehlo.multiply":
+    if s is None or def_of(x, "constant") is None or kind == "stablehlo.multiply":
         return False
-    et = element_type(x)
+    et = element_type_of(x)
     dt = np_dtype(et)
     if dt is None:
         return False
@@ -178,19 +178,19 @@ def reduce_splat(op, rw):
                 v = (np.array(v, dtype=np.float64) * count).astype(dt)
     if count == 0:
         v = np.array(reduce_identity(kind, et)).astype(dt)
-    with rw.ip:
-        return _replace(rw, op, splat_constant(v.item(), ir.RankedTensorType(op.results[0].type),
+    with rewriter.ip:
+        return replace(rewriter, op, B.full(v.item(), ir.RankedTensorType(op.results[0].type),
                                                loc=op.location))
 
 
 @pattern("reduce_reduce", FAMILY, "stablehlo.reduce", benefit=3)
-def reduce_reduce(op, rw):
+def reduce_reduce(op, rewriter):
     """reduce(reduce(x, d1), d2) with the same body → reduce(x, d1 ∪ d2')."""
     r = _simple(op)
     if r is None:
         return False
     kind, y, init, d2 = r
-    inner = _def(y, "reduce")
+    inner = def_of(y, "reduce")
     if inner is None or not has_one_use(y):
         return False
     ri = _simple(inner)
@@ -199,19 +199,19 @@ def reduce_reduce(op, rw):
     _, x, _, d1 = ri
     kept = [i for i in range(len(shape_of(x))) if i not in d1]
     dims = sorted(set(d1) | {kept[d] for d in d2})
-    with rw.ip:
-        return _replace(rw, op, reduce_value(x, init, dims, kind, loc=op.location))
+    with rewriter.ip:
+        return replace(rewriter, op, B.reduce(x, init, dims, kind, loc=op.location))
 
 
 @pattern("reduce_of_transpose", FAMILY, "stablehlo.reduce", benefit=2)
-def reduce_of_transpose(op, rw):
+def reduce_of_transpose(op, rewriter):
     """reduce(transpose(x, p), dims) → reduce(x, p[dims]), followed by a transpose of the
     (smaller) result only if the kept dims change order."""
     r = _simple(op)
     if r is None:
         return False
     kind, t, init, dims = r
-    tr = _def(t, "transpose")
+    tr = def_of(t, "transpose")
     if tr is None:
         return False
     p = i64_list(tr.attributes["permutation"])
@@ -220,25 +220,25 @@ def reduce_of_transpose(op, rw):
     kept_t = [p[k] for k in range(len(p)) if k not in dims]  # x dims in result order
     kept_x = [i for i in range(len(p)) if i not in xd]  # x dims in reduce(x) order
     loc = op.location
-    with rw.ip:
-        y = reduce_value(x, init, xd, kind, loc=loc)
-        y = transpose_value(y, [kept_x.index(i) for i in kept_t], loc=loc)
-        return _replace(rw, op, y)
+    with rewriter.ip:
+        y = B.reduce(x, init, xd, kind, loc=loc)
+        y = B.transpose(y, [kept_x.index(i) for i in kept_t], loc=loc)
+        return replace(rewriter, op, y)
 
 
 @pattern("reduce_of_negate", FAMILY, "stablehlo.reduce", benefit=2)
-def reduce_of_negate(op, rw):
+def reduce_of_negate(op, rewriter):
     """sum(-x) → -sum(x); max(-x) → -min(x); min(-x) → -max(x) (floats and signed ints)."""
     r = _simple(op)
     if r is None:
         return False
     kind, n, init, dims = r
-    neg = _def(n, "negate")
+    neg = def_of(n, "negate")
     if neg is None or not has_one_use(n):
         return False
-    et = element_type(n)
+    et = element_type_of(n)
     dt = np_dtype(et)
-    if dt is None or dt.kind == "u" or dt == np.bool_:
+    if dt is None or dt.kind in "uc" or dt == np.bool_:
         return False
     flip = {"stablehlo.add": "stablehlo.add", "stablehlo.maximum": "stablehlo.minimum",
             "stablehlo.minimum": "stablehlo.maximum"}.get(kind)
@@ -247,10 +247,10 @@ def reduce_of_negate(op, rw):
     if flip != kind and dt.kind == "i":
         return False  # -INT_MIN wraps: max(-x) is not -min(x)
     loc = op.location
-    with rw.ip:
-        ident = splat_constant(reduce_identity(flip, et), ranked([], et), loc=loc)
-        y = reduce_value(neg.operands[0], ident, dims, flip, loc=loc)
-        return _replace(rw, op, build("stablehlo.negate", [y], y.type, loc=loc))
+    with rewriter.ip:
+        ident = B.full(reduce_identity(flip, et), ranked([], et), loc=loc)
+        y = B.reduce(neg.operands[0], ident, dims, flip, loc=loc)
+        return replace(rewriter, op, B.op1("stablehlo.negate", [y], y.type, loc=loc))
 
 
 def _monotone_lossless(src: ir.Type, dst: ir.Type) -> bool:
@@ -262,27 +262,27 @@ def _monotone_lossless(src: ir.Type, dst: ir.Type) -> bool:
 
 
 @pattern("reduce_of_convert", FAMILY, "stablehlo.reduce", benefit=2)
-def reduce_of_convert(op, rw):
+def reduce_of_convert(op, rewriter):
     """max/min(convert(x)) → convert(max/min(x)) for a lossless (hence monotone) convert:
     the reduction runs in the narrower type."""
     r = _simple(op)
     if r is None:
         return False
     kind, c, init, dims = r
-    cv = _def(c, "convert")
+    cv = def_of(c, "convert")
     if cv is None or kind not in ("stablehlo.maximum", "stablehlo.minimum") or not has_one_use(c):
         return False
     x = cv.operands[0]
-    src, dst = element_type(x), element_type(c)
+    src, dst = element_type_of(x), element_type_of(c)
     if not _monotone_lossless(src, dst):
         return False
     ident = reduce_identity(kind, src)
     if ident is None:
         return False
     loc = op.location
-    with rw.ip:
-        y = reduce_value(x, splat_constant(ident, ranked([], src), loc=loc), dims, kind, loc=loc)
-        return _replace(rw, op, build("stablehlo.convert", [y], op.results[0].type, loc=loc))
+    with rewriter.ip:
+        y = B.reduce(x, B.full(ident, ranked([], src), loc=loc), dims, kind, loc=loc)
+        return replace(rewriter, op, B.op1("stablehlo.convert", [y], op.results[0].type, loc=loc))
 
 
 def _factor_along_kept(v: ir.Value, dims):
@@ -291,7 +291,7 @@ def _factor_along_kept(v: ir.Value, dims):
     s = scalar_value(v)
     if s is not None:
         return None  # a splat: handled by the caller
-    b = _def(v, "broadcast_in_dim")
+    b = def_of(v, "broadcast_in_dim")
     if b is None:
         return None
     bd = i64_list(b.attributes["broadcast_dimensions"])
@@ -303,7 +303,7 @@ def _factor_along_kept(v: ir.Value, dims):
 
 
 @pattern("reduce_add_of_scaled", FAMILY, "stablehlo.reduce", benefit=2)
-def reduce_add_of_scaled(op, rw):
+def reduce_add_of_scaled(op, rewriter):
     """sum(x * c) → sum(x) * c when c is constant along the reduced dims (a splat, a
     broadcast scalar, or a broadcast of the kept dims): one multiply per result element
     instead of one per input element."""
@@ -311,7 +311,7 @@ def reduce_add_of_scaled(op, rw):
     if r is None or r[0] != "stablehlo.add":
         return False
     _, m, init, dims = r
-    mul = _def(m, "multiply")
+    mul = def_of(m, "multiply")
     if mul is None or not has_one_use(m):
         return False
     out = shape_of(op.results[0])
@@ -325,24 +325,24 @@ def reduce_add_of_scaled(op, rw):
             continue
         if scalar_value(x) is not None:
             return False
-        with rw.ip:
-            y = reduce_value(x, init, dims, "stablehlo.add", loc=loc)
+        with rewriter.ip:
+            y = B.reduce(x, init, dims, "stablehlo.add", loc=loc)
             if sv is not None:
-                k = splat_constant(sv, ir.RankedTensorType(y.type), loc=loc)
+                k = B.full(sv, ir.RankedTensorType(y.type), loc=loc)
             else:
                 small, bd = f
                 ss = shape_of(small)
                 drop = [i for i, d in enumerate(bd) if d in dims]  # size-1 dims of small
-                small = reshape_value(small, [ss[i] for i in range(len(ss)) if i not in drop], loc=loc)
+                small = B.reshape(small, [ss[i] for i in range(len(ss)) if i not in drop], loc=loc)
                 nd = [kept.index(d) for i, d in enumerate(bd) if i not in drop]
                 k = small if (shape_of(small) == tuple(out) and nd == sorted(nd)) else \
-                    broadcast_value(small, out, nd, loc=loc)
-            return _replace(rw, op, build("stablehlo.multiply", [y, k], y.type, loc=loc))
+                    B.broadcast_in_dim(small, out, nd, loc=loc)
+            return replace(rewriter, op, B.op1("stablehlo.multiply", [y, k], y.type, loc=loc))
     return False
 
 
 @pattern("reduce_diag", FAMILY, "stablehlo.reduce", benefit=3)
-def reduce_diag(op, rw):
+def reduce_diag(op, rewriter):
     """sum over rows (or columns) of diag(d) = select(i == j, broadcast(d), 0) → d (a sum over
     both → sum(d)). For a float +0.0 the result is d + 0.0, which keeps the sign of zero
     exactly as the original sum of d with zeros."""
@@ -360,24 +360,24 @@ def reduce_diag(op, rw):
     zd = defining_op(v)
     cands = list(zd.operands[1:]) if zd.operation.name == "stablehlo.select" else [zd.operands[0]]
     zs = [scalar_value(c) for c in cands if scalar_value(c) is not None]
-    et = element_type(v)
+    et = element_type_of(v)
     loc = op.location
-    with rw.ip:
+    with rewriter.ip:
         d = build_d(loc)
         if sorted(dims) == [0, 1]:
-            d = reduce_value(d, init, [0], "stablehlo.add", loc=loc)
+            d = B.reduce(d, init, [0], "stablehlo.add", loc=loc)
         if is_float_type(et):
             if not (zs and all(np.signbit(float(z)) for z in zs)):
-                pz = splat_constant(0.0, ir.RankedTensorType(d.type), loc=loc)
-                d = build("stablehlo.add", [d, pz], d.type, loc=loc)
-        return _replace(rw, op, d)
+                pz = B.full(0.0, ir.RankedTensorType(d.type), loc=loc)
+                d = B.op1("stablehlo.add", [d, pz], d.type, loc=loc)
+        return replace(rewriter, op, d)
 
 
 MUL_TO_DOT_MIN_ELEMENTS = 1 << 16
 
 
 @pattern("reduce_mul_to_dot", FAMILY, "stablehlo.reduce", benefit=1)
-def reduce_mul_to_dot(op, rw):
+def reduce_mul_to_dot(op, rewriter):
     """sum(a * b) over *all* dims → dot_general(a, b) contracting every dim, and only when:
     the product is single-use, neither factor is a broadcast, splat or iota (a broadcast
     factor belongs in reduce_add_of_scaled) nor an elementwise result (XLA fuses that into
@@ -391,10 +391,10 @@ def reduce_mul_to_dot(op, rw):
     if r is None or r[0] != "stablehlo.add":
         return False
     _, m, init, dims = r
-    mul = _def(m, "multiply")
+    mul = def_of(m, "multiply")
     if mul is None or not has_one_use(m) or sorted(dims) != list(range(len(shape_of(m)))):
         return False
-    if num_elements(m) < MUL_TO_DOT_MIN_ELEMENTS or not is_float_type(element_type(m)):
+    if num_elements(m) < MUL_TO_DOT_MIN_ELEMENTS or not is_float_type(element_type_of(m)):
         return False
     a, b = mul.operands
     from .layout import NARY_EW
@@ -406,21 +406,21 @@ def reduce_mul_to_dot(op, rw):
                 or d.operation.name in NARY_EW)):
             return False  # an elementwise factor would fuse into the reduce, not into a dot
     nd = list(range(len(shape_of(m))))
-    with rw.ip:
-        return _replace(rw, op, dot_general_value(a, b, [], [], nd, nd, op.results[0].type,
+    with rewriter.ip:
+        return replace(rewriter, op, B.dot_general(a, b, [], [], nd, nd, result_type=op.results[0].type,
                                                   loc=op.location))
 
 
 @pattern("reduce_all_of_reshape", FAMILY, "stablehlo.reduce", benefit=2)
-def reduce_all_of_reshape(op, rw):
+def reduce_all_of_reshape(op, rewriter):
     """A reduction over every dim of reshape(x) → the same reduction over every dim of x."""
     r = _simple(op)
     if r is None:
         return False
     kind, y, init, dims = r
-    rs = _def(y, "reshape")
+    rs = def_of(y, "reshape")
     if rs is None or sorted(dims) != list(range(len(shape_of(y)))):
         return False
     x = rs.operands[0]
-    with rw.ip:
-        return _replace(rw, op, reduce_value(x, init, list(range(len(shape_of(x)))), kind, loc=op.location))
+    with rewriter.ip:
+        return replace(rewriter, op, B.reduce(x, init, list(range(len(shape_of(x)))), kind, loc=op.location))

@@ -10,12 +10,12 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 
-from ._registry import pattern
-from ._util import (
-    _int_view, _NP_CMP, all_ones_value, build, compare_attrs, compare_parts, const_array,
-    defining_op, element_type, has_one_use, int_range, is_float_type, np_dtype, op_name,
-    ranked, scalar_value, shape_of, splat_constant, constant_value,
-)
+from ._registry import pattern, replace
+from ...ir import build as B
+from ...ir.attrs import all_ones_value, compare_attrs, compare_parts, read_constant, scalar_value
+from ...ir.types import element_type_of, is_float_type, np_dtype, ranked, shape_of
+from ...ir.values import defining_op, has_one_use, op_name
+from ._util import _NP_CMP, _int_view, int_range
 
 FAMILY = "select"
 _FOLD_LIMIT = 1 << 16
@@ -32,12 +32,12 @@ def _bool_scalar(v):
 
 
 def _is_int(v) -> bool:
-    et = element_type(v)
+    et = element_type_of(v)
     return isinstance(et, ir.IntegerType) and ir.IntegerType(et).width > 1
 
 
 def _is_bool(v) -> bool:
-    et = element_type(v)
+    et = element_type_of(v)
     return isinstance(et, ir.IntegerType) and ir.IntegerType(et).width == 1
 
 
@@ -47,14 +47,14 @@ def _exact_compare_type(op) -> bool:
     a = op.operands[0]
     if ct == "TOTALORDER":
         return True
-    return isinstance(element_type(a), ir.IntegerType)
+    return isinstance(element_type_of(a), ir.IntegerType)
 
 
 def _to_result_shape(p: ir.Value, result_type: ir.RankedTensorType, loc) -> ir.Value:
     """``p`` with ``result_type``'s shape (broadcast a rank-0 ``p``)."""
     if shape_of(p) == tuple(result_type.shape):
         return p
-    return build("stablehlo.broadcast_in_dim", [p], ranked(result_type.shape, element_type(p)),
+    return B.op1("stablehlo.broadcast_in_dim", [p], ranked(result_type.shape, element_type_of(p)),
                  {"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])}, loc=loc)
 
 
@@ -71,15 +71,14 @@ def select_const_pred(op, rewriter):
     s = _bool_scalar(p)
     if s is None:
         return False
-    rewriter.replace_op(op, [a if s else b])
-    return True
+    return replace(rewriter, op, a if s else b)
 
 
 @pattern("select_one_zero_to_convert", FAMILY, "stablehlo.select", benefit=1)
 def select_one_zero_to_convert(op, rewriter):
     """select(p, 1, 0) -> convert(p); select(p, 0, 1) -> convert(not p) (int/float results)."""
     p, a, b = _select_parts(op)
-    et = element_type(a)
+    et = element_type_of(a)
     if _is_bool(a) or np_dtype(et) is None:
         return False
     sa, sb = scalar_value(a), scalar_value(b)
@@ -99,11 +98,10 @@ def select_one_zero_to_convert(op, rewriter):
         return False
     rt = ir.RankedTensorType(op.results[0].type)
     with rewriter.ip:
-        q = build("stablehlo.not", [p], p.type, loc=op.location) if neg else p
+        q = B.op1("stablehlo.not", [p], p.type, loc=op.location) if neg else p
         q = _to_result_shape(q, rt, op.location)
-        r = build("stablehlo.convert", [q], rt, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.op1("stablehlo.convert", [q], rt, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("select_broadcast_scalar_pred", FAMILY, "stablehlo.select", benefit=1)
@@ -119,9 +117,8 @@ def select_broadcast_scalar_pred(op, rewriter):
     if scalar_value(p) is not None:  # select_const_pred handles it
         return False
     with rewriter.ip:
-        r = build("stablehlo.select", [src, a, b], op.results[0].type, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.op1("stablehlo.select", [src, a, b], op.results[0].type, loc=op.location)
+    return replace(rewriter, op, r)
 
 @pattern("select_bool_to_logic", FAMILY, "stablehlo.select", benefit=2)
 def select_bool_to_logic(op, rewriter):
@@ -139,9 +136,8 @@ def select_bool_to_logic(op, rewriter):
     else:
         return False
     with rewriter.ip:
-        r = build(name, [p, other], op.results[0].type, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.op1(name, [p, other], op.results[0].type, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("select_merge_common_branch", FAMILY, "stablehlo.select", benefit=1)
@@ -156,18 +152,16 @@ def select_merge_common_branch(op, rewriter):
         q, x, y = _select_parts(da)
         if y == b and q.type == p.type and q != p:
             with rewriter.ip:
-                pq = build("stablehlo.and", [p, q], p.type, loc=op.location)
-                r = build("stablehlo.select", [pq, x, b], op.results[0].type, loc=op.location)
-            rewriter.replace_op(op, [r])
-            return True
+                pq = B.op1("stablehlo.and", [p, q], p.type, loc=op.location)
+                r = B.op1("stablehlo.select", [pq, x, b], op.results[0].type, loc=op.location)
+            return replace(rewriter, op, r)
     if db is not None and db.operation.name == "stablehlo.select" and has_one_use(b):
         q, x, y = _select_parts(db)
         if x == a and q.type == p.type and q != p:
             with rewriter.ip:
-                pq = build("stablehlo.or", [p, q], p.type, loc=op.location)
-                r = build("stablehlo.select", [pq, a, y], op.results[0].type, loc=op.location)
-            rewriter.replace_op(op, [r])
-            return True
+                pq = B.op1("stablehlo.or", [p, q], p.type, loc=op.location)
+                r = B.op1("stablehlo.select", [pq, a, y], op.results[0].type, loc=op.location)
+            return replace(rewriter, op, r)
     return False
 
 
@@ -189,7 +183,7 @@ def select_eq_const_identity(op, rewriter):
     ops_ = list(c.operands)
     if not ((ops_[0] == x and ops_[1] == k) or (ops_[1] == x and ops_[0] == k)):
         return False
-    et = element_type(x)
+    et = element_type_of(x)
     if is_float_type(et):
         s = scalar_value(k)
         if s is None or s == 0 or s != s or ct == "TOTALORDER":
@@ -198,8 +192,7 @@ def select_eq_const_identity(op, rewriter):
         return False
     if x.type != op.results[0].type:
         return False
-    rewriter.replace_op(op, [x])
-    return True
+    return replace(rewriter, op, x)
 
 @pattern("select_same_operands", FAMILY, "stablehlo.select", benefit=3)
 def select_same_operands(op, rewriter):
@@ -207,8 +200,7 @@ def select_same_operands(op, rewriter):
     p, a, b = _select_parts(op)
     if a != b:
         return False
-    rewriter.replace_op(op, [a])
-    return True
+    return replace(rewriter, op, a)
 
 
 @pattern("select_not_pred", FAMILY, "stablehlo.select", benefit=2)
@@ -219,9 +211,8 @@ def select_not_pred(op, rewriter):
     if d is None or d.operation.name != "stablehlo.not":
         return False
     with rewriter.ip:
-        r = build("stablehlo.select", [d.operands[0], b, a], op.results[0].type, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.op1("stablehlo.select", [d.operands[0], b, a], op.results[0].type, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("select_select_same_pred", FAMILY, "stablehlo.select", benefit=2)
@@ -237,9 +228,8 @@ def select_select_same_pred(op, rewriter):
     if new_a == a and new_b == b:
         return False
     with rewriter.ip:
-        r = build("stablehlo.select", [p, new_a, new_b], op.results[0].type, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.op1("stablehlo.select", [p, new_a, new_b], op.results[0].type, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("select_bool_consts", FAMILY, "stablehlo.select", benefit=2)
@@ -253,10 +243,9 @@ def select_bool_consts(op, rewriter):
         return False
     rt = ir.RankedTensorType(op.results[0].type)
     with rewriter.ip:
-        r = p if sa else build("stablehlo.not", [p], p.type, loc=op.location)
+        r = p if sa else B.op1("stablehlo.not", [p], p.type, loc=op.location)
         r = _to_result_shape(r, rt, op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 def _minmax_from_select(op, allow_float: bool):
@@ -267,7 +256,7 @@ def _minmax_from_select(op, allow_float: bool):
     if shape_of(p) != shape_of(a):
         return None
     x, y = c.operands[0], c.operands[1]
-    et = element_type(a)
+    et = element_type_of(a)
     if is_float_type(et):
         if not allow_float:
             return None
@@ -298,24 +287,22 @@ def select_compare_to_minmax(op, rewriter):
         return False
     _, a, b = _select_parts(op)
     with rewriter.ip:
-        r = build(name, [a, b], op.results[0].type, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.op1(name, [a, b], op.results[0].type, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("select_compare_to_minmax_float", FAMILY, "stablehlo.select", benefit=1, fast_math=True)
 def select_compare_to_minmax_float(op, rewriter):
     """select(a > b, a, b) -> max(a, b) for floats (NaN and signed-zero behaviour may change)."""
-    if not is_float_type(element_type(op.operands[1])):
+    if not is_float_type(element_type_of(op.operands[1])):
         return False
     name = _minmax_from_select(op, allow_float=True)
     if name is None:
         return False
     _, a, b = _select_parts(op)
     with rewriter.ip:
-        r = build(name, [a, b], op.results[0].type, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.op1(name, [a, b], op.results[0].type, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 # -- compare ---------------------------------------------------------------------------------
@@ -325,8 +312,8 @@ def _compare_fold_constants_value(op):
     direction, ct = compare_parts(op)
     if ct == "TOTALORDER":
         return None
-    x = const_array(a, _FOLD_LIMIT)
-    y = const_array(b, _FOLD_LIMIT)
+    x = read_constant(a, _FOLD_LIMIT)
+    y = read_constant(b, _FOLD_LIMIT)
     if x is None or y is None:
         return None
     if x.dtype.kind not in "biuf" or x.dtype.name == "bfloat16":
@@ -343,9 +330,8 @@ def compare_fold_constants(op, rewriter):
         return False
     rt = ir.RankedTensorType(op.results[0].type)
     with rewriter.ip:
-        r = constant_value(np.broadcast_to(res, tuple(rt.shape)), rt, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.constant(np.broadcast_to(res, tuple(rt.shape)), rt, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 def _range_decides(direction, ra, rb):
@@ -380,7 +366,7 @@ def compare_range_fold(op, rewriter):
     ra, rb = int_range(a), int_range(b)
     if ra is None or rb is None:
         return False
-    unsigned_type = ir.IntegerType(element_type(a)).is_unsigned
+    unsigned_type = ir.IntegerType(element_type_of(a)).is_unsigned
     if ct == "UNSIGNED" and not unsigned_type and (ra[0] < 0 or rb[0] < 0):
         return False
     if ct == "SIGNED" and unsigned_type:
@@ -392,9 +378,8 @@ def compare_range_fold(op, rewriter):
     if val is None:
         return False
     with rewriter.ip:
-        r = splat_constant(val, ir.RankedTensorType(op.results[0].type), loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.full(val, ir.RankedTensorType(op.results[0].type), loc=op.location)
+    return replace(rewriter, op, r)
 
 
 def _is_constant_like(v) -> bool:
@@ -409,10 +394,9 @@ def compare_const_to_rhs(op, rewriter):
         return False
     direction, ct = compare_parts(op)
     with rewriter.ip:
-        r = build("stablehlo.compare", [b, a], op.results[0].type,
+        r = B.op1("stablehlo.compare", [b, a], op.results[0].type,
                   compare_attrs(_SWAP[direction], ct), loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 @pattern("compare_of_select_consts", FAMILY, "stablehlo.compare", benefit=2)
 def compare_of_select_consts(op, rewriter):
@@ -429,7 +413,7 @@ def compare_of_select_consts(op, rewriter):
     direction, ct = compare_parts(op)
     if ct == "TOTALORDER":
         return False
-    dt = np_dtype(element_type(a))
+    dt = np_dtype(element_type_of(a))
     if dt is None or dt.name == "bfloat16":
         return False
     with np.errstate(all="ignore"):
@@ -438,12 +422,11 @@ def compare_of_select_consts(op, rewriter):
     rt = ir.RankedTensorType(op.results[0].type)
     with rewriter.ip:
         if vx == vy:
-            r = splat_constant(vx, rt, loc=op.location)
+            r = B.full(vx, rt, loc=op.location)
         else:
-            q = p if vx else build("stablehlo.not", [p], p.type, loc=op.location)
+            q = p if vx else B.op1("stablehlo.not", [p], p.type, loc=op.location)
             r = _to_result_shape(q, rt, op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 def _widening_source(v):
@@ -452,7 +435,7 @@ def _widening_source(v):
     if d is None or d.operation.name != "stablehlo.convert":
         return None
     x = d.operands[0]
-    src, dst = element_type(x), element_type(v)
+    src, dst = element_type_of(x), element_type_of(v)
     if not (isinstance(src, ir.IntegerType) and isinstance(dst, ir.IntegerType)):
         return None
     s, t = ir.IntegerType(src), ir.IntegerType(dst)
@@ -470,32 +453,30 @@ def compare_convert_widen(op, rewriter):
     if xa is None:
         return False
     direction, ct = compare_parts(op)
-    unsigned = ir.IntegerType(element_type(a)).is_unsigned
+    unsigned = ir.IntegerType(element_type_of(a)).is_unsigned
     if ct not in (None, "UNSIGNED" if unsigned else "SIGNED"):
         return False
     xb = _widening_source(b)
     if xb is not None:
-        if element_type(xb) != element_type(xa):
+        if element_type_of(xb) != element_type_of(xa):
             return False
         new_b = xb
         with rewriter.ip:
-            r = build("stablehlo.compare", [xa, new_b], op.results[0].type,
+            r = B.op1("stablehlo.compare", [xa, new_b], op.results[0].type,
                       compare_attrs(direction, ct), loc=op.location)
-        rewriter.replace_op(op, [r])
-        return True
+        return replace(rewriter, op, r)
     s = scalar_value(b)
     if s is None:
         return False
-    dt = np_dtype(element_type(xa))
+    dt = np_dtype(element_type_of(xa))
     info = np.iinfo(dt)
     if not (int(info.min) <= int(s) <= int(info.max)):
         return False
     with rewriter.ip:
-        k = splat_constant(int(s), ir.RankedTensorType(xa.type), loc=op.location)
-        r = build("stablehlo.compare", [xa, k], op.results[0].type,
+        k = B.full(int(s), ir.RankedTensorType(xa.type), loc=op.location)
+        r = B.op1("stablehlo.compare", [xa, k], op.results[0].type,
                   compare_attrs(direction, ct), loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 @pattern("compare_same_operand", FAMILY, "stablehlo.compare", benefit=3)
 def compare_same_operand(op, rewriter):
@@ -506,9 +487,8 @@ def compare_same_operand(op, rewriter):
     direction, _ = compare_parts(op)
     val = direction in ("EQ", "LE", "GE")
     with rewriter.ip:
-        r = splat_constant(val, ir.RankedTensorType(op.results[0].type), loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.full(val, ir.RankedTensorType(op.results[0].type), loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("compare_i1_with_const", FAMILY, "stablehlo.compare", benefit=2)
@@ -529,9 +509,8 @@ def compare_i1_with_const(op, rewriter):
         return False
     keep = (direction == "EQ") == s
     with rewriter.ip:
-        r = x if keep else build("stablehlo.not", [x], x.type, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = x if keep else B.op1("stablehlo.not", [x], x.type, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 # -- boolean logic ---------------------------------------------------------------------------
@@ -546,10 +525,9 @@ def not_compare(op, rewriter):
     if not _exact_compare_type(c) and direction not in ("EQ", "NE"):
         return False
     with rewriter.ip:
-        r = build("stablehlo.compare", list(c.operands), op.results[0].type,
+        r = B.op1("stablehlo.compare", list(c.operands), op.results[0].type,
                   compare_attrs(_INVERSE[direction], ct), loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 @pattern("logic_not_not", FAMILY, "stablehlo.not", benefit=3)
@@ -558,8 +536,7 @@ def logic_not_not(op, rewriter):
     d = defining_op(op.operands[0])
     if d is None or d.operation.name != "stablehlo.not":
         return False
-    rewriter.replace_op(op, [d.operands[0]])
-    return True
+    return replace(rewriter, op, d.operands[0])
 
 
 @pattern("logic_idempotent", FAMILY, ("stablehlo.and", "stablehlo.or"), benefit=3)
@@ -568,8 +545,7 @@ def logic_idempotent(op, rewriter):
     a, b = op.operands
     if a != b:
         return False
-    rewriter.replace_op(op, [a])
-    return True
+    return replace(rewriter, op, a)
 
 
 @pattern("logic_xor_self", FAMILY, "stablehlo.xor", benefit=3)
@@ -579,9 +555,8 @@ def logic_xor_self(op, rewriter):
     if a != b:
         return False
     with rewriter.ip:
-        r = splat_constant(0, ir.RankedTensorType(op.results[0].type), loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.full(0, ir.RankedTensorType(op.results[0].type), loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("logic_complement", FAMILY, ("stablehlo.and", "stablehlo.or"), benefit=2)
@@ -598,9 +573,8 @@ def logic_complement(op, rewriter):
     rt = ir.RankedTensorType(op.results[0].type)
     val = 0 if op.operation.name == "stablehlo.and" else all_ones_value(rt.element_type)
     with rewriter.ip:
-        r = splat_constant(val, rt, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.full(val, rt, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("logic_bool_consts", FAMILY, ("stablehlo.and", "stablehlo.or"), benefit=2)
@@ -621,13 +595,11 @@ def logic_bool_consts(op, rewriter):
         if (is_and and s == ones) or (not is_and and s == 0):
             if x.type != op.results[0].type:
                 return False
-            rewriter.replace_op(op, [x])
-            return True
+            return replace(rewriter, op, x)
         if (is_and and s == 0) or (not is_and and s == ones):
             with rewriter.ip:
-                r = splat_constant(s, rt, loc=op.location)
-            rewriter.replace_op(op, [r])
-            return True
+                r = B.full(s, rt, loc=op.location)
+            return replace(rewriter, op, r)
     return False
 
 
@@ -637,7 +609,7 @@ def _clamp_bound(v, lower: bool):
     s = scalar_value(v)
     if s is not None:
         return s
-    a = const_array(v, _FOLD_LIMIT)
+    a = read_constant(v, _FOLD_LIMIT)
     if a is None or a.size == 0:
         return None
     return a.max() if lower else a.min()
@@ -650,7 +622,7 @@ def clamp_covering(op, rewriter):
     lo_v, x, hi_v = op.operands
     if x.type != op.results[0].type:
         return False
-    et = element_type(x)
+    et = element_type_of(x)
     lo, hi = _clamp_bound(lo_v, True), _clamp_bound(hi_v, False)
     if lo is None or hi is None:
         return False
@@ -670,8 +642,7 @@ def clamp_covering(op, rewriter):
         return False
     if not ok:
         return False
-    rewriter.replace_op(op, [x])
-    return True
+    return replace(rewriter, op, x)
 
 @pattern("clamp_clamp", FAMILY, "stablehlo.clamp", benefit=2)
 def clamp_clamp(op, rewriter):
@@ -693,13 +664,12 @@ def clamp_clamp(op, rewriter):
     with rewriter.ip:
         if lo > hi:  # disjoint: everything ends at the outer clamp of the inner interval
             val = a_ if c_ < a_ else d_
-            r = splat_constant(val, ir.RankedTensorType(op.results[0].type), loc=op.location)
+            r = B.full(val, ir.RankedTensorType(op.results[0].type), loc=op.location)
         else:
-            r = build("stablehlo.clamp", [splat_constant(lo, et, loc=op.location), x,
-                                          splat_constant(hi, et, loc=op.location)],
+            r = B.op1("stablehlo.clamp", [B.full(lo, et, loc=op.location), x,
+                                          B.full(hi, et, loc=op.location)],
                       op.results[0].type, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 @pattern("clamp_fold_constants", FAMILY, "stablehlo.clamp", benefit=3)
@@ -708,12 +678,11 @@ def clamp_fold_constants(op, rewriter):
     lo, x, hi = op.operands
     if not _is_int(x):
         return False
-    arrs = [const_array(v, _FOLD_LIMIT) for v in (lo, x, hi)]
+    arrs = [read_constant(v, _FOLD_LIMIT) for v in (lo, x, hi)]
     if any(a is None for a in arrs):
         return False
     rt = ir.RankedTensorType(op.results[0].type)
     res = np.minimum(np.maximum(arrs[1], arrs[0]), arrs[2])
     with rewriter.ip:
-        r = constant_value(np.broadcast_to(res, tuple(rt.shape)), rt, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.constant(np.broadcast_to(res, tuple(rt.shape)), rt, loc=op.location)
+    return replace(rewriter, op, r)

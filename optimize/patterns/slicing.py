@@ -12,15 +12,12 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 
-from ._registry import pattern
-from ._util import def_of as _def
-from ._util import (
-    ELEMENTWISE_OPS, build, concat_value, const_array, constant_value, copy_attrs,
-    defining_op, element_type, eval_int_array, has_one_use, i64_array, i64_list, int_attr_value,
-    int_range,
-    iota_value, np_dtype, num_elements, op_name, pad_value, ranked, scalar_value,
-    shape_of, slice_value, splat_constant, user_ops,
-)
+from ._registry import pattern, replace
+from ...ir import build as B
+from ...ir.attrs import copy_attrs, i64_array, i64_list, int_attr_value, read_constant, scalar_value
+from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
+from ...ir.values import def_of, defining_op, has_one_use, op_name, user_ops
+from ._util import ELEMENTWISE_OPS, eval_int_array, int_range
 
 FAMILY = "slicing"
 _FOLD_LIMIT = 1 << 16
@@ -52,20 +49,20 @@ def _scalar_source(v: ir.Value, loc) -> ir.Value | None:
     (Creates ops: call inside ``with rewriter.ip``.)"""
     if shape_of(v) == ():
         return v
-    d = _def(v, "broadcast_in_dim")
+    d = def_of(v, "broadcast_in_dim")
     if d is not None and shape_of(d.operands[0]) == ():
         return d.operands[0]
     if op_name(v) == "stablehlo.constant":
         s = scalar_value(v)
         if s is not None:
-            return splat_constant(s, ranked([], element_type(v)), loc=loc)
+            return B.full(s, ranked([], element_type_of(v)), loc=loc)
     return None
 
 
 def _splat_key(v: ir.Value):
     """Something equal for two values filled with the same scalar (constant value or the same
     rank-0 SSA value), or None."""
-    d = _def(v, "broadcast_in_dim")
+    d = def_of(v, "broadcast_in_dim")
     if d is not None and shape_of(d.operands[0]) == ():
         s = scalar_value(d.operands[0])
         return ("c", repr(s)) if s is not None else ("v", d.operands[0])
@@ -81,7 +78,7 @@ def _same_scalar(a: ir.Value, b: ir.Value) -> bool:
     if a == b:
         return True
     ka, kb = _splat_key(a), _splat_key(b)
-    return ka is not None and ka == kb and element_type(a) == element_type(b)
+    return ka is not None and ka == kb and element_type_of(a) == element_type_of(b)
 
 
 def _is_full_slice(shape, start, limit, strides) -> bool:
@@ -112,14 +109,13 @@ def slice_full(op, rewriter):
         return False
     if not _is_full_slice(shape_of(x), *_slice_params(op)):
         return False
-    rewriter.replace_op(op, [x])
-    return True
+    return replace(rewriter, op, x)
 
 
 @pattern("slice_slice", FAMILY, "stablehlo.slice", benefit=2)
 def slice_slice(op, rewriter):
     """slice(slice(x)) -> one slice of x (starts, limits and strides composed)."""
-    inner = _def(op.operands[0], "slice")
+    inner = def_of(op.operands[0], "slice")
     if inner is None:
         return False
     s1, _, t1 = _slice_params(inner)
@@ -133,9 +129,8 @@ def slice_slice(op, rewriter):
         strides.append(t)
         limit.append(s if n == 0 else s + (n - 1) * t + 1)
     with rewriter.ip:
-        r = slice_value(inner.operands[0], start, limit, strides, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.slice(inner.operands[0], start, limit, strides, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 # -- slice pushdown -------------------------------------------------------------------------------
@@ -165,21 +160,20 @@ def slice_elementwise(op, rewriter):
             if sv == () and full != ():
                 new_operands.append(v)
             elif op_name(v) == "stablehlo.constant" and scalar_value(v) is not None:
-                new_operands.append(splat_constant(scalar_value(v), ranked(out, element_type(v)),
+                new_operands.append(B.full(scalar_value(v), ranked(out, element_type_of(v)),
                                                    loc=op.location))
             else:
-                new_operands.append(slice_value(v, start, limit, strides, loc=op.location))
-        r = build(ew.operation.name, new_operands, ranked(out, element_type(x)), copy_attrs(ew),
+                new_operands.append(B.slice(v, start, limit, strides, loc=op.location))
+        r = B.op1(ew.operation.name, new_operands, ranked(out, element_type_of(x)), copy_attrs(ew),
                   loc=ew.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 @pattern("slice_broadcast_in_dim", FAMILY, "stablehlo.slice", benefit=1)
 def slice_broadcast_in_dim(op, rewriter):
     """slice(broadcast_in_dim(x)) -> broadcast_in_dim(slice x) (x sliced along the dimensions
     it really spans; broadcast dimensions just get smaller)."""
-    b = _def(op.operands[0], "broadcast_in_dim")
+    b = def_of(op.operands[0], "broadcast_in_dim")
     if b is None:
         return False
     x = b.operands[0]
@@ -198,17 +192,16 @@ def slice_broadcast_in_dim(op, rewriter):
             xlimit.append(limit[d])
             xstrides.append(strides[d])
     with rewriter.ip:
-        xv = slice_value(x, xstart, xlimit, xstrides, loc=op.location)
-        r = build("stablehlo.broadcast_in_dim", [xv], _result_type(op),
+        xv = B.slice(x, xstart, xlimit, xstrides, loc=op.location)
+        r = B.op1("stablehlo.broadcast_in_dim", [xv], _result_type(op),
                   {"broadcast_dimensions": i64_array(dims)}, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 @pattern("slice_transpose", FAMILY, "stablehlo.slice", benefit=1)
 def slice_transpose(op, rewriter):
     """slice(transpose(x)) -> transpose(slice x) (transpose used only here)."""
-    t = _def(op.operands[0], "transpose")
+    t = def_of(op.operands[0], "transpose")
     if t is None or not has_one_use(op.operands[0]):
         return False
     perm = i64_list(t.attributes["permutation"])
@@ -218,11 +211,10 @@ def slice_transpose(op, rewriter):
     for i, p in enumerate(perm):
         xs[p], xl[p], xt[p] = start[i], limit[i], strides[i]
     with rewriter.ip:
-        xv = slice_value(t.operands[0], xs, xl, xt, loc=op.location)
-        r = build("stablehlo.transpose", [xv], _result_type(op),
+        xv = B.slice(t.operands[0], xs, xl, xt, loc=op.location)
+        r = B.op1("stablehlo.transpose", [xv], _result_type(op),
                   {"permutation": i64_array(perm)}, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 def _unit_dim_map(src_shape, dst_shape):
@@ -241,7 +233,7 @@ def _unit_dim_map(src_shape, dst_shape):
 @pattern("slice_reshape_unit_dims", FAMILY, "stablehlo.slice", benefit=1)
 def slice_reshape_unit_dims(op, rewriter):
     """slice(reshape(x)) -> reshape(slice x) when the reshape only adds or drops size-1 dims."""
-    r0 = _def(op.operands[0], "reshape")
+    r0 = def_of(op.operands[0], "reshape")
     if r0 is None:
         return False
     x = r0.operands[0]
@@ -255,17 +247,16 @@ def slice_reshape_unit_dims(op, rewriter):
         if i is not None:
             xst[i], xl[i], xt[i] = start[j], limit[j], strides[j]
     with rewriter.ip:
-        xv = slice_value(x, xst, xl, xt, loc=op.location)
-        r = build("stablehlo.reshape", [xv], _result_type(op), loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        xv = B.slice(x, xst, xl, xt, loc=op.location)
+        r = B.op1("stablehlo.reshape", [xv], _result_type(op), loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("slice_reshape_major", FAMILY, "stablehlo.slice", benefit=1)
 def slice_reshape_major(op, rewriter):
     """slice(reshape(x)) where the reshape merges x's leading dims [a, b, ...] into one of size
     a*b*... and the slice keeps whole rows of the leading dim: reshape(slice x)."""
-    r0 = _def(op.operands[0], "reshape")
+    r0 = def_of(op.operands[0], "reshape")
     if r0 is None or not has_one_use(op.operands[0]):
         return False
     x = r0.operands[0]
@@ -290,17 +281,16 @@ def slice_reshape_major(op, rewriter):
         return False
     s0, e0 = start[0] // inner, limit[0] // inner
     with rewriter.ip:
-        xv = slice_value(x, [s0] + [0] * (len(xs) - 1), [e0] + list(xs[1:]), loc=op.location)
-        r = build("stablehlo.reshape", [xv], _result_type(op), loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        xv = B.slice(x, [s0] + [0] * (len(xs) - 1), [e0] + list(xs[1:]), loc=op.location)
+        r = B.op1("stablehlo.reshape", [xv], _result_type(op), loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("slice_dot_general", FAMILY, "stablehlo.slice", benefit=1)
 def slice_dot_general(op, rewriter):
     """slice(dot_general(a, b)) -> dot_general(slice a, slice b): batch and free dimensions of
     the result are sliced in the operands instead (dot used only here)."""
-    d = _def(op.operands[0], "dot_general")
+    d = def_of(op.operands[0], "dot_general")
     if d is None or not has_one_use(op.operands[0]):
         return False
     from jaxlib.mlir.dialects import stablehlo as _hlo
@@ -328,18 +318,17 @@ def slice_dot_general(op, rewriter):
         b_s[j], b_l[j], b_t[j] = start[k], limit[k], strides[k]
         k += 1
     with rewriter.ip:
-        av = slice_value(a, a_s, a_l, a_t, loc=op.location)
-        bv = slice_value(b, b_s, b_l, b_t, loc=op.location)
-        r = build("stablehlo.dot_general", [av, bv], _result_type(op), copy_attrs(d), loc=d.location)
-    rewriter.replace_op(op, [r])
-    return True
+        av = B.slice(a, a_s, a_l, a_t, loc=op.location)
+        bv = B.slice(b, b_s, b_l, b_t, loc=op.location)
+        r = B.op1("stablehlo.dot_general", [av, bv], _result_type(op), copy_attrs(d), loc=d.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("slice_reduce", FAMILY, "stablehlo.slice", benefit=1)
 def slice_reduce(op, rewriter):
     """slice(reduce(x, dims)) -> reduce(slice x, dims): the kept dimensions are sliced before
     reducing (single-input reduce used only here)."""
-    red = _def(op.operands[0], "reduce")
+    red = def_of(op.operands[0], "reduce")
     if red is None or len(red.results) != 1 or len(red.operands) != 2 or not has_one_use(op.operands[0]):
         return False
     x = red.operands[0]
@@ -351,19 +340,18 @@ def slice_reduce(op, rewriter):
     for k, i in enumerate(kept):
         s[i], e[i], t[i] = start[k], limit[k], strides[k]
     with rewriter.ip:
-        xv = slice_value(x, s, e, t, loc=op.location)
+        xv = B.slice(x, s, e, t, loc=op.location)
         new = red.operation.clone(rewriter.ip)
         new.operands[0] = xv
         new.results[0].set_type(op.results[0].type)
-    rewriter.replace_op(op, [new.results[0]])
-    return True
+    return replace(rewriter, op, new.results[0])
 
 
 @pattern("slice_concatenate", FAMILY, "stablehlo.slice", benefit=2)
 def slice_concatenate(op, rewriter):
     """slice(concatenate(a, b, ...)) -> the one operand the slice falls in (sliced), or a
     smaller concatenate of slices of the operands it overlaps."""
-    c = _def(op.operands[0], "concatenate")
+    c = def_of(op.operands[0], "concatenate")
     if c is None or _zero_sized(op.results[0]):
         return False
     dim = int_attr_value(c.attributes["dimension"])
@@ -397,10 +385,9 @@ def slice_concatenate(op, rewriter):
         for v, a, b in pieces:
             ss, ee, tt = list(start), list(limit), list(strides)
             ss[dim], ee[dim], tt[dim] = a, b, t
-            vals.append(slice_value(v, ss, ee, tt, loc=op.location))
-        r = concat_value(vals, dim, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+            vals.append(B.slice(v, ss, ee, tt, loc=op.location))
+        r = B.concatenate(vals, dim, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("slice_pad", FAMILY, "stablehlo.slice", benefit=2)
@@ -408,7 +395,7 @@ def slice_pad(op, rewriter):
     """slice(pad(x, v)) -> pad(slice x, v) with the padding the window still sees (just a
     slice of x inside the unpadded region, a broadcast of v inside the padding); unit
     strides and no interior padding."""
-    p = _def(op.operands[0], "pad")
+    p = def_of(op.operands[0], "pad")
     if p is None:
         return False
     start, limit, strides = _slice_params(op)
@@ -433,13 +420,12 @@ def slice_pad(op, rewriter):
         nhi.append(out[i] - low - (b - a))
     with rewriter.ip:
         if empty:
-            r = build("stablehlo.broadcast_in_dim", [pv], _result_type(op),
+            r = B.op1("stablehlo.broadcast_in_dim", [pv], _result_type(op),
                       {"broadcast_dimensions": i64_array([])}, loc=op.location)
         else:
-            xv = slice_value(x, xa, xb, loc=op.location)
-            r = pad_value(xv, pv, nlo, nhi, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+            xv = B.slice(x, xa, xb, loc=op.location)
+            r = B.pad(xv, pv, nlo, nhi, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 def _iota_exact_limit(et) -> int:
@@ -461,7 +447,7 @@ def _iota_exact_limit(et) -> int:
 def slice_iota(op, rewriter):
     """slice(iota) -> iota (when the slice starts at 0 with unit stride along the iota
     dimension), or iota * stride + start."""
-    io = _def(op.operands[0], "iota")
+    io = def_of(op.operands[0], "iota")
     if io is None or _zero_sized(op.results[0]):
         return False
     d = int_attr_value(io.attributes["iota_dimension"])
@@ -473,19 +459,18 @@ def slice_iota(op, rewriter):
     if (s != 0 or t != 1) and s + t * (n - 1) > _iota_exact_limit(et):
         return False
     with rewriter.ip:
-        r = iota_value(rt, d, loc=op.location)
+        r = B.iota(rt, d, loc=op.location)
         if t != 1:
-            r = build("stablehlo.multiply", [r, splat_constant(t, rt, loc=op.location)], rt, loc=op.location)
+            r = B.op1("stablehlo.multiply", [r, B.full(t, rt, loc=op.location)], rt, loc=op.location)
         if s != 0:
-            r = build("stablehlo.add", [r, splat_constant(s, rt, loc=op.location)], rt, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+            r = B.op1("stablehlo.add", [r, B.full(s, rt, loc=op.location)], rt, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("slice_reverse", FAMILY, "stablehlo.slice", benefit=1)
 def slice_reverse(op, rewriter):
     """slice(reverse(x)) -> reverse(slice x) with the window mirrored (reverse used only here)."""
-    rv = _def(op.operands[0], "reverse")
+    rv = def_of(op.operands[0], "reverse")
     if rv is None or not has_one_use(op.operands[0]) or _zero_sized(op.results[0]):
         return False
     dims = i64_list(rv.attributes["dimensions"])
@@ -500,11 +485,10 @@ def slice_reverse(op, rewriter):
         s[d] = xs[d] - 1 - lastv
         e[d] = xs[d] - first
     with rewriter.ip:
-        xv = slice_value(x, s, e, t, loc=op.location)
-        r = build("stablehlo.reverse", [xv], _result_type(op),
+        xv = B.slice(x, s, e, t, loc=op.location)
+        r = B.op1("stablehlo.reverse", [xv], _result_type(op),
                   {"dimensions": i64_array(dims)}, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 def _const_indices(values) -> list[int] | None:
@@ -521,7 +505,7 @@ def _const_indices(values) -> list[int] | None:
 def slice_dynamic_update_slice(op, rewriter):
     """slice(dynamic_update_slice(x, u, constant idx)) -> slice of u when the window lies in
     the updated box, slice of x when it misses the box."""
-    d = _def(op.operands[0], "dynamic_update_slice")
+    d = def_of(op.operands[0], "dynamic_update_slice")
     if d is None:
         return False
     x, u = d.operands[0], d.operands[1]
@@ -539,21 +523,20 @@ def slice_dynamic_update_slice(op, rewriter):
     outside = any(l < i or s >= i + m for s, l, i, m in zip(start, lasts, idx, us))
     with rewriter.ip:
         if inside:
-            r = slice_value(u, [s - i for s, i in zip(start, idx)],
+            r = B.slice(u, [s - i for s, i in zip(start, idx)],
                             [l - i + 1 for l, i in zip(lasts, idx)], strides, loc=op.location)
         elif outside:
-            r = slice_value(x, start, limit, strides, loc=op.location)
+            r = B.slice(x, start, limit, strides, loc=op.location)
         else:
             return False
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 @pattern("slice_dynamic_slice", FAMILY, "stablehlo.slice", benefit=1)
 def slice_dynamic_slice(op, rewriter):
     """slice(dynamic_slice(x, i, sizes)) -> dynamic_slice(x, clamp(i) + start, smaller sizes)
     (unit strides; the explicit clamp keeps the original index clamping)."""
-    ds = _def(op.operands[0], "dynamic_slice")
+    ds = def_of(op.operands[0], "dynamic_slice")
     if ds is None or not has_one_use(op.operands[0]):
         return False
     start, limit, strides = _slice_params(op)
@@ -576,17 +559,16 @@ def slice_dynamic_slice(op, rewriter):
             if start[i] == 0 and sizes[i] == out[i]:
                 new_idx.append(v)
                 continue
-            lo = splat_constant(0, it, loc=op.location)
-            hi = splat_constant(xs[i] - sizes[i], it, loc=op.location)
-            c = build("stablehlo.clamp", [lo, v, hi], it, loc=op.location)
+            lo = B.full(0, it, loc=op.location)
+            hi = B.full(xs[i] - sizes[i], it, loc=op.location)
+            c = B.op1("stablehlo.clamp", [lo, v, hi], it, loc=op.location)
             if start[i]:
-                c = build("stablehlo.add", [c, splat_constant(start[i], it, loc=op.location)], it,
+                c = B.op1("stablehlo.add", [c, B.full(start[i], it, loc=op.location)], it,
                           loc=op.location)
             new_idx.append(c)
-        r = build("stablehlo.dynamic_slice", [x] + new_idx, _result_type(op),
+        r = B.op1("stablehlo.dynamic_slice", [x] + new_idx, _result_type(op),
                   {"slice_sizes": i64_array(out)}, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 # -- concatenate -----------------------------------------------------------------------------------
@@ -600,8 +582,7 @@ def concat_single_operand(op, rewriter):
     """concatenate(x) -> x."""
     if len(op.operands) != 1 or op.operands[0].type != op.results[0].type:
         return False
-    rewriter.replace_op(op, [op.operands[0]])
-    return True
+    return replace(rewriter, op, op.operands[0])
 
 
 @pattern("concat_remove_empty", FAMILY, "stablehlo.concatenate", benefit=3)
@@ -612,9 +593,8 @@ def concat_remove_empty(op, rewriter):
     if len(keep) == len(op.operands) or not keep:
         return False
     with rewriter.ip:
-        r = concat_value(keep, dim, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.concatenate(keep, dim, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("concat_flatten", FAMILY, "stablehlo.concatenate", benefit=2)
@@ -623,7 +603,7 @@ def concat_flatten(op, rewriter):
     dim = _concat_dim(op)
     vals, hit = [], False
     for v in op.operands:
-        inner = _def(v, "concatenate")
+        inner = def_of(v, "concatenate")
         if inner is not None and _concat_dim(inner) == dim and has_one_use(v):
             vals.extend(inner.operands)
             hit = True
@@ -632,9 +612,8 @@ def concat_flatten(op, rewriter):
     if not hit:
         return False
     with rewriter.ip:
-        r = concat_value(vals, dim, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.concatenate(vals, dim, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("concat_adjacent_slices", FAMILY, "stablehlo.concatenate", benefit=2)
@@ -646,7 +625,7 @@ def concat_adjacent_slices(op, rewriter):
     out, hit = [], False
     for v in vals:
         if out:
-            p, q = _def(out[-1], "slice"), _def(v, "slice")
+            p, q = def_of(out[-1], "slice"), def_of(v, "slice")
             if p is not None and q is not None and p.operands[0] == q.operands[0]:
                 ps, pe, pt = _slice_params(p)
                 qs, qe, qt = _slice_params(q)
@@ -656,16 +635,15 @@ def concat_adjacent_slices(op, rewriter):
                     ns, ne = list(ps), list(pe)
                     ne[dim] = qe[dim]
                     with rewriter.ip:
-                        out[-1] = slice_value(p.operands[0], ns, ne, pt, loc=op.location)
+                        out[-1] = B.slice(p.operands[0], ns, ne, pt, loc=op.location)
                     hit = True
                     continue
         out.append(v)
     if not hit:
         return False
     with rewriter.ip:
-        r = concat_value(out, dim, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.concatenate(out, dim, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("concat_merge_constants", FAMILY, "stablehlo.concatenate", benefit=2)
@@ -678,7 +656,7 @@ def concat_merge_constants(op, rewriter):
         return False
     groups = []
     for v in vals:
-        a = const_array(v, _FOLD_LIMIT) if op_name(v) == "stablehlo.constant" else None
+        a = read_constant(v, _FOLD_LIMIT) if op_name(v) == "stablehlo.constant" else None
         if a is not None and groups and groups[-1][0] == "c":
             groups[-1][1].append((v, a))
         elif a is not None:
@@ -701,10 +679,9 @@ def concat_merge_constants(op, rewriter):
                 arr = np.concatenate([np.asarray(a) for _, a in g[1]], axis=dim)
                 shape = list(shape_of(g[1][0][0]))
                 shape[dim] = arr.shape[dim]
-                new.append(constant_value(arr, ranked(shape, element_type(op.results[0])), loc=op.location))
-        r = concat_value(new, dim, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+                new.append(B.constant(arr, ranked(shape, element_type_of(op.results[0])), loc=op.location))
+        r = B.concatenate(new, dim, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("concat_same_splat", FAMILY, "stablehlo.concatenate", benefit=2)
@@ -719,10 +696,9 @@ def concat_same_splat(op, rewriter):
         s = _scalar_source(vals[0], op.location)
         if s is None:
             return False
-        r = build("stablehlo.broadcast_in_dim", [s], _result_type(op),
+        r = B.op1("stablehlo.broadcast_in_dim", [s], _result_type(op),
                   {"broadcast_dimensions": i64_array([])}, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 @pattern("concat_splat_to_pad", FAMILY, "stablehlo.concatenate", benefit=1)
@@ -758,10 +734,9 @@ def concat_splat_to_pad(op, rewriter):
         s = _scalar_source(key, op.location)
         if s is None:
             return False
-        mid = concat_value(vals[i:j], dim, loc=op.location)
-        r = pad_value(mid, s, low, high, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        mid = B.concatenate(vals[i:j], dim, loc=op.location)
+        r = B.pad(mid, s, low, high, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 # -- pad ----------------------------------------------------------------------------------------------
@@ -772,15 +747,14 @@ def pad_noop(op, rewriter):
     lo, hi, it = _pad_params(op)
     if any(lo) or any(hi) or any(it) or op.operands[0].type != op.results[0].type:
         return False
-    rewriter.replace_op(op, [op.operands[0]])
-    return True
+    return replace(rewriter, op, op.operands[0])
 
 
 @pattern("pad_pad", FAMILY, "stablehlo.pad", benefit=2)
 def pad_pad(op, rewriter):
     """pad(pad(x, v, l1, h1), v, l2, h2) -> pad(x, v, l1+l2, h1+h2) (same pad value; the inner
     pad has no negative or interior padding, the outer no interior padding)."""
-    inner = _def(op.operands[0], "pad")
+    inner = def_of(op.operands[0], "pad")
     if inner is None:
         return False
     l1, h1, i1 = _pad_params(inner)
@@ -790,12 +764,11 @@ def pad_pad(op, rewriter):
     if not _same_scalar(inner.operands[1], op.operands[1]):
         return False
     with rewriter.ip:
-        r = build("stablehlo.pad", [inner.operands[0], op.operands[1]], _result_type(op),
+        r = B.op1("stablehlo.pad", [inner.operands[0], op.operands[1]], _result_type(op),
                   {"edge_padding_low": i64_array([a + b for a, b in zip(l1, l2)]),
                    "edge_padding_high": i64_array([a + b for a, b in zip(h1, h2)]),
                    "interior_padding": i64_array(i1)}, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 @pattern("pad_negative_to_slice", FAMILY, "stablehlo.pad", benefit=2)
@@ -816,11 +789,10 @@ def pad_negative_to_slice(op, rewriter):
             if e[i] <= s[i]:
                 return False  # all padding along a dim: let slice/broadcast patterns handle it
     with rewriter.ip:
-        xv = slice_value(x, s, e, loc=op.location)
-        r = pad_value(xv, op.operands[1], [max(0, p) for p in lo], [max(0, p) for p in hi], it,
+        xv = B.slice(x, s, e, loc=op.location)
+        r = B.pad(xv, op.operands[1], [max(0, p) for p in lo], [max(0, p) for p in hi], it,
                       loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 @pattern("pad_of_splat", FAMILY, "stablehlo.pad", benefit=2)
@@ -830,10 +802,9 @@ def pad_of_splat(op, rewriter):
     if _splat_key(x) is None or not _same_scalar(x, v):
         return False
     with rewriter.ip:
-        r = build("stablehlo.broadcast_in_dim", [v], _result_type(op),
+        r = B.op1("stablehlo.broadcast_in_dim", [v], _result_type(op),
                   {"broadcast_dimensions": i64_array([])}, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 _NP_FOLD = {
@@ -847,11 +818,11 @@ def _scalar_apply(name: str, scalars: list[ir.Value], result_elem: ir.Type, attr
     vals = [scalar_value(s) if op_name(s) == "stablehlo.constant" else None for s in scalars]
     dt = np_dtype(result_elem)
     if name in _NP_FOLD and all(v is not None for v in vals) and dt is not None \
-            and dt.name != "bfloat16" and all(element_type(s) == result_elem for s in scalars):
+            and dt.name != "bfloat16" and all(element_type_of(s) == result_elem for s in scalars):
         with np.errstate(all="ignore"):
             res = _NP_FOLD[name](*[np.asarray(v, dtype=dt) for v in vals]).astype(dt)
-        return constant_value(np.asarray(res).reshape(()), ranked([], result_elem), loc=loc)
-    return build(name, list(scalars), ranked([], result_elem), attrs, loc=loc)
+        return B.constant(np.asarray(res).reshape(()), ranked([], result_elem), loc=loc)
+    return B.op1(name, list(scalars), ranked([], result_elem), attrs, loc=loc)
 
 
 @pattern("elementwise_of_pads", FAMILY, tuple(sorted(ELEMENTWISE_OPS)), benefit=1)
@@ -866,7 +837,7 @@ def elementwise_of_pads(op, rewriter):
     inner_shape = None
     kinds = []
     for v in op.operands:
-        p = _def(v, "pad")
+        p = def_of(v, "pad")
         if p is not None and has_one_use(v):
             cfg = tuple(tuple(x) for x in _pad_params(p))
             if config is None:
@@ -882,7 +853,7 @@ def elementwise_of_pads(op, rewriter):
             return False
     if config is None:
         return False
-    et = element_type(op.results[0])
+    et = element_type_of(op.results[0])
     attrs = copy_attrs(op)
     with rewriter.ip:
         inner_ops, pad_scalars = [], []
@@ -895,18 +866,17 @@ def elementwise_of_pads(op, rewriter):
                 pad_scalars.append(v)
             else:
                 s = _scalar_source(v, op.location)  # never None for a splat operand
-                inner_ops.append(build("stablehlo.broadcast_in_dim", [s],
-                                       ranked(inner_shape, element_type(v)),
+                inner_ops.append(B.op1("stablehlo.broadcast_in_dim", [s],
+                                       ranked(inner_shape, element_type_of(v)),
                                        {"broadcast_dimensions": i64_array([])}, loc=op.location))
                 pad_scalars.append(s)
-        inner = build(op.operation.name, inner_ops, ranked(inner_shape, et), attrs, loc=op.location)
+        inner = B.op1(op.operation.name, inner_ops, ranked(inner_shape, et), attrs, loc=op.location)
         pv = _scalar_apply(op.operation.name, pad_scalars, et, attrs, op.location)
         lo, hi, it = config
-        r = build("stablehlo.pad", [inner, pv], op.results[0].type,
+        r = B.op1("stablehlo.pad", [inner, pv], op.results[0].type,
                   {"edge_padding_low": i64_array(lo), "edge_padding_high": i64_array(hi),
                    "interior_padding": i64_array(it)}, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 @pattern("mul_pad_zero", FAMILY, "stablehlo.multiply", benefit=1, fast_math=True)
@@ -915,7 +885,7 @@ def mul_pad_zero(op, rewriter):
     (fast-math: 0 * inf/nan and the sign of zero are not kept)."""
     for i in (0, 1):
         pv, y = op.operands[i], op.operands[1 - i]
-        p = _def(pv, "pad")
+        p = def_of(pv, "pad")
         if p is None or not has_one_use(pv):
             continue
         s = scalar_value(p.operands[1])
@@ -932,13 +902,12 @@ def mul_pad_zero(op, rewriter):
         if 0 in xs:
             continue
         with rewriter.ip:
-            ys = slice_value(y, start, limit, strides, loc=op.location)
-            m = build("stablehlo.multiply", [x, ys] if i == 0 else [ys, x],
-                      ranked(xs, element_type(x)), loc=op.location)
-            r = build("stablehlo.pad", [m, p.operands[1]], op.results[0].type, copy_attrs(p),
+            ys = B.slice(y, start, limit, strides, loc=op.location)
+            m = B.op1("stablehlo.multiply", [x, ys] if i == 0 else [ys, x],
+                      ranked(xs, element_type_of(x)), loc=op.location)
+            r = B.op1("stablehlo.pad", [m, p.operands[1]], op.results[0].type, copy_attrs(p),
                       loc=op.location)
-        rewriter.replace_op(op, [r])
-        return True
+        return replace(rewriter, op, r)
     return False
 
 
@@ -950,8 +919,7 @@ def dynamic_slice_full(op, rewriter):
     x = op.operands[0]
     if x.type != op.results[0].type:
         return False
-    rewriter.replace_op(op, [x])
-    return True
+    return replace(rewriter, op, x)
 
 
 @pattern("dynamic_slice_const_index", FAMILY, "stablehlo.dynamic_slice", benefit=2)
@@ -965,16 +933,15 @@ def dynamic_slice_const_index(op, rewriter):
     sizes = i64_list(op.attributes["slice_sizes"])
     start = [min(max(i, 0), n - m) for i, n, m in zip(idx, xs, sizes)]
     with rewriter.ip:
-        r = slice_value(x, start, [s + m for s, m in zip(start, sizes)], loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.slice(x, start, [s + m for s, m in zip(start, sizes)], loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("dynamic_slice_of_iota", FAMILY, "stablehlo.dynamic_slice", benefit=2)
 def dynamic_slice_of_iota(op, rewriter):
     """dynamic_slice(iota, i) -> iota + clamp(i) (just the broadcast index for a size-1
     window); the clamp is left out when i's value range is known to be in bounds."""
-    io = _def(op.operands[0], "iota")
+    io = def_of(op.operands[0], "iota")
     if io is None:
         return False
     d = int_attr_value(io.attributes["iota_dimension"])
@@ -992,16 +959,15 @@ def dynamic_slice_of_iota(op, rewriter):
     with rewriter.ip:
         k = idx
         if rng is None or rng[0] < 0 or rng[1] > hi:
-            k = build("stablehlo.clamp", [splat_constant(0, it, loc=op.location), idx,
-                                          splat_constant(hi, it, loc=op.location)], it, loc=op.location)
+            k = B.op1("stablehlo.clamp", [B.full(0, it, loc=op.location), idx,
+                                          B.full(hi, it, loc=op.location)], it, loc=op.location)
         if it.element_type != et:
-            k = build("stablehlo.convert", [k], ranked([], et), loc=op.location)
-        r = build("stablehlo.broadcast_in_dim", [k], rt, {"broadcast_dimensions": i64_array([])},
+            k = B.op1("stablehlo.convert", [k], ranked([], et), loc=op.location)
+        r = B.op1("stablehlo.broadcast_in_dim", [k], rt, {"broadcast_dimensions": i64_array([])},
                   loc=op.location)
         if sizes[d] != 1:
-            r = build("stablehlo.add", [iota_value(rt, d, loc=op.location), r], rt, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+            r = B.op1("stablehlo.add", [B.iota(rt, d, loc=op.location), r], rt, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("dynamic_slice_of_splat", FAMILY, "stablehlo.dynamic_slice", benefit=3)
@@ -1012,17 +978,16 @@ def dynamic_slice_of_splat(op, rewriter):
         return False
     with rewriter.ip:
         s = _scalar_source(x, op.location)
-        r = build("stablehlo.broadcast_in_dim", [s], _result_type(op),
+        r = B.op1("stablehlo.broadcast_in_dim", [s], _result_type(op),
                   {"broadcast_dimensions": i64_array([])}, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 @pattern("dynamic_slice_of_broadcast", FAMILY, "stablehlo.dynamic_slice", benefit=1)
 def dynamic_slice_of_broadcast(op, rewriter):
     """dynamic_slice(broadcast_in_dim(x)) -> broadcast_in_dim(dynamic_slice x) (only the dims
     x really spans are sliced; the broadcast gets smaller)."""
-    b = _def(op.operands[0], "broadcast_in_dim")
+    b = def_of(op.operands[0], "broadcast_in_dim")
     if b is None:
         return False
     x = b.operands[0]
@@ -1039,7 +1004,7 @@ def dynamic_slice_of_broadcast(op, rewriter):
         for k, d in enumerate(dims):
             if xs[k] == 1:
                 if zero is None:
-                    zero = splat_constant(0, ir.RankedTensorType(idx[0].type), loc=op.location)
+                    zero = B.full(0, ir.RankedTensorType(idx[0].type), loc=op.location)
                 xi.append(zero)
                 xsz.append(1 if xs[k] == 1 else sizes[d])
             else:
@@ -1050,12 +1015,11 @@ def dynamic_slice_of_broadcast(op, rewriter):
         elif tuple(xsz) == xs:
             xv = x
         else:
-            xv = build("stablehlo.dynamic_slice", [x] + xi, ranked(xsz, element_type(x)),
+            xv = B.op1("stablehlo.dynamic_slice", [x] + xi, ranked(xsz, element_type_of(x)),
                        {"slice_sizes": i64_array(xsz)}, loc=op.location)
-        r = build("stablehlo.broadcast_in_dim", [xv], _result_type(op),
+        r = B.op1("stablehlo.broadcast_in_dim", [xv], _result_type(op),
                   {"broadcast_dimensions": i64_array(dims)}, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 @pattern("dynamic_slice_elementwise", FAMILY, "stablehlo.dynamic_slice", benefit=1)
@@ -1080,27 +1044,26 @@ def dynamic_slice_elementwise(op, rewriter):
             if shape_of(v) == () and full != ():
                 new_operands.append(v)
             elif op_name(v) == "stablehlo.constant" and scalar_value(v) is not None:
-                new_operands.append(splat_constant(scalar_value(v), ranked(out, element_type(v)), loc=op.location))
+                new_operands.append(B.full(scalar_value(v), ranked(out, element_type_of(v)), loc=op.location))
             else:
-                new_operands.append(build("stablehlo.dynamic_slice", [v] + idx, ranked(out, element_type(v)),
+                new_operands.append(B.op1("stablehlo.dynamic_slice", [v] + idx, ranked(out, element_type_of(v)),
                                           {"slice_sizes": i64_array(sizes)}, loc=op.location))
-        r = build(ew.operation.name, new_operands, ranked(out, element_type(x)), copy_attrs(ew), loc=ew.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.op1(ew.operation.name, new_operands, ranked(out, element_type_of(x)), copy_attrs(ew), loc=ew.location)
+    return replace(rewriter, op, r)
 
 
 def _shift_index(v: ir.Value, by: int, loc) -> ir.Value:
     if by == 0:
         return v
     t = ir.RankedTensorType(v.type)
-    return build("stablehlo.subtract", [v, splat_constant(by, t, loc=loc)], t, loc=loc)
+    return B.op1("stablehlo.subtract", [v, B.full(by, t, loc=loc)], t, loc=loc)
 
 
 @pattern("dynamic_slice_of_concat", FAMILY, "stablehlo.dynamic_slice", benefit=2)
 def dynamic_slice_of_concat(op, rewriter):
     """dynamic_slice(concatenate(a, b, ...), i) -> dynamic_slice of the one operand the window
     stays in, for every value i can take (known value range)."""
-    c = _def(op.operands[0], "concatenate")
+    c = def_of(op.operands[0], "concatenate")
     if c is None:
         return False
     d = _concat_dim(c)
@@ -1116,10 +1079,9 @@ def dynamic_slice_of_concat(op, rewriter):
             with rewriter.ip:
                 new_idx = list(idx)
                 new_idx[d] = _shift_index(idx[d], off, op.location)
-                r = build("stablehlo.dynamic_slice", [v] + new_idx, _result_type(op),
+                r = B.op1("stablehlo.dynamic_slice", [v] + new_idx, _result_type(op),
                           {"slice_sizes": i64_array(sizes)}, loc=op.location)
-            rewriter.replace_op(op, [r])
-            return True
+            return replace(rewriter, op, r)
         off += n
     return False
 
@@ -1128,7 +1090,7 @@ def dynamic_slice_of_concat(op, rewriter):
 def dynamic_slice_of_pad(op, rewriter):
     """dynamic_slice(pad(x), i) -> dynamic_slice(x, i - low) when every window i can select
     lies inside the unpadded region (known value ranges; no interior padding)."""
-    p = _def(op.operands[0], "pad")
+    p = def_of(op.operands[0], "pad")
     if p is None:
         return False
     lo, hi, it = _pad_params(p)
@@ -1146,21 +1108,19 @@ def dynamic_slice_of_pad(op, rewriter):
             return False
     with rewriter.ip:
         new_idx = [_shift_index(v, a, op.location) for v, a in zip(idx, lo)]
-        r = build("stablehlo.dynamic_slice", [x] + new_idx, _result_type(op),
+        r = B.op1("stablehlo.dynamic_slice", [x] + new_idx, _result_type(op),
                   {"slice_sizes": i64_array(sizes)}, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 @pattern("dynamic_update_slice_of_own_slice", FAMILY, "stablehlo.dynamic_update_slice", benefit=3)
 def dynamic_update_slice_of_own_slice(op, rewriter):
     """dynamic_update_slice(x, dynamic_slice(x, i), i) -> x (writing back what was read)."""
     x, u = op.operands[0], op.operands[1]
-    d = _def(u, "dynamic_slice")
+    d = def_of(u, "dynamic_slice")
     if d is None or d.operands[0] != x or list(d.operands[1:]) != list(op.operands[2:]):
         return False
-    rewriter.replace_op(op, [x])
-    return True
+    return replace(rewriter, op, x)
 
 
 @pattern("dynamic_update_slice_full", FAMILY, "stablehlo.dynamic_update_slice", benefit=3)
@@ -1169,8 +1129,7 @@ def dynamic_update_slice_full(op, rewriter):
     u = op.operands[1]
     if u.type != op.results[0].type:
         return False
-    rewriter.replace_op(op, [u])
-    return True
+    return replace(rewriter, op, u)
 
 
 @pattern("dynamic_update_slice_splat_to_pad", FAMILY, "stablehlo.dynamic_update_slice", benefit=2)
@@ -1188,9 +1147,8 @@ def dynamic_update_slice_splat_to_pad(op, rewriter):
         s = _scalar_source(x, op.location)
         if s is None:
             return False
-        r = pad_value(u, s, idx, [n - i - m for n, i, m in zip(xs, idx, us)], loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+        r = B.pad(u, s, idx, [n - i - m for n, i, m in zip(xs, idx, us)], loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("dynamic_update_slice_to_concat", FAMILY, "stablehlo.dynamic_update_slice", benefit=1)
@@ -1215,22 +1173,21 @@ def dynamic_update_slice_to_concat(op, rewriter):
         if i0 > 0:
             e = list(xs)
             e[d] = i0
-            parts.append(slice_value(x, [0] * len(xs), e, loc=op.location))
+            parts.append(B.slice(x, [0] * len(xs), e, loc=op.location))
         parts.append(u)
         if i0 + us[d] < xs[d]:
             s = [0] * len(xs)
             s[d] = i0 + us[d]
-            parts.append(slice_value(x, s, list(xs), loc=op.location))
-        r = concat_value(parts, d, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+            parts.append(B.slice(x, s, list(xs), loc=op.location))
+        r = B.concatenate(parts, d, loc=op.location)
+    return replace(rewriter, op, r)
 
 
 @pattern("dynamic_update_slice_twice", FAMILY, "stablehlo.dynamic_update_slice", benefit=2)
 def dynamic_update_slice_twice(op, rewriter):
     """dynamic_update_slice(dynamic_update_slice(x, u1, i), u2, i) -> dynamic_update_slice(x, u2, i)
     (same indices, same update shape: the second update overwrites the first)."""
-    inner = _def(op.operands[0], "dynamic_update_slice")
+    inner = def_of(op.operands[0], "dynamic_update_slice")
     if inner is None or not has_one_use(op.operands[0]):
         return False
     if inner.operands[1].type != op.operands[1].type:
@@ -1238,10 +1195,9 @@ def dynamic_update_slice_twice(op, rewriter):
     if list(inner.operands[2:]) != list(op.operands[2:]):
         return False
     with rewriter.ip:
-        r = build("stablehlo.dynamic_update_slice", [inner.operands[0]] + list(op.operands[1:]),
+        r = B.op1("stablehlo.dynamic_update_slice", [inner.operands[0]] + list(op.operands[1:]),
                   op.results[0].type, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 # -- reverse -----------------------------------------------------------------------------------------
@@ -1249,16 +1205,15 @@ def dynamic_update_slice_twice(op, rewriter):
 @pattern("reverse_reverse", FAMILY, "stablehlo.reverse", benefit=3)
 def reverse_reverse(op, rewriter):
     """reverse(reverse(x, d1), d2) -> reverse(x, d1 xor d2) (x when they cancel)."""
-    inner = _def(op.operands[0], "reverse")
+    inner = def_of(op.operands[0], "reverse")
     if inner is None:
         return False
     d = set(i64_list(inner.attributes["dimensions"])) ^ set(i64_list(op.attributes["dimensions"]))
     x = inner.operands[0]
     with rewriter.ip:
-        r = x if not d else build("stablehlo.reverse", [x], op.results[0].type,
+        r = x if not d else B.op1("stablehlo.reverse", [x], op.results[0].type,
                                   {"dimensions": i64_array(sorted(d))}, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 @pattern("reverse_unit_dims", FAMILY, "stablehlo.reverse", benefit=3)
@@ -1271,10 +1226,9 @@ def reverse_unit_dims(op, rewriter):
     if len(keep) == len(dims):
         return False
     with rewriter.ip:
-        r = x if not keep else build("stablehlo.reverse", [x], op.results[0].type,
+        r = x if not keep else B.op1("stablehlo.reverse", [x], op.results[0].type,
                                      {"dimensions": i64_array(keep)}, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)
 
 
 @pattern("reverse_broadcast", FAMILY, "stablehlo.reverse", benefit=2)
@@ -1284,9 +1238,8 @@ def reverse_broadcast(op, rewriter):
     x0 = op.operands[0]
     dims = i64_list(op.attributes["dimensions"])
     if op_name(x0) == "stablehlo.constant" and scalar_value(x0) is not None:
-        rewriter.replace_op(op, [x0])
-        return True
-    b = _def(x0, "broadcast_in_dim")
+        return replace(rewriter, op, x0)
+    b = def_of(x0, "broadcast_in_dim")
     if b is None:
         return False
     x = b.operands[0]
@@ -1294,9 +1247,8 @@ def reverse_broadcast(op, rewriter):
     xs = shape_of(x)
     xr = [i for i, d in enumerate(bd) if d in dims and xs[i] > 1]
     with rewriter.ip:
-        xv = x if not xr else build("stablehlo.reverse", [x], x.type, {"dimensions": i64_array(xr)},
+        xv = x if not xr else B.op1("stablehlo.reverse", [x], x.type, {"dimensions": i64_array(xr)},
                                     loc=op.location)
-        r = build("stablehlo.broadcast_in_dim", [xv], op.results[0].type,
+        r = B.op1("stablehlo.broadcast_in_dim", [xv], op.results[0].type,
                   {"broadcast_dimensions": i64_array(bd)}, loc=op.location)
-    rewriter.replace_op(op, [r])
-    return True
+    return replace(rewriter, op, r)

@@ -1,0 +1,60 @@
+"""Shape rules of StableHLO ops, on plain tuples of ints (StableHLO spec, static shapes).
+
+One rule per op, shared by the value-level builders (``reactant.ir.build``) and the tracer's
+Ops layer, which validates user input first and then asks these for the result shape.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+Shape = tuple[int, ...]
+
+
+def transpose(shape: Sequence[int], perm: Sequence[int]) -> Shape:
+    """Result dim i is operand dim ``perm[i]``."""
+    return tuple(shape[p] for p in perm)
+
+
+def slice(shape: Sequence[int], start: Sequence[int], limit: Sequence[int],  # noqa: A001
+          strides: Sequence[int]) -> Shape:
+    """``ceil((limit - start) / stride)`` per dim (0 for empty ranges)."""
+    return tuple(max(0, -(-(int(e) - int(s)) // int(t))) for s, e, t in zip(start, limit, strides))
+
+
+def pad(shape: Sequence[int], low: Sequence[int], high: Sequence[int], interior: Sequence[int]) -> Shape:
+    """Edge padding (negative crops) plus interior padding between elements."""
+    return tuple(int(lo) + int(hi) + n + max(0, n - 1) * int(it)
+                 for n, lo, hi, it in zip(shape, low, high, interior))
+
+
+def concatenate(shapes: Sequence[Sequence[int]], dim: int) -> Shape:
+    out = list(shapes[0])
+    out[dim] = sum(s[dim] for s in shapes)
+    return tuple(out)
+
+
+def reduce(shape: Sequence[int], dims: Sequence[int]) -> Shape:
+    """The dims not reduced, in order."""
+    drop = set(int(d) for d in dims)
+    return tuple(n for i, n in enumerate(shape) if i not in drop)
+
+
+def dot_general(lhs: Sequence[int], rhs: Sequence[int], lb: Sequence[int], rb: Sequence[int],
+                lc: Sequence[int], rc: Sequence[int]) -> Shape:
+    """Batch dims, then the lhs's free dims, then the rhs's free dims."""
+    lf = [d for d in range(len(lhs)) if d not in lb and d not in lc]
+    rf = [d for d in range(len(rhs)) if d not in rb and d not in rc]
+    return tuple([lhs[d] for d in lb] + [lhs[d] for d in lf] + [rhs[d] for d in rf])
+
+
+def gather(operand: Sequence[int], indices: Sequence[int], offset_dims: Sequence[int],
+           collapsed_slice_dims: Sequence[int], operand_batching_dims: Sequence[int],
+           index_vector_dim: int, slice_sizes: Sequence[int]) -> Shape:
+    """Batch dims of the indices interleaved with the kept slice dims at ``offset_dims``."""
+    dropped = set(collapsed_slice_dims) | set(operand_batching_dims)
+    offsets = [s for d, s in enumerate(slice_sizes) if d not in dropped]
+    batch = iter([n for d, n in enumerate(indices) if d != index_vector_dim])
+    offs = iter(offsets)
+    rank = len(offsets) + len(indices) - (1 if index_vector_dim < len(indices) else 0)
+    return tuple(next(offs) if d in offset_dims else next(batch) for d in range(rank))
