@@ -58,3 +58,25 @@ def gather(operand: Sequence[int], indices: Sequence[int], offset_dims: Sequence
     offs = iter(offsets)
     rank = len(offsets) + len(indices) - (1 if index_vector_dim < len(indices) else 0)
     return tuple(next(offs) if d in offset_dims else next(batch) for d in range(rank))
+
+
+def unit_dims_map(src: Sequence[int], dst: Sequence[int]) -> list[int | None] | None:
+    """When reshaping ``src`` to ``dst`` only inserts or removes size-1 dimensions: for each
+    src dim, its dst dim (None for a removed size-1 dim); else None."""
+    m: list[int | None] = [None] * len(src)
+    j = 0
+    for i, s in enumerate(src):
+        if s == 1:
+            if j < len(dst) and dst[j] == 1:
+                m[i] = j
+                j += 1
+            continue
+        while j < len(dst) and dst[j] == 1:
+            j += 1
+        if j >= len(dst) or dst[j] != s:
+            return None
+        m[i] = j
+        j += 1
+    if any(d != 1 for d in dst[j:]):
+        return None
+    return m

@@ -59,6 +59,18 @@ def pattern(name: str, family: str, root: str | tuple[str, ...], *, benefit: int
     return deco
 
 
+def identity_pattern(name: str, family: str, root: str, *, benefit: int, doc: str) -> None:
+    """Register pattern ``name``: a ``root`` op whose result has its operand's type (a no-op
+    convert or reshape) is replaced by its operand."""
+
+    def fn(op, rewriter):
+        x = op.operands[0]
+        return replace(rewriter, op, x) if x.type == op.results[0].type else False
+
+    fn.__doc__ = doc
+    pattern(name, family, root, benefit=benefit)(fn)
+
+
 def replace(rewriter, op, values) -> bool:
     """Replace ``op``'s results by ``values`` (one value, or a list for several results);
     returns True (the pattern matched)."""

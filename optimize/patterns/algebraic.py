@@ -19,7 +19,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from ._registry import pattern, replace
+from ._registry import identity_pattern, pattern, replace
 from ...ir import build as B
 from ...ir.attrs import all_ones_value, is_scalar_value, scalar_value
 from ...ir.types import element_type_of, is_float_type, np_dtype
@@ -517,13 +517,18 @@ def remainder_in_range(op, rewriter):
 
 # -- unary involutions and idempotents ---------------------------------------------------------
 
-@pattern("neg_neg", FAMILY, "stablehlo.negate", benefit=3)
-def neg_neg(op, rewriter):
-    """-(-x) → x."""
-    n = def_of(op.operands[0], "negate")
-    if n is not None:
-        return replace(rewriter, op, n.operands[0])
-    return False
+def _cancel(name: str, outer: str, inner: str, doc: str, *, fast_math: bool = False) -> None:
+    """Register pattern ``name``: ``outer(inner(x)) → x``."""
+
+    def fn(op, rewriter):
+        d = def_of(op.operands[0], inner)
+        return replace(rewriter, op, d.operands[0]) if d is not None else False
+
+    fn.__doc__ = doc
+    pattern(name, FAMILY, "stablehlo." + outer, benefit=3, fast_math=fast_math)(fn)
+
+
+_cancel("neg_neg", "negate", "negate", "-(-x) → x.")
 
 
 @pattern("abs_abs", FAMILY, "stablehlo.abs", benefit=3)
@@ -576,22 +581,10 @@ def round_of_integral(op, rewriter):
 
 # -- exp / log / sqrt / pow ------------------------------------------------------------------
 
-@pattern("exp_log_fast", FAMILY, "stablehlo.exponential", benefit=3, fast_math=True)
-def exp_log_fast(op, rewriter):
-    """exp(log x) → x (wrong for x < 0 and up to rounding)."""
-    lg = def_of(op.operands[0], "log")
-    if lg is not None:
-        return replace(rewriter, op, lg.operands[0])
-    return False
-
-
-@pattern("log_exp_fast", FAMILY, "stablehlo.log", benefit=3, fast_math=True)
-def log_exp_fast(op, rewriter):
-    """log(exp x) → x (exp overflows to Inf for large x, so not exact)."""
-    e = def_of(op.operands[0], "exponential")
-    if e is not None:
-        return replace(rewriter, op, e.operands[0])
-    return False
+_cancel("exp_log_fast", "exponential", "log", "exp(log x) → x (wrong for x < 0 and up to rounding).",
+        fast_math=True)
+_cancel("log_exp_fast", "log", "exponential", "log(exp x) → x (exp overflows to Inf for large x, so not exact).",
+        fast_math=True)
 
 
 @pattern("sqrt_mul_self_fast", FAMILY, "stablehlo.multiply", benefit=3, fast_math=True)
@@ -727,12 +720,7 @@ def lossless(src: ir.Type, dst: ir.Type) -> bool:
     return False
 
 
-@pattern("convert_noop", FAMILY, "stablehlo.convert", benefit=3)
-def convert_noop(op, rewriter):
-    """convert(x) to x's own type → x."""
-    if op.operands[0].type == op.results[0].type:
-        return replace(rewriter, op, op.operands[0])
-    return False
+identity_pattern("convert_noop", FAMILY, "stablehlo.convert", benefit=3, doc="convert(x) to x's own type → x.")
 
 
 @pattern("convert_convert", FAMILY, "stablehlo.convert", benefit=2)

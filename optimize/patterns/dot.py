@@ -24,6 +24,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ._registry import pattern, replace
 from ...ir import build as B
+from ...ir import shapes
 from ...ir.attrs import i64_list, read_constant, scalar_value
 from ...ir.types import element_type_of, is_float_type, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import def_of, defining_op, has_one_use
@@ -87,11 +88,9 @@ def linear_index(v: ir.Value, depth: int = 0):
             return linear_index(x, depth + 1)
         return None
     if name == "stablehlo.reshape":
-        from .layout import unit_reshape_map
-
         x = op.operands[0]
         a = linear_index(x, depth + 1)
-        m = unit_reshape_map(shape_of(x), shape_of(v))
+        m = shapes.unit_dims_map(shape_of(x), shape_of(v))
         if a is None or m is None or any(m[d] is None for d in a[0]):
             return None
         return {m[d]: c for d, c in a[0].items()}, a[1]
@@ -158,10 +157,8 @@ def _broadcast_vector(t: ir.Value, n: int):
             x, dims = b.operands[0], [dims[d] for d in bd]
             continue
         if r is not None:
-            from .layout import unit_reshape_map
-
             src = r.operands[0]
-            m = unit_reshape_map(shape_of(src), shape_of(x))
+            m = shapes.unit_dims_map(shape_of(src), shape_of(x))
             if m is None:
                 break
             ss = shape_of(src)

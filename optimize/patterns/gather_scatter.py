@@ -299,6 +299,14 @@ def _single_scatter(op):
     return op.operands[0], op.operands[1], op.operands[2]
 
 
+def _single_set_or_add(op):
+    """(combiner kind, input, indices, updates, dimension numbers) of a one-input scatter that
+    sets or adds its updates, else None."""
+    kind = _combiner(op)
+    s = _single_scatter(op) if kind in ("set", "add") else None
+    return None if s is None else (kind, *s, _scatter_dims(op))
+
+
 @pattern("scatter_keep_combiner", FAMILY, "stablehlo.scatter", benefit=3)
 def scatter_keep_combiner(op, rewriter):
     """scatter whose update computation returns the current value -> the input."""
@@ -452,14 +460,10 @@ def scatter_diagonal_to_select(op, rewriter):
     """scatter (set or add) of v into a splat c at (i, i) for i < n ->
     select(iota0 == iota1, broadcast(v'), c): elementwise, fusible, and the form the
     diagonal-matrix patterns recognise."""
-    kind = _combiner(op)
-    if kind not in ("set", "add"):
-        return False
-    s = _single_scatter(op)
+    s = _single_set_or_add(op)
     if s is None:
         return False
-    x, indices, upd = s
-    uwd, inserted, ibatch, _, sdod, ivd = _scatter_dims(op)
+    kind, x, indices, upd, (uwd, inserted, ibatch, _, sdod, ivd) = s
     xs = shape_of(x)
     if ibatch or uwd or len(xs) != 2 or sorted(inserted) != [0, 1] or sorted(sdod) != [0, 1]:
         return False
@@ -522,14 +526,10 @@ def _loop_env(op) -> dict:
 def scatter_single_in_bounds_to_dus(op, rewriter):
     """scatter (set or add) of one window at a runtime index that is provably in bounds
     (value ranges, loop counters included) -> dynamic_update_slice (of x[idx] + u for add)."""
-    kind = _combiner(op)
-    if kind not in ("set", "add"):
-        return False
-    s = _single_scatter(op)
+    s = _single_set_or_add(op)
     if s is None:
         return False
-    x, indices, upd = s
-    uwd, inserted, ibatch, _, sdod, ivd = _scatter_dims(op)
+    kind, x, indices, upd, (uwd, inserted, ibatch, _, sdod, ivd) = s
     if ibatch:
         return False
     ishape, us, xs = shape_of(indices), shape_of(upd), shape_of(x)

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
-from ._registry import pattern, replace
+from ._registry import identity_pattern, pattern, replace
 from ...ir import build as B
+from ...ir import shapes
 from ...ir.attrs import i64_list, splat_value
 from ...ir.types import element_type_of, num_elements, ranked, shape_of
 from ...ir.values import def_of, defining_op, has_one_use
@@ -123,10 +124,7 @@ def transpose_of_iota(op, rewriter):
     d = ir.IntegerAttr(i.attributes["iota_dimension"]).value
     nd = _inverse(_perm(op))[d]
     with rewriter.ip:
-        v = B.op1("stablehlo.iota", [], op.results[0].type,
-                  {"iota_dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), nd)},
-                  loc=op.location)
-        return replace(rewriter, op, v)
+        return replace(rewriter, op, B.iota(op.results[0].type, nd, loc=op.location))
 
 
 def _free_under_transpose(v: ir.Value, perm: list[int], loc):
@@ -241,12 +239,8 @@ def elementwise_transpose_hoist(op, rewriter):
 
 # -- reshape ---------------------------------------------------------------------------------
 
-@pattern("reshape_identity", FAMILY, "stablehlo.reshape", benefit=4)
-def reshape_identity(op, rewriter):
-    """reshape to the operand's own shape → the operand."""
-    if op.operands[0].type == op.results[0].type:
-        return replace(rewriter, op, op.operands[0])
-    return False
+identity_pattern("reshape_identity", FAMILY, "stablehlo.reshape", benefit=4,
+                 doc="reshape to the operand's own shape → the operand.")
 
 
 @pattern("reshape_reshape", FAMILY, "stablehlo.reshape", benefit=4)
@@ -257,28 +251,6 @@ def reshape_reshape(op, rewriter):
         return False
     with rewriter.ip:
         return replace(rewriter, op, B.reshape(inner.operands[0], shape_of(op.results[0]), loc=op.location))
-
-
-def unit_reshape_map(src, dst):
-    """When reshaping ``src`` to ``dst`` only inserts or removes size-1 dimensions: a list
-    giving, for each src dim, its dst dim (None for a removed size-1 dim); else None."""
-    m = [None] * len(src)
-    j = 0
-    for i, s in enumerate(src):
-        if s == 1:
-            if j < len(dst) and dst[j] == 1:
-                m[i] = j
-                j += 1
-            continue
-        while j < len(dst) and dst[j] == 1:
-            j += 1
-        if j >= len(dst) or dst[j] != s:
-            return None
-        m[i] = j
-        j += 1
-    if any(d != 1 for d in dst[j:]):
-        return None
-    return m
 
 
 def _fill_unit_dims(nd: list, out_rank: int):
@@ -303,7 +275,7 @@ def reshape_of_broadcast(op, rewriter):
     if b is None:
         return False
     out = shape_of(op.results[0])
-    m = unit_reshape_map(shape_of(b.results[0]), out)
+    m = shapes.unit_dims_map(shape_of(b.results[0]), out)
     if m is None:
         return False
     nd = _fill_unit_dims([m[d] for d in _bdims(b)], len(out))
@@ -320,14 +292,11 @@ def reshape_of_iota(op, rewriter):
     if i is None:
         return False
     d = ir.IntegerAttr(i.attributes["iota_dimension"]).value
-    m = unit_reshape_map(shape_of(op.operands[0]), shape_of(op.results[0]))
+    m = shapes.unit_dims_map(shape_of(op.operands[0]), shape_of(op.results[0]))
     if m is None or m[d] is None:
         return False
     with rewriter.ip:
-        v = B.op1("stablehlo.iota", [], op.results[0].type,
-                  {"iota_dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), m[d])},
-                  loc=op.location)
-        return replace(rewriter, op, v)
+        return replace(rewriter, op, B.iota(op.results[0].type, m[d], loc=op.location))
 
 
 # -- broadcast_in_dim ------------------------------------------------------------------------
@@ -376,7 +345,7 @@ def broadcast_of_unit_reshape(op, rewriter):
     if r is None:
         return False
     x = r.operands[0]
-    m = unit_reshape_map(shape_of(x), shape_of(r.results[0]))
+    m = shapes.unit_dims_map(shape_of(x), shape_of(r.results[0]))
     if m is None:
         return False
     d = _bdims(op)
@@ -414,10 +383,7 @@ def broadcast_of_iota(op, rewriter):
     if shape_of(op.operands[0])[d] != shape_of(op.results[0])[nd]:
         return False
     with rewriter.ip:
-        v = B.op1("stablehlo.iota", [], op.results[0].type,
-                  {"iota_dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), nd)},
-                  loc=op.location)
-        return replace(rewriter, op, v)
+        return replace(rewriter, op, B.iota(op.results[0].type, nd, loc=op.location))
 
 
 @pattern("unary_of_broadcast", FAMILY, tuple(sorted(UNARY_EW)), benefit=2)
@@ -593,7 +559,7 @@ def unary_of_unit_reshape(op, rewriter):
     if r is None or not has_one_use(op.operands[0]):
         return False
     x = r.operands[0]
-    if unit_reshape_map(shape_of(x), shape_of(op.operands[0])) is None:
+    if shapes.unit_dims_map(shape_of(x), shape_of(op.operands[0])) is None:
         return False
     with rewriter.ip:
         inner = _clone_with(op, [x], ranked(shape_of(x), element_type_of(op.results[0])), op.location)

@@ -32,6 +32,14 @@ def _dims(op) -> list[int]:
     return i64_list(op.attributes["dimensions"])
 
 
+def _reduce_of(op, producer: str):
+    """``_simple(op)`` plus the op producing the reduced value, when it is
+    ``stablehlo.<producer>``: (kind, x, init, dims, producer op); else None."""
+    r = _simple(op)
+    p = None if r is None else def_of(r[1], producer)
+    return None if p is None else (*r, p)
+
+
 def _simple(op):
     """(kind, x, init, dims) for a single-input reduce with an identity init; else None."""
     kind = reduce_kind(op)
@@ -110,11 +118,10 @@ def _count_const(count: int, et: ir.Type, shape, loc):
 def reduce_of_broadcast(op, rewriter):
     """reduce(broadcast_in_dim(x)) over dims the broadcast created: max/min/and/or just drop
     them; add multiplies by their total size instead of summing equal numbers."""
-    r = _simple(op)
+    r = _reduce_of(op, "broadcast_in_dim")
     if r is None:
         return False
-    kind, b, init, rdims = r
-    bc = def_of(b, "broadcast_in_dim")
+    kind, b, init, rdims, bc = r
     if bc is None or kind == "stablehlo.multiply":
         return False
     x = bc.operands[0]
@@ -186,11 +193,10 @@ def reduce_splat(op, rewriter):
 @pattern("reduce_reduce", FAMILY, "stablehlo.reduce", benefit=3)
 def reduce_reduce(op, rewriter):
     """reduce(reduce(x, d1), d2) with the same body → reduce(x, d1 ∪ d2')."""
-    r = _simple(op)
+    r = _reduce_of(op, "reduce")
     if r is None:
         return False
-    kind, y, init, d2 = r
-    inner = def_of(y, "reduce")
+    kind, y, init, d2, inner = r
     if inner is None or not has_one_use(y):
         return False
     ri = _simple(inner)
@@ -207,11 +213,10 @@ def reduce_reduce(op, rewriter):
 def reduce_of_transpose(op, rewriter):
     """reduce(transpose(x, p), dims) → reduce(x, p[dims]), followed by a transpose of the
     (smaller) result only if the kept dims change order."""
-    r = _simple(op)
+    r = _reduce_of(op, "transpose")
     if r is None:
         return False
-    kind, t, init, dims = r
-    tr = def_of(t, "transpose")
+    kind, t, init, dims, tr = r
     if tr is None:
         return False
     p = i64_list(tr.attributes["permutation"])
@@ -229,11 +234,10 @@ def reduce_of_transpose(op, rewriter):
 @pattern("reduce_of_negate", FAMILY, "stablehlo.reduce", benefit=2)
 def reduce_of_negate(op, rewriter):
     """sum(-x) → -sum(x); max(-x) → -min(x); min(-x) → -max(x) (floats and signed ints)."""
-    r = _simple(op)
+    r = _reduce_of(op, "negate")
     if r is None:
         return False
-    kind, n, init, dims = r
-    neg = def_of(n, "negate")
+    kind, n, init, dims, neg = r
     if neg is None or not has_one_use(n):
         return False
     et = element_type_of(n)
@@ -265,11 +269,10 @@ def _monotone_lossless(src: ir.Type, dst: ir.Type) -> bool:
 def reduce_of_convert(op, rewriter):
     """max/min(convert(x)) → convert(max/min(x)) for a lossless (hence monotone) convert:
     the reduction runs in the narrower type."""
-    r = _simple(op)
+    r = _reduce_of(op, "convert")
     if r is None:
         return False
-    kind, c, init, dims = r
-    cv = def_of(c, "convert")
+    kind, c, init, dims, cv = r
     if cv is None or kind not in ("stablehlo.maximum", "stablehlo.minimum") or not has_one_use(c):
         return False
     x = cv.operands[0]
@@ -307,11 +310,10 @@ def reduce_add_of_scaled(op, rewriter):
     """sum(x * c) → sum(x) * c when c is constant along the reduced dims (a splat, a
     broadcast scalar, or a broadcast of the kept dims): one multiply per result element
     instead of one per input element."""
-    r = _simple(op)
+    r = _reduce_of(op, "multiply")
     if r is None or r[0] != "stablehlo.add":
         return False
-    _, m, init, dims = r
-    mul = def_of(m, "multiply")
+    _, m, init, dims, mul = r
     if mul is None or not has_one_use(m):
         return False
     out = shape_of(op.results[0])
@@ -387,11 +389,10 @@ def reduce_mul_to_dot(op, rewriter):
     that keeps dims would become a batched dot of many short vectors, which XLA runs
     slower than its fused reduce (Enzyme-JaX's indiscriminate version of this rewrite
     slows a transformer block's gradient by 1.15-1.30x), so that case is left alone."""
-    r = _simple(op)
+    r = _reduce_of(op, "multiply")
     if r is None or r[0] != "stablehlo.add":
         return False
-    _, m, init, dims = r
-    mul = def_of(m, "multiply")
+    _, m, init, dims, mul = r
     if mul is None or not has_one_use(m) or sorted(dims) != list(range(len(shape_of(m)))):
         return False
     if num_elements(m) < MUL_TO_DOT_MIN_ELEMENTS or not is_float_type(element_type_of(m)):
@@ -414,11 +415,10 @@ def reduce_mul_to_dot(op, rewriter):
 @pattern("reduce_all_of_reshape", FAMILY, "stablehlo.reduce", benefit=2)
 def reduce_all_of_reshape(op, rewriter):
     """A reduction over every dim of reshape(x) → the same reduction over every dim of x."""
-    r = _simple(op)
+    r = _reduce_of(op, "reshape")
     if r is None:
         return False
-    kind, y, init, dims = r
-    rs = def_of(y, "reshape")
+    kind, y, init, dims, rs = r
     if rs is None or sorted(dims) != list(range(len(shape_of(y)))):
         return False
     x = rs.operands[0]

@@ -14,6 +14,7 @@ from jaxlib.mlir import ir
 
 from ._registry import pattern, replace
 from ...ir import build as B
+from ...ir import shapes
 from ...ir.attrs import copy_attrs, i64_array, i64_list, int_attr_value, read_constant, scalar_value
 from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import def_of, defining_op, has_one_use, op_name, user_ops
@@ -220,13 +221,13 @@ def slice_transpose(op, rewriter):
 def _unit_dim_map(src_shape, dst_shape):
     """For a reshape that only inserts/removes size-1 dims: list mapping each non-unit dst dim
     to its src dim (None for unit dst dims); else None."""
-    src_nu = [i for i, n in enumerate(src_shape) if n != 1]
-    dst_nu = [i for i, n in enumerate(dst_shape) if n != 1]
-    if [src_shape[i] for i in src_nu] != [dst_shape[i] for i in dst_nu]:
+    fwd = shapes.unit_dims_map(src_shape, dst_shape)
+    if fwd is None:
         return None
     m = [None] * len(dst_shape)
-    for a, b in zip(src_nu, dst_nu):
-        m[b] = a
+    for i, j in enumerate(fwd):
+        if j is not None and src_shape[i] != 1:
+            m[j] = i
     return m
 
 
