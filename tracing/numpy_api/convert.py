@@ -119,6 +119,14 @@ def broadcast_all(*xs: TracedRArray) -> list[TracedRArray]:
 
 
 # -- axes -------------------------------------------------------------------------------------
+def flat_or_axis(x: TracedRArray, axis) -> tuple[TracedRArray, int]:
+    """NumPy's ``axis=None`` convention: ``x`` flattened and axis 0 for None, else ``x`` and
+    the normalized axis."""
+    if axis is None:
+        return ops.reshape(x, (x.size,)), 0
+    return x, normalize_axis(axis, x.ndim)
+
+
 def normalize_axis(axis: int, ndim: int) -> int:
     try:
         a = int(axis)

@@ -21,7 +21,7 @@ from ..context import active
 from ..errors import IndexError_, ShapeError, UnsupportedError, describe
 from ..traced import TracedRArray, rebind
 from ._registry import implements
-from .convert import as_traced, broadcast_to, normalize_axis
+from .convert import as_traced, broadcast_to, flat_or_axis, normalize_axis
 
 _MASK_HINT = (
     "the number of True elements is only known at run time; use np.where(mask, x, other) "
@@ -446,10 +446,7 @@ for _uf in (np.add, np.multiply, np.minimum, np.maximum):
 
 @implements(np.take)
 def take(a, indices, axis=None, out=None, mode=None):
-    a = as_traced(a)
-    if axis is None:
-        a, axis = ops.reshape(a, (a.size,)), 0
-    axis = normalize_axis(axis, a.ndim)
+    a, axis = flat_or_axis(as_traced(a), axis)
     if not isinstance(indices, TracedRArray) and not _is_int_scalar(indices):
         indices = np.asarray(indices)
     if mode in ("wrap", "clip"):  # numpy (or traced numpy) arithmetic on the index
@@ -460,13 +457,16 @@ def take(a, indices, axis=None, out=None, mode=None):
 
 @implements(np.take_along_axis)
 def take_along_axis(arr, indices, axis=-1):
-    arr = as_traced(arr)
-    if axis is None:
-        arr, axis = ops.reshape(arr, (arr.size,)), 0
-    axis = normalize_axis(axis, arr.ndim)
+    arr, axis = flat_or_axis(as_traced(arr), axis)
     ishape = indices.shape if hasattr(indices, "shape") else np.shape(indices)
     if len(ishape) != arr.ndim:
         raise ShapeError(f"take_along_axis: indices {tuple(ishape)} and arr {describe(arr)} differ in ndim")
+    return getitem(arr, _along_axis_index(arr, indices, axis))
+
+
+def _along_axis_index(arr, indices, axis: int) -> tuple:
+    """The NumPy index that picks ``indices`` along ``axis`` and every position elsewhere
+    (``take_along_axis`` / ``put_along_axis``): open-mesh aranges in the other dims."""
     full = []
     for d in range(arr.ndim):
         if d == axis:
@@ -475,7 +475,7 @@ def take_along_axis(arr, indices, axis=-1):
             shp = [1] * arr.ndim
             shp[d] = arr.shape[d]
             full.append(np.arange(arr.shape[d]).reshape(shp))
-    return getitem(arr, tuple(full))
+    return tuple(full)
 
 
 @implements(np.put_along_axis)
@@ -483,15 +483,7 @@ def put_along_axis(arr, indices, values, axis):
     if not isinstance(arr, TracedRArray):
         raise UnsupportedError("numpy.put_along_axis needs a traced target array")
     axis = normalize_axis(axis, arr.ndim)
-    full = []
-    for d in range(arr.ndim):
-        if d == axis:
-            full.append(indices if isinstance(indices, TracedRArray) else np.asarray(indices))
-        else:
-            shp = [1] * arr.ndim
-            shp[d] = arr.shape[d]
-            full.append(np.arange(arr.shape[d]).reshape(shp))
-    setitem(arr, tuple(full), values)
+    setitem(arr, _along_axis_index(arr, indices, axis), values)
 
 
 def _data_dependent(name):

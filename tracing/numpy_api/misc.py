@@ -13,7 +13,7 @@ from ..dtypes import canonical, is_complex, is_float, result_type
 from ..errors import IndexError_, ShapeError, UnsupportedError, describe
 from ..traced import TracedRArray, wrap
 from ._registry import implements
-from .convert import as_traced, broadcast_all, broadcast_to, dtype_for_promotion, normalize_axis
+from .convert import as_traced, broadcast_all, broadcast_to, dtype_for_promotion, flat_or_axis, normalize_axis
 
 
 def _promoted(*xs):
@@ -180,22 +180,16 @@ def _less_nan_last(a, b):
 
 @implements(np.sort)
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
-    x = as_traced(a)
-    if axis is None:
-        x, axis = ops.reshape(x, (x.size,)), 0
+    x, d = flat_or_axis(as_traced(a), axis)
     if is_complex(x.dtype):
         raise UnsupportedError("sorting complex arrays is not supported inside a trace")
-    d = normalize_axis(axis, x.ndim)
     (out,) = ops.sort([x], d, lambda a, b: _less_nan_last(a, b))
     return out
 
 
 @implements(np.argsort)
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
-    x = as_traced(a)
-    if axis is None:
-        x, axis = ops.reshape(x, (x.size,)), 0
-    d = normalize_axis(axis, x.ndim)
+    x, d = flat_or_axis(as_traced(a), axis)
     idx = ops.iota(x.shape, np.int64, d)
     _, out = ops.sort([x, idx], d, lambda a, b, ia, ib: _less_nan_last(a, b))
     return out
@@ -214,10 +208,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     if not is_float(x.dtype):
         x = ops.convert(x, np.float64)
     orig_ndim = x.ndim
-    if axis is None:
-        x, ax = ops.reshape(x, (x.size,)), 0
-    else:
-        ax = normalize_axis(axis, x.ndim)
+    x, ax = flat_or_axis(x, axis)
     s = sort(x, ax)
     n = x.shape[ax]
     qs = np.atleast_1d(np.asarray(q, dtype=np.float64))

@@ -10,7 +10,8 @@ from ..dtypes import result_type
 from ..errors import ShapeError, UnsupportedError, describe
 from ..traced import TracedRArray
 from ._registry import implements
-from .convert import as_traced, broadcast_shapes, broadcast_to, dtype_for_promotion, normalize_axes, normalize_axis
+from .convert import (as_traced, broadcast_shapes, broadcast_to, dtype_for_promotion, flat_or_axis, normalize_axes,
+                      normalize_axis)
 
 
 def _resolve_shape(shape, size: int) -> tuple[int, ...]:
@@ -393,10 +394,7 @@ def rot90(m, k=1, axes=(0, 1)):
 
 @implements(np.repeat)
 def repeat(a, repeats, axis=None):
-    x = as_traced(a)
-    if axis is None:
-        x, axis = ops.reshape(x, (x.size,)), 0
-    d = normalize_axis(axis, x.ndim)
+    x, d = flat_or_axis(as_traced(a), axis)
     if isinstance(repeats, TracedRArray):
         raise ShapeError("numpy.repeat with traced repeats has a data-dependent shape")
     reps = np.broadcast_to(np.asarray(repeats, dtype=np.int64), (x.shape[d],))
