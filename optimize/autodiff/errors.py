@@ -14,11 +14,7 @@ def location_text(loc: ir.Location | None) -> str | None:
     """``file:line[:col]`` of the innermost file location inside ``loc`` (None if unknown)."""
     if loc is None:
         return None
-    try:
-        text = str(loc)
-    except Exception:  # pragma: no cover - defensive
-        return None
-    m = _FILE_LOC.search(text)
+    m = _FILE_LOC.search(str(loc))
     if not m:
         return None
     file, line, col = m.group(1), m.group(2), m.group(3)

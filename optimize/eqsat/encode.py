@@ -247,7 +247,7 @@ class Encoded:
         for k, attr in self.dense.items():
             try:
                 out[k] = np.array(ir.DenseElementsAttr(attr))
-            except Exception:  # resources, unusual element types
+            except (TypeError, ValueError):  # no buffer for bf16; dense resources
                 out[k] = None
         return out
 

@@ -126,10 +126,7 @@ class Builder:
         return v
 
     def erase_created(self) -> None:
-        for op in reversed(self.created):
-            try:
-                if all(len(list(r.uses)) == 0 for r in op.results):
-                    op.erase()
-            except Exception:  # pragma: no cover
-                pass
+        for op in reversed(self.created):  # users first, so each op is unused when reached
+            if all(len(list(r.uses)) == 0 for r in op.results):
+                op.erase()
         self.created.clear()
