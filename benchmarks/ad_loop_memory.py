@@ -68,7 +68,7 @@ def ad_module(loss, args, extra: dict) -> ir.Module:
                                      attributes={"fn": ir.FlatSymbolRefAttr.get("f"), "activity": act,
                                                  "ret_activity": ir.ArrayAttr.get([ir.StringAttr.get("active")])})
             func.ReturnOp(list(op.results))
-    expand_all(m, PassOptions(extra=extra))
+    expand_all(m, PassOptions(**extra))
     run_mlir(m, "inline,symbol-dce,stablehlo-legalize-to-hlo,canonicalize,cse,hlo-legalize-to-stablehlo")
     return m
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from jaxlib.mlir import ir
@@ -21,16 +21,46 @@ from jaxlib.mlir import ir
 from ..ir.context import count_ops
 
 
-@dataclass
+@dataclass(frozen=True)
 class PassOptions:
-    """Knobs shared by passes; ``disabled`` names rewrite patterns to leave out."""
+    """Options of the passes, typed (a misspelt option is a TypeError, a bad value a
+    ValueError naming it).
 
-    disabled: frozenset[str] = frozenset()
-    fast_math: bool = False
-    saturation_node_limit: int = 20_000
-    saturation_time_limit: float = 1.0
-    saturation_iterations: int = 8
-    extra: dict = field(default_factory=dict)
+    Equality saturation stops on work budgets, never on time, so that the optimized module is
+    the same on a loaded and an idle machine; ``eqsat_o3`` multiplies them by 4."""
+
+    disabled: frozenset[str] = frozenset()  # rewrite patterns (or families) to leave out
+    fast_math: bool = False  # rewrites that may change NaN/Inf/-0 results or reassociate floats
+    # -- equality saturation, per segment of straight-line code
+    saturation_node_limit: int = 20_000  # e-nodes (the next iteration must not overshoot it)
+    saturation_iterations: int = 8  # rewrite iterations
+    eqsat_max_segment_ops: int = 300  # ops per segment (longer blocks are cut)
+    eqsat_dag_extract_limit: int = 6_000  # larger e-graphs use the tree-cost greedy extraction
+    eqsat_extract_steps: int = 5_000  # cost evaluations of the extraction's local search
+    # -- equality saturation, per pass: e-nodes summed over the segments saturated so far;
+    # the segments after the budget is spent are left as they are
+    eqsat_pass_node_budget: int = 100_000
+    # -- automatic differentiation
+    ad_checkpoint: str | int | None = None  # reverse mode through loops: "sqrt" or a period
+    ad_max_trip_count: int | None = None  # bound for loops whose trip count is known only at run time
+    ad_vector_forward: str = "auto"  # vector forward mode: "auto", "unroll" (per lane) or "loop"
+
+    def __post_init__(self):
+        object.__setattr__(self, "disabled", frozenset(self.disabled))
+        for name in ("saturation_node_limit", "saturation_iterations", "eqsat_max_segment_ops",
+                     "eqsat_dag_extract_limit", "eqsat_extract_steps", "eqsat_pass_node_budget"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"PassOptions.{name} must be a non-negative int, got {v!r}")
+        ck = self.ad_checkpoint
+        if not (ck is None or ck == "sqrt" or (isinstance(ck, int) and not isinstance(ck, bool) and ck >= 1)):
+            raise ValueError(f"PassOptions.ad_checkpoint must be None, 'sqrt' or a period >= 1, got {ck!r}")
+        n = self.ad_max_trip_count
+        if not (n is None or (isinstance(n, int) and not isinstance(n, bool) and n >= 1)):
+            raise ValueError(f"PassOptions.ad_max_trip_count must be None or an int >= 1, got {n!r}")
+        if self.ad_vector_forward not in ("auto", "unroll", "loop"):
+            raise ValueError("PassOptions.ad_vector_forward must be 'auto', 'unroll' or 'loop', "
+                             f"got {self.ad_vector_forward!r}")
 
 
 @dataclass

@@ -55,12 +55,7 @@ class Options:
     ad_max_trip_count: int | None = None
 
     def pass_options(self) -> PassOptions:
-        extra = {}
-        if self.ad_checkpoint is not None:
-            extra["ad_checkpoint"] = self.ad_checkpoint
-        if self.ad_max_trip_count is not None:
-            extra["ad_max_trip_count"] = self.ad_max_trip_count
-        return PassOptions(extra=extra)
+        return PassOptions(ad_checkpoint=self.ad_checkpoint, ad_max_trip_count=self.ad_max_trip_count)
 
 
 class CompiledFunction(functools.partial):
@@ -426,6 +421,7 @@ def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_nu
         raise ValueError(f"loops must be 'unroll' or 'keep', got {loops!r}")
     opts = Options(tuple(optimize) if isinstance(optimize, list) else optimize, track_numbers, donate, loops,
                    control_flow, ad_checkpoint, ad_max_trip_count)
+    opts.pass_options()  # validates the AD options now, naming a bad one
     if fn is None:
         return lambda f: CompiledFunction(f, opts)
     return CompiledFunction(fn, opts)

@@ -4,9 +4,9 @@ The ``autodiff`` pass expands the ``enzyme.autodiff`` (reverse mode) and ``enzym
 (forward mode) marker ops (contract: :mod:`.markers`) into derivative code, using one
 derivative rule per op (:mod:`.rules`), activity analysis (:mod:`.activity`), and loop and
 branch support (:mod:`.forward`, :mod:`.reverse`, :mod:`.loops`). Works on any StableHLO
-module. Options (``PassOptions.extra``): ``ad_checkpoint`` (``"sqrt"`` or an int period:
+module. Options (fields of ``PassOptions``): ``ad_checkpoint`` (``"sqrt"`` or an int period:
 periodic checkpointing of loops in reverse mode) and ``ad_max_trip_count`` (an upper bound
-for loops whose trip count is not known at compile time).
+for loops whose trip count is not known at compile time), ``ad_vector_forward``.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from jaxlib.mlir import ir
 
 from ...ir.context import functions
 from ...ir.markers import MARKERS, SEEDED, WITH_DERIVATIVE, WITH_TANGENT, Activity as A
+from ..passes import PassOptions
 from .activity import Activity
 from .errors import ADError
 from .forward import expand_forward
@@ -72,8 +73,9 @@ def _ready(name: str, funcs: dict, info: dict, visiting: set) -> bool:
     return ok
 
 
-def expand_all(module: ir.Module, options=None) -> int:
+def expand_all(module: ir.Module, options: PassOptions | None = None) -> int:
     """Expand every marker in ``module`` (in place). Returns the number expanded."""
+    options = options or PassOptions()
     count = 0
     with module.context, ir.Location.unknown():
         while True:
@@ -124,7 +126,8 @@ def _inside(op, anc) -> bool:
     return False
 
 
-def expand_marker(module: ir.Module, marker, funcs: dict, options=None) -> None:
+def expand_marker(module: ir.Module, marker, funcs: dict, options: PassOptions | None = None) -> None:
+    options = options or PassOptions()
     marker = getattr(marker, "operation", marker)
     spec = parse_marker(marker, funcs)
     work = make_working_copy(spec.fn, funcs, module.body)

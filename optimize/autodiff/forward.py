@@ -191,10 +191,7 @@ UNROLL_MAX_WIDTH = 4
 
 
 def _vector_mode(options, W: int) -> str:
-    extra = getattr(options, "extra", None) or {}
-    mode = extra.get("ad_vector_forward", "auto")
-    if mode not in ("auto", "unroll", "loop"):
-        raise ADError(f"ad_vector_forward must be 'auto', 'unroll' or 'loop', got {mode!r}")
+    mode = options.ad_vector_forward
     if mode == "auto":
         mode = "unroll" if W <= UNROLL_MAX_WIDTH else "loop"
     return mode
@@ -204,7 +201,7 @@ def expand_forward(spec, work, act: Activity, options) -> list:
     """Emit the forward-mode expansion of marker ``spec`` before it; returns its results.
 
     Width W > 1 (vector forward mode): up to ``UNROLL_MAX_WIDTH`` lanes (or with
-    ``PassOptions.extra["ad_vector_forward"] = "unroll"``) every rule is applied per lane;
+    ``PassOptions.ad_vector_forward = "unroll"``) every rule is applied per lane;
     wider (or ``"loop"``) the primal is computed once and a loop over the W lanes runs the
     one-lane tangent code, so the code size does not grow with W."""
     W = spec.width

@@ -23,13 +23,13 @@ compared LT/LE/GT/GE/NE against a constant bound, stepped by a constant, from a 
 init: JAX's ``fori_loop``/``scan``) gives N exactly and the reverse loop runs N times (with a
 constant bound, so a second differentiation recognizes it too). For other loops the trip
 count is not known at compile time and cannot be obtained from a counting pre-pass with
-static shapes; set ``PassOptions.extra["ad_max_trip_count"] = N`` to allocate stacks of N
+static shapes; set ``PassOptions.ad_max_trip_count = N`` to allocate stacks of N
 entries: the forward loop runs unchanged and counts its iterations, the reverse loop runs
 that many, and if the loop ran more than N times every cotangent the loop produces is NaN
 (the run-time check; XLA has no exceptions). Without the option such a loop raises
 :class:`ADError` naming it.
 
-Checkpointing. ``PassOptions.extra["ad_checkpoint"] = "sqrt"`` (period ceil(sqrt(N))) or an
+Checkpointing. ``PassOptions.ad_checkpoint = "sqrt"`` (period ceil(sqrt(N))) or an
 int period c stores only the carried state at the start of every c-th iteration (``N/c``
 snapshots) in a two-level forward loop; the reverse loop walks the segments backwards,
 recomputes each segment from its snapshot with the caching forward loop above (c entries),
@@ -376,21 +376,15 @@ def reverse_while(scope: Scope, w, cts) -> None:
     T = info.trip_count
     N = T
     if N is None:
-        N = eng.extra.get("ad_max_trip_count")
+        N = eng.options.ad_max_trip_count
         if N is None:
             raise ADError("reverse-mode AD through a stablehlo.while whose trip count is not known at compile "
-                          "time (no constant counter pattern): set PassOptions.extra['ad_max_trip_count'] to an "
-                          "upper bound", w)
-        N = int(N)
-    ck = eng.extra.get("ad_checkpoint")
+                          "time (no constant counter pattern): set PassOptions.ad_max_trip_count (reactant.compile("
+                          "ad_max_trip_count=...)) to an upper bound", w)
+    ck = eng.options.ad_checkpoint
     period = None
-    if ck is not None and ck is not False:
-        if ck == "sqrt" or ck is True:
-            period = max(1, math.ceil(math.sqrt(max(N, 1))))
-        else:
-            period = int(ck)
-            if period < 1:
-                raise ADError(f"ad_checkpoint period must be >= 1, got {ck!r}", w)
+    if ck is not None:
+        period = max(1, math.ceil(math.sqrt(max(N, 1)))) if ck == "sqrt" else ck
     if period is not None and period < N:
         ct_out, acc_out = _reverse_checkpointed(scope, w, info, init_vals, ct_init, acc_init, A, O, N, period,
                                                 T, plain)

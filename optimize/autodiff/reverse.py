@@ -36,8 +36,6 @@ class Engine:
     def __init__(self, act: Activity, options):
         self.act = act
         self.options = options
-        extra = getattr(options, "extra", None) or {}
-        self.extra = extra
 
 
 class Scope:

@@ -44,11 +44,12 @@ lists (diagonal-matrix products, ``pad(x,0)*y``), Inf/NaN values of the other op
 lanes that are multiplied by structural zeros. Everything else that can change NaN/Inf
 results or reassociates elementwise float arithmetic is in the fast-math ruleset.
 
-Budgets come from ``PassOptions``: ``saturation_node_limit``, ``saturation_time_limit``
-(seconds per segment), ``saturation_iterations``, ``fast_math``; ``options.extra`` may set
-``eqsat_max_segment_ops``, ``eqsat_total_time`` (seconds per pass),
-``eqsat_dag_extract_limit``, ``eqsat_extract_time`` (seconds of extraction search per
-segment). ``last_report()`` returns the statistics of the latest run.
+Budgets come from ``PassOptions`` and count work, never time, so the optimized module is the
+same on a loaded and an idle machine: ``saturation_node_limit`` (e-nodes per segment),
+``saturation_iterations``, ``eqsat_max_segment_ops``, ``eqsat_dag_extract_limit``,
+``eqsat_extract_steps`` (cost evaluations of the extraction's local search per segment),
+``eqsat_pass_node_budget`` (e-nodes summed over a pass); ``fast_math`` adds the fast-math
+rules. ``last_report()`` returns the statistics of the latest run.
 """
 
 from __future__ import annotations
@@ -60,16 +61,16 @@ _last: list[EqsatReport | None] = [None]
 
 
 def limits_from_options(options: PassOptions, scale: float = 1.0) -> Limits:
-    ex = options.extra or {}
+    """The budgets of a pass: ``options``' (``scale`` > 1: larger, for ``eqsat_o3``)."""
+    more = 2 if scale > 1 else 1
     return Limits(
         node_limit=int(options.saturation_node_limit * scale),
-        time_limit=float(options.saturation_time_limit * scale),
-        iterations=int(options.saturation_iterations * (2 if scale > 1 else 1)),
-        max_segment_ops=int(ex.get("eqsat_max_segment_ops", 300 * (2 if scale > 1 else 1))),
-        total_time=float(ex.get("eqsat_total_time", 4.0 * options.saturation_time_limit * scale)),
-        fast_math=bool(options.fast_math),
-        dag_extract_limit=int(ex.get("eqsat_dag_extract_limit", 6_000)),
-        extract_time=float(ex.get("eqsat_extract_time", 0.4 * scale)),
+        iterations=options.saturation_iterations * more,
+        max_segment_ops=options.eqsat_max_segment_ops * more,
+        pass_node_budget=int(options.eqsat_pass_node_budget * scale),
+        fast_math=options.fast_math,
+        dag_extract_limit=options.eqsat_dag_extract_limit,
+        extract_steps=int(options.eqsat_extract_steps * scale),
     )
 
 

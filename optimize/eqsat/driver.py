@@ -4,8 +4,7 @@ Per segment (``encode.segments_of_block``), on an e-graph that holds the prelude
 and the cost rules (built once per process and rank set, then used between ``(push)`` and
 ``(pop)``): the segment is bulk-loaded from TSV tables; the analyses run; the original
 program's DAG cost is taken; rewrite iterations run one at a time until saturation, the
-iteration cap, the node limit or the time limit (both also anticipate the next
-iteration's growth); the cheapest program is extracted (DAG-aware greedy plus local
+iteration cap or the node limit (which also anticipates the next iteration's growth); the cheapest program is extracted (DAG-aware greedy plus local
 search, also started from the original program) and, only if strictly cheaper than the
 original (by at least ``Limits.min_gain``, so that ties never churn the IR), rebuilt in
 place of the segment. Anything unexpected (an egglog error, a type mismatch while
@@ -38,14 +37,15 @@ _CODE_REGION_OPS = {"func.func", "stablehlo.while", "stablehlo.if", "stablehlo.c
 
 @dataclass
 class Limits:
-    node_limit: int = 20_000
-    time_limit: float = 1.0  # seconds of saturation per segment
-    iterations: int = 8
+    """Work budgets (never time: the result must not depend on the machine's load)."""
+
+    node_limit: int = 20_000  # e-nodes per segment
+    iterations: int = 8  # rewrite iterations per segment
     max_segment_ops: int = 300
-    total_time: float = 4.0  # seconds for the whole pass (later segments are skipped)
+    pass_node_budget: int = 100_000  # e-nodes summed over the pass's segments; then the rest is skipped
     dag_extract_limit: int = 6_000  # e-graphs larger than this use the tree-cost greedy
     min_gain: float = 1e-3  # replace a segment only when the model predicts at least this gain
-    extract_time: float = 0.4  # seconds of local search per segment (split over its starts)
+    extract_steps: int = 5_000  # cost evaluations of local search per segment (split over its starts)
     fast_math: bool = False
     rewrite: bool = True  # False: encode and extract only (round-trip check)
 
@@ -154,10 +154,11 @@ def run_eqsat(module: ir.Module, limits: Limits, *, inspect=None) -> EqsatReport
     report = EqsatReport()
     t_start = time.perf_counter()
     consts = cost_mod.constants()
+    spent = 0  # e-nodes of the segments saturated so far
     with module.context, ir.Location.unknown():
         for block in _blocks(module):
             for seg in segments_of_block(block, limits.max_segment_ops):
-                if time.perf_counter() - t_start > limits.total_time:
+                if spent >= limits.pass_node_budget:
                     report.skipped += 1
                     continue
                 if not limits.rewrite or _interesting(seg):
@@ -169,6 +170,7 @@ def run_eqsat(module: ir.Module, limits: Limits, *, inspect=None) -> EqsatReport
                         stat = SegmentStat(ops=len(seg.ops), roots=0, error=f"{type(e).__name__}: {e}")
                         log.warning("eqsat: segment skipped after an error: %s", stat.error)
                     report.segments.append(stat)
+                    spent += stat.nodes_end
     report.seconds = time.perf_counter() - t_start
     return report
 
@@ -230,7 +232,6 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict):
             sched = ("(run-schedule (let-scheduler bo (back-off :match-limit 1000)) (saturate (run ana)) "
                      "(run main) (run-with bo fast))" if limits.fast_math
                      else "(run-schedule (saturate (run ana)) (run main))")
-            t_sat = time.perf_counter()
             stat.stop = "iterations"
             prev = max(1, stat.nodes_start)
             for it in range(limits.iterations):
@@ -242,12 +243,9 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict):
                     stat.stop = "saturated"
                     break
                 # stop before an iteration that would overshoot the node limit (growth is
-                # roughly geometric), and leave time for extraction (~30 us per node)
+                # roughly geometric)
                 if n > limits.node_limit or n * (n / prev) > 2 * limits.node_limit:
                     stat.stop = "nodes"
-                    break
-                if time.perf_counter() - t_sat + 3e-5 * n * (n / prev) > limits.time_limit:
-                    stat.stop = "time"
                     break
                 prev = n
             _run(eg, "(run-schedule (saturate (run ana)))")
@@ -274,7 +272,7 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict):
                 if key in seen or dag_cost(fz, st, roots) is None:
                     continue
                 seen.add(key)
-                r = improve(fz, st, roots, time_budget=limits.extract_time / len(starts))
+                r = improve(fz, st, roots, max_steps=limits.extract_steps // len(starts))
                 if r is not None and (sol is None or r[0] < sol[0]):
                     sol, choice = r, st
         else:

@@ -373,24 +373,23 @@ def original_choice(fz0: Frozen, choice0, order0: list[int], fz: Frozen, choice)
     return out
 
 
-def improve(fz: Frozen, choice: list[int | None], roots: list[int], *, time_budget: float = 0.25,
+def improve(fz: Frozen, choice: list[int | None], roots: list[int], *, max_steps: int = 5_000,
             neutral_moves: int = 24) -> tuple[int, list[int]] | None:
     """Local search on the extracted DAG: switch one class of the current program to another
     of its nodes when that lowers the total DAG cost (``choice`` is updated in place).
     A limited number of cost-neutral switches (never undone right away) lets it cross
     plateaus where two roots can only share a subterm after both switch to it. Sweeps the
-    program's classes round-robin until a full sweep changes nothing (or time is up)."""
-    import time
-
+    program's classes round-robin until a full sweep changes nothing, or after ``max_steps``
+    cost evaluations (a work budget: the result does not depend on the machine's speed)."""
     cur = dag_cost(fz, choice, roots)
     if cur is None:
         return None
     by_class = fz.nodes_by_class()
-    deadline = time.perf_counter() + time_budget
+    steps = 0
     tabu: set = set()
     since_move = 0  # classes examined since the last accepted move
     k = 0
-    while time.perf_counter() < deadline:
+    while steps < max_steps:
         classes = cur[1]
         if since_move >= len(classes):
             break
@@ -405,6 +404,7 @@ def improve(fz: Frozen, choice: list[int | None], roots: list[int], *, time_budg
             if fz.signature(alt) == sig_old:
                 continue  # an operand-swapped twin (commutativity): same cost, same DAG
             choice[c] = alt
+            steps += 1
             r = dag_cost(fz, choice, roots, bound=cur[0])
             if r is not None and (r[0] < cur[0] or (r[0] == cur[0] and neutral_moves > 0 and (c, alt) not in tabu
                                                      and len(r[1]) <= len(cur[1]))):

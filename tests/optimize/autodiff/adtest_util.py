@@ -130,7 +130,7 @@ def build(jax_text: str, markers: list[Marker], ctx=None, loc=None, name="f") ->
 
 
 def expand(m: ir.Module, **extra) -> ir.Module:
-    expand_all(m, PassOptions(extra=extra))
+    expand_all(m, PassOptions(**extra))
     m.operation.verify()
     text = str(m)
     assert "enzyme." not in text, "marker left after the pass"
