@@ -17,6 +17,18 @@ DeviceList = xc.DeviceList
 CompileOptions = xc.CompileOptions
 
 
+def version_key() -> str:
+    """Names this runtime in caches of machine measurements (the jax version)."""
+    return f"jax{jax.__version__}"
+
+
+def single_device(sharding):
+    """The device of a single-device sharding, else None (public API only)."""
+    if isinstance(sharding, SingleDeviceSharding):
+        return next(iter(sharding.device_set))
+    return None
+
+
 def backend(platform: str | None = None):
     """The PJRT client (the embedded CPU client by default)."""
     return jax.extend.backend.get_backend(platform)
@@ -64,4 +76,30 @@ def default_compile_options() -> CompileOptions:
 
 def block_until_ready(buf: Array) -> None:
     buf.block_until_ready()
+
+
+def time_programs(progs: dict, rounds: int = 15) -> dict[str, list[float]]:
+    """Compile every (StableHLO text, NumPy inputs) program of ``progs`` for the default
+    client's first device, warm each up, then run them round-robin ``rounds`` times; returns
+    the seconds of every run per program (for the optimizer's cost-model calibration)."""
+    import time
+
+    client = backend()
+    dev = client.devices()[0]
+    exes = {}
+    for name, (text, args) in progs.items():
+        exe = compile_and_load(client, text, [dev], default_compile_options())
+        bufs = [device_put(a, dev) for a in args]
+        for _ in range(2):
+            for o in exe.execute(bufs):
+                o.block_until_ready()
+        exes[name] = (exe, bufs)
+    times: dict[str, list[float]] = {k: [] for k in exes}
+    for _ in range(rounds):
+        for name, (exe, bufs) in exes.items():
+            t0 = time.perf_counter()
+            for o in exe.execute(bufs):
+                o.block_until_ready()
+            times[name].append(time.perf_counter() - t0)
+    return times
 

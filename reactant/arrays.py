@@ -8,8 +8,9 @@ inside a trace, a captured ConcreteRArray is a constant.
 
 from __future__ import annotations
 
+import itertools
 import threading
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -20,6 +21,20 @@ from .tracing.errors import ArgumentError
 from .tracing.pytree import tree_map
 from . import _jax_adapter as jx
 from . import runtime
+
+
+class Signature(NamedTuple):
+    """What a compiled function's cache key needs to know of a device array. ``placement``:
+    the device id (or the sharding itself); ``weak``: a tracked Python scalar, which promotes
+    like a Python number (NEP 50); ``nonneg``: a signed integer array known to hold no negative
+    value (seen on the host when it was moved), so indexing with it needs no negative-index
+    wrap. Hashes and compares as the plain tuple (same speed)."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    placement: Any
+    weak: bool
+    nonneg: bool
 
 
 class ConcreteRArray(NumpyArrayMethods):
@@ -45,15 +60,16 @@ class ConcreteRArray(NumpyArrayMethods):
     # -- attributes -------------------------------------------------------------------------
     @property
     def shape(self) -> tuple[int, ...]:
-        return self._sig[0]
+        return self._sig.shape
 
     @property
     def dtype(self) -> np.dtype:
-        return self._sig[1]
+        return self._sig.dtype
 
     @property
     def device(self):
-        return self._buf.sharding._device if hasattr(self._buf.sharding, "_device") else list(self._buf.devices())[0]
+        dev = jx.single_device(self._buf.sharding)
+        return dev if dev is not None else sorted(self._buf.devices(), key=lambda d: d.id)[0]
 
     @property
     def sharding(self):
@@ -198,31 +214,36 @@ def _traced_getitem(x: ConcreteRArray, index):
     return as_traced(np.asarray(x._buf))[index]
 
 
-def _signature(buf, weak: bool, nonneg: bool = False) -> tuple:
-    """(shape, dtype, placement, weak, nonneg): what a compiled function's cache key needs to
-    know. ``weak`` marks a tracked Python scalar, which promotes like a Python number (NEP 50);
-    ``nonneg`` a signed integer array known to hold no negative value (seen on the host when
-    it was moved), so indexing with it needs no negative-index wrap."""
-    return (tuple(buf.shape), np.dtype(buf.dtype), runtime.sharding_key(buf.sharding), weak, nonneg)
+def _signature(buf, weak: bool, nonneg: bool = False) -> Signature:
+    return Signature(tuple(buf.shape), np.dtype(buf.dtype), runtime.sharding_key(buf.sharding), weak, nonneg)
 
 
-_SIG_IDS: dict[tuple, int] = {}
+# Interned signature ids: cache keys of calls hash these small ints instead of the signatures
+# (~7x cheaper). Ids come from a counter, never reused, so the table can be dropped when it
+# grows past its bound: arrays keep their ids, and a new array with an old signature gets a
+# new id (one slower lookup through the general key, then fast again).
+SIG_IDS_MAX = 1 << 16
+_SIG_IDS: dict[Signature, int] = {}
 _SIG_IDS_LOCK = threading.Lock()
+_next_sid = itertools.count()
 
 
-def sig_id(sig: tuple) -> int:
-    """A small int naming a signature (interned): cache keys of calls hash these instead of
-    the signature tuples (shape, dtype, ...), which costs ~7x less."""
+def sig_id(sig: Signature) -> int:
+    """The interned id of a signature."""
     sid = _SIG_IDS.get(sig)
     if sid is None:
         with _SIG_IDS_LOCK:
-            sid = _SIG_IDS.setdefault(sig, len(_SIG_IDS))
+            sid = _SIG_IDS.get(sig)
+            if sid is None:
+                if len(_SIG_IDS) >= SIG_IDS_MAX:
+                    _SIG_IDS.clear()
+                sid = _SIG_IDS[sig] = next(_next_sid)
     return sid
 
 
-def _sign_unknown(sig: tuple) -> tuple:
+def _sign_unknown(sig: Signature) -> Signature:
     """The signature of an array whose values changed on the device."""
-    return sig[:4] + (False,) if sig[4] else sig
+    return sig._replace(nonneg=False) if sig.nonneg else sig
 
 
 def _known_nonneg(arr: np.ndarray) -> bool:
@@ -233,7 +254,7 @@ def _to_buffer(data: Any, device):
     """A device buffer holding ``data`` and whether it is a non-negative integer array."""
     nonneg = False
     if isinstance(data, ConcreteRArray):
-        data, nonneg = data._buf, data._sig[4]
+        data, nonneg = data._buf, data._sig.nonneg
     if isinstance(data, jx.Array):
         # our own copy: donating it later must not invalidate the caller's jax array
         buf = jx.copy_buffer(data) if device is None else jx.device_put(np.asarray(data), device)

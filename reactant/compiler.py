@@ -22,7 +22,7 @@ from jaxlib.mlir import ir
 
 from . import _jax_adapter as jx
 from . import runtime
-from .arrays import ConcreteRArray, ConcreteRNumber, _sign_unknown, _signature, sig_id
+from .arrays import ConcreteRArray, ConcreteRNumber, Signature, _sign_unknown, _signature, sig_id
 from .optimize import PassOptions, compile_pipeline, run_pipeline
 from .ir.contracts import strip_contract_attrs
 from .tracing import active as _trace_active
@@ -30,6 +30,11 @@ from .tracing import autograph
 from .tracing.errors import ArgumentError
 from .tracing.pytree import TreeDef, flatten, structure_key, unflatten
 from .tracing.trace import TracedProgram, trace
+
+# Bounds of the tables that grow per call signature; past a bound the oldest entry is dropped
+# (a dropped executable is compiled again if its signature comes back).
+CACHE_MAX = 1024  # executables per compiled function
+FAST_MAX = 4096  # entries of each fast lookup table (accelerators of the cache)
 
 _ARRAYS = frozenset((ConcreteRArray, ConcreteRNumber))
 _PY_NUMBERS = (bool, int, float, complex)
@@ -130,15 +135,16 @@ class _Compiled:
                 leaves = [_track(x) if type(x) in _PY_NUMBERS else x for x in leaves]
             entry = self._compile(leaves, tree)
             with self._lock:
-                self._cache[key] = entry
+                _put(self._cache, key, entry, CACHE_MAX)
                 self.compile_count += 1
             concretes = [x for x in leaves if isinstance(x, ConcreteRArray)]
             bufs = [c._buf for c in concretes]
         if tree_key is not None:  # later calls like this one: fast
-            self._fast_trees[tree_key] = entry.fast_run
-            if not kwargs and not entry.writeback and _all_arrays(args):
-                # (before the trace check: must not write into arrays captured by a trace)
-                self._fast[tuple(map(_SID, args))] = entry.fast_run
+            with self._lock:
+                _put(self._fast_trees, tree_key, entry.fast_run, FAST_MAX)
+                if not kwargs and not entry.writeback and _all_arrays(args):
+                    # (before the trace check: must not write into arrays captured by a trace)
+                    _put(self._fast, tuple(map(_SID, args)), entry.fast_run, FAST_MAX)
         return entry.run(bufs, concretes)
 
     def _key(self, leaves, tree: TreeDef):
@@ -172,8 +178,8 @@ class _Compiled:
         inputs = {}
         for i, leaf in enumerate(leaves):
             if isinstance(leaf, ConcreteRArray):
-                shape, dtype, _, weak, nonneg = leaf._sig
-                inputs[i] = (shape, dtype, weak, nonneg)
+                sig = leaf._sig
+                inputs[i] = (sig.shape, sig.dtype, sig.weak, sig.nonneg)
             else:
                 _static_key(leaf)  # rejects what cannot be a constant, naming it
         fn = self.fn
@@ -244,7 +250,7 @@ class _Entry:
         self.device = device
         self.handlers = [jx.result_handler(s, d, device) for s, d in prog.output_specs]
         dev_key = runtime.sharding_key(jx.SingleDeviceSharding(device))
-        self.out_sigs = [(s, d, dev_key, False, False) for s, d in prog.output_specs]
+        self.out_sigs = [Signature(s, d, dev_key, False, False) for s, d in prog.output_specs]
         self.out_sids = [sig_id(s) for s in self.out_sigs]
         self.out_classes = [ConcreteRNumber if s == () else ConcreteRArray for s, _ in prog.output_specs]
         self.out_tree = prog.out_tree
@@ -300,6 +306,14 @@ def _undonate_duplicates(bufs: list, aliases) -> list:
 
 
 # -- helpers ----------------------------------------------------------------------------------
+def _put(table: dict, key, value, bound: int) -> None:
+    """Insert into a table of at most ``bound`` entries, dropping the oldest (dicts keep
+    insertion order). The caller holds the table's lock; readers need none."""
+    if key not in table and len(table) >= bound:
+        del table[next(iter(table))]
+    table[key] = value
+
+
 def _all_arrays(args: tuple) -> bool:
     for x in args:
         if type(x) not in _ARRAYS:
@@ -354,7 +368,7 @@ def _static_key(v) -> Any:
 def _common_device(concretes):
     if not concretes:
         return runtime.default_device()
-    devs = {c._sig[2] for c in concretes}
+    devs = {c._sig.placement for c in concretes}
     if len(devs) > 1:
         raise ArgumentError(
             f"arguments live on different devices ({sorted(map(str, devs))})",

@@ -4,18 +4,25 @@ same compile path and cache as user functions) and run immediately."""
 from __future__ import annotations
 
 import operator
+import threading
 from typing import Any, Callable
 
-from .compiler import CompiledFunction, Options
+from .compiler import CompiledFunction, Options, _put
 
 _EAGER = Options(optimize="O0")
+EAGER_MAX = 1024  # NumPy functions with a compiled eager version (each caches its signatures)
 _cache: dict[Any, CompiledFunction] = {}
+_lock = threading.Lock()
 
 
 def _compiled(key, make: Callable[[], Callable]) -> CompiledFunction:
     cf = _cache.get(key)
     if cf is None:
-        cf = _cache[key] = CompiledFunction(make(), _EAGER)
+        with _lock:
+            cf = _cache.get(key)
+            if cf is None:
+                cf = CompiledFunction(make(), _EAGER)
+                _put(_cache, key, cf, EAGER_MAX)
     return cf
 
 

@@ -6,6 +6,10 @@ import functools
 from typing import Any
 
 from . import _jax_adapter as jx
+from .optimize.eqsat import cost as _eqsat_cost
+
+# the optimizer's cost model is calibrated by running programs: through this runtime
+_eqsat_cost.register_program_timer(jx.time_programs, jx.version_key())
 
 
 @functools.lru_cache(maxsize=None)
@@ -25,10 +29,8 @@ def default_device():
 
 def sharding_key(sharding) -> Any:
     """A hashable description of where a buffer lives (device id, or the sharding itself)."""
-    dev = getattr(sharding, "_device", None)
-    if dev is not None:
-        return dev.id
-    return sharding
+    dev = jx.single_device(sharding)
+    return sharding if dev is None else dev.id
 
 
 def compile_module(code: str | bytes, devices_: list, *, num_partitions: int = 1):

@@ -237,7 +237,7 @@ def _same_static(a, b) -> bool:
         return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))
     try:
         return bool(a == b)
-    except Exception:
+    except (TypeError, ValueError):  # no (or an ambiguous) truth value: only the same object is equal
         return a is b
 
 

@@ -87,14 +87,14 @@ def resolve_ufunc(ufunc: np.ufunc, operand_dtypes: list) -> tuple[np.dtype, ...]
     sig = tuple(operand_dtypes) + (None,) * ufunc.nout
     try:
         return tuple(np.dtype(d) for d in ufunc.resolve_dtypes(sig))
-    except Exception:
+    except TypeError:  # no loop for these dtypes (UFuncTypeError), or no common dtype
         pass
     # resolve_dtypes fails for some (dtype, python-scalar) pairs on extension dtypes such as
     # bfloat16: decide on the common dtype first, then ask again with concrete dtypes.
-    common = result_type(*operand_dtypes)
     try:
+        common = result_type(*operand_dtypes)
         return tuple(np.dtype(d) for d in ufunc.resolve_dtypes((common,) * ufunc.nin + (None,) * ufunc.nout))
-    except Exception:
+    except TypeError:  # the ufunc has no loop for these operands: callers raise a DTypeError
         return None
 
 

@@ -24,10 +24,11 @@ rules (``cost_rules``), never through a Python callback.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import platform
 import threading
-import time
+from typing import Callable
 
 from .lang import BINARY, TRANSCENDENTAL, UNARY
 
@@ -47,6 +48,20 @@ DEFAULTS: dict[str, int] = {
 
 _lock = threading.Lock()
 _cached: dict[str, int] | None = None
+_timer: tuple | None = None  # (timer, runtime key) registered by the runtime
+
+log = logging.getLogger("reactant.optimize.eqsat")
+
+
+def register_program_timer(timer: Callable[[dict, int], dict[str, list[float]]], runtime_key: str) -> None:
+    """Install how calibration runs programs (the optimizer does not own a runtime):
+    ``timer(progs, rounds)`` compiles every ``name -> (StableHLO text, NumPy inputs)`` program,
+    runs them round-robin ``rounds`` times and returns the seconds of every run per name.
+    ``runtime_key`` names the runtime (platform, jax version) in the calibration cache."""
+    global _timer, _cached
+    with _lock:
+        _timer = (timer, runtime_key)
+        _cached = None
 
 
 def _cache_path() -> str:
@@ -64,13 +79,7 @@ def _machine_key() -> str:
                     break
     except OSError:
         pass
-    try:
-        import jax
-
-        jv = jax.__version__
-    except Exception:  # pragma: no cover
-        jv = "?"
-    return f"cpu|{cpu}|{os.cpu_count()}|jax{jv}"
+    return f"cpu|{cpu}|{os.cpu_count()}|{_timer[1] if _timer else '?'}"
 
 
 def constants() -> dict[str, int]:
@@ -81,6 +90,10 @@ def constants() -> dict[str, int]:
         if _cached is not None:
             return _cached
         if os.environ.get("REACTANT_EQSAT_CALIBRATE", "1") in ("0", "false", "no", "off"):
+            _cached = dict(DEFAULTS)
+            return _cached
+        if _timer is None:
+            log.warning("eqsat: no runtime registered to calibrate the cost model; using the defaults")
             _cached = dict(DEFAULTS)
             return _cached
         key = _machine_key()
@@ -96,8 +109,10 @@ def constants() -> dict[str, int]:
             return _cached
         try:
             measured = calibrate()
-        except Exception:  # no backend, compile failure...: fall back quietly
-            measured = dict(DEFAULTS)
+        except Exception as e:  # any failure of the runtime: the defaults, said once
+            log.warning("eqsat: cost-model calibration failed (%s: %s); using the defaults", type(e).__name__, e)
+            _cached = dict(DEFAULTS)
+            return _cached
         table[key] = measured
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -121,31 +136,16 @@ def set_constants(c: dict[str, int] | None) -> None:
 # ----------------------------------------------------------------------------- calibration
 
 
-def _time_programs(backend, dev, progs: dict, rounds: int = 15) -> tuple[dict[str, float], dict]:
-    """Compile every program, then run them round-robin ``rounds`` times; the result per
-    program is the mean of its fastest quarter (robust against a loaded machine)."""
-    import jax
-    import jaxlib.xla_client as xc
-
-    exes = {}
-    for name, (text, args) in progs.items():
-        exe = backend.compile_and_load(text, xc.DeviceList((dev,)), xc.CompileOptions())
-        bufs = [jax.device_put(a, dev) for a in args]
-        for _ in range(2):
-            for o in exe.execute(bufs):
-                o.block_until_ready()
-        exes[name] = (exe, bufs)
-    times: dict[str, list[float]] = {k: [] for k in exes}
-    for _ in range(rounds):
-        for name, (exe, bufs) in exes.items():
-            t0 = time.perf_counter()
-            for o in exe.execute(bufs):
-                o.block_until_ready()
-            times[name].append(time.perf_counter() - t0)
+def _time_programs(progs: dict, rounds: int = 15) -> tuple[dict[str, float], dict]:
+    """Run every program ``rounds`` times round-robin through the registered timer; the
+    result per program is the mean of its fastest quarter (robust against a loaded machine),
+    plus the raw timings."""
+    if _timer is None:
+        raise RuntimeError("no program timer registered (reactant registers one when imported)")
+    raw = _timer[0](progs, rounds)
     out = {}
-    raw = {k: list(v) for k, v in times.items()}
-    for k, ts in times.items():
-        ts.sort()
+    for k, ts in raw.items():
+        ts = sorted(ts)
         q = max(1, len(ts) // 5)
         out[k] = sum(ts[:q]) / q  # the fastest runs: what the machine does when not disturbed
     return out, raw
@@ -159,11 +159,8 @@ def _module(args: list[str], results: list[str], body: list[str]) -> str:
 
 def calibrate() -> dict[str, int]:
     """Measure the cost constants by timing small programs through PJRT (a few seconds)."""
-    import jax.extend
     import numpy as np
 
-    backend = jax.extend.backend.get_backend()
-    dev = backend.devices()[0]
     rng = np.random.default_rng(0)
     FS = 1e15
 
@@ -215,7 +212,7 @@ def calibrate() -> dict[str, int]:
     progs["red"] = (_module([V], ["tensor<f32>"], ["%z = stablehlo.constant dense<0.0> : tensor<f32>",
                                                    f"%r = stablehlo.reduce(%a0 init: %z) applies stablehlo.add across dimensions = [0] : ({V}, tensor<f32>) -> tensor<f32>",
                                                    "return %r : tensor<f32>"]), [x])
-    t, raw = _time_programs(backend, dev, progs)
+    t, raw = _time_programs(progs)
     def ratio(a, b):  # median of per-round ratios (pairs run back to back)
         rs = sorted(x / y for x, y in zip(raw[a], raw[b]))
         return rs[len(rs) // 2]

@@ -15,6 +15,7 @@ Conventions for pattern authors:
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -22,6 +23,8 @@ from jaxlib.mlir import ir
 from ...ir._jaxlib import rewrite as rw
 
 from ..passes import PassOptions, register_pass
+
+log = logging.getLogger("reactant.optimize.patterns")
 
 PatternFn = Callable[[Any, Any], bool]
 
@@ -94,11 +97,20 @@ def enabled(options: PassOptions, *, families: set[str] | None = None,
     return out
 
 
+class PatternError(Exception):
+    """A rewrite pattern raised; the message names the pattern and the op (the original
+    exception is the cause)."""
+
+
 def _adapt(p: Pattern):
-    fn = p.fn
+    fn, name = p.fn, p.name
 
     def cb(op, rewriter):
-        return not fn(op, rewriter)  # MLIR: falsy return means "matched and rewritten"
+        try:
+            return not fn(op, rewriter)  # MLIR: falsy return means "matched and rewritten"
+        except Exception as e:
+            raise PatternError(f"rewrite pattern {name!r} failed on {op.operation.name} at {op.location}: "
+                               f"{type(e).__name__}: {e}") from e
 
     return cb
 
@@ -114,11 +126,13 @@ def apply_patterns(module: ir.Module, patterns: list[Pattern], *, max_iterations
     cfg.max_num_rewrites = max_rewrites
     try:
         rw.apply_patterns_and_fold_greedily(module, ps.freeze(), cfg)
-    except RuntimeError as e:
-        # The driver reports hitting its caps as an error; every rewrite it made is sound and
-        # the module is valid, so stopping early is fine.
-        if "converge" not in str(e).lower():
-            raise
+    except PatternError:
+        raise
+    except RuntimeError:
+        # The driver's only failure (a pattern's own exception is a PatternError): it stopped
+        # at its caps before a fixpoint. Every rewrite it made is sound and the module valid.
+        log.debug("patterns: stopped at the driver's caps (%d sweeps, %d rewrites) before a fixpoint",
+                  max_iterations, max_rewrites)
 
 
 @register_pass("patterns", idempotent=True)

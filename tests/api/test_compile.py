@@ -322,3 +322,57 @@ def test_compiled_function_looks_like_the_function():
     assert "stablehlo.multiply" in f.lower(reactant.to_rarray(np.ones(2)), 3.0).text()
     with pytest.raises(TypeError, match="cannot be pickled"):
         pickle.dumps(f)
+
+
+def test_caches_stay_within_their_bounds(monkeypatch):
+    """Past a bound the oldest entries go; results stay right and a dropped signature compiles
+    again when it comes back."""
+    from reactant import arrays, compiler
+
+    monkeypatch.setattr(compiler, "CACHE_MAX", 3)
+    monkeypatch.setattr(compiler, "FAST_MAX", 2)
+    monkeypatch.setattr(arrays, "SIG_IDS_MAX", 4)
+    f = reactant.compile(lambda x: x * 2 + 1)
+    for rep in range(2):
+        for n in range(1, 7):
+            x = np.arange(n, dtype=np.float32)
+            np.testing.assert_array_equal(np.asarray(f(reactant.to_rarray(x))), x * 2 + 1)
+            st = f._state
+            assert len(st._cache) <= 3 and len(st._fast) <= 2 and len(st._fast_trees) <= 2
+            assert len(arrays._SIG_IDS) <= 4
+    assert f.compile_count == 12  # every signature dropped before it came back: compiled twice
+    assert len({reactant.to_rarray(np.zeros(k))._sid for k in range(1, 9)}) == 8  # ids never reused
+
+
+def test_eager_cache_is_bounded(monkeypatch):
+    from reactant import eager
+
+    monkeypatch.setattr(eager, "EAGER_MAX", 2)
+    x = reactant.to_rarray(np.array([0.5, 2.0]))
+    for fn in (np.sin, np.cos, np.exp, np.log, np.sqrt):
+        np.testing.assert_allclose(np.asarray(fn(x)), fn(np.array([0.5, 2.0])))
+        assert len(eager._cache) <= 2
+
+
+def test_threads_calling_one_function_with_many_signatures():
+    """Compiles and cache inserts from several threads at once: every result right."""
+    import threading
+
+    f = reactant.compile(lambda x: np.cumsum(x) - x)
+    errors = []
+
+    def work(k):
+        try:
+            for n in range(1, 6):
+                x = np.arange(n + k, dtype=np.float64)
+                np.testing.assert_allclose(np.asarray(f(reactant.to_rarray(x))), np.cumsum(x) - x)
+        except Exception as e:  # collected and re-raised in the main thread
+            errors.append(e)
+
+    ts = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors
+    assert len(f._state._cache) == len({n + k for k in range(4) for n in range(1, 6)})

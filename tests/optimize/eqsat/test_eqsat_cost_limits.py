@@ -57,6 +57,47 @@ def test_calibration_result_is_cached(monkeypatch, tmp_path):
         cost.set_constants(None)
 
 
+def test_calibration_runs_programs_through_the_registered_timer(monkeypatch, tmp_path):
+    """The optimizer owns no runtime: calibration asks the timer reactant registered. A fake
+    timer with known timings gives the constants those timings imply."""
+    monkeypatch.setenv("REACTANT_EQSAT_CALIBRATE", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    seen = {}
+
+    def timer(progs, rounds):
+        seen.update(progs)
+        t = {name: 1e-3 for name in progs}
+        t.update(k1=1e-6, k9=9e-6, ew1=1e-3, ew17=1e-3)  # 1 us per extra kernel; elementwise free
+        return {name: [v] * rounds for name, v in t.items()}
+
+    old = cost._timer
+    monkeypatch.setattr(cost, "_timer", None)
+    cost.register_program_timer(timer, "fake-runtime")
+    try:
+        c = cost.constants()
+        assert {"dot", "k1", "k9", "ew1", "addt", "red"} <= set(seen)
+        assert all(isinstance(text, str) and "func.func" in text for text, _ in seen.values())
+        assert c["kernel"] == 10**9  # (9 us - 1 us) / 8 kernels = 1 us, in femtoseconds
+        assert c["ew"] == c["mat"] // 8  # the floor for free elementwise work
+        assert "fake-runtime" in cost._machine_key()
+    finally:
+        cost._timer = old
+        cost.set_constants(None)
+
+
+def test_without_a_runtime_the_defaults_are_used_and_said(monkeypatch, tmp_path, caplog):
+    monkeypatch.setenv("REACTANT_EQSAT_CALIBRATE", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(cost, "_timer", None)
+    cost.set_constants(None)
+    try:
+        with caplog.at_level("WARNING", logger="reactant.optimize.eqsat"):
+            assert cost.constants() == cost.DEFAULTS
+        assert "no runtime registered" in caplog.text
+    finally:
+        cost.set_constants(None)
+
+
 def test_cost_rules_cover_every_constructor():
     from reactant.optimize.eqsat.lang import CTORS
 
