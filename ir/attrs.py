@@ -145,6 +145,12 @@ def _constant_attr(v: ir.Value) -> ir.DenseElementsAttr | None:
     return attr if isinstance(attr, ir.DenseElementsAttr) else None
 
 
+def same_constant(a: ir.Value, b: ir.Value) -> bool:
+    """``a`` and ``b`` are constants with equal values (False when unknown, e.g. complex)."""
+    x, y = _constant_attr(a), _constant_attr(b)
+    return x is not None and y is not None and x == y
+
+
 def is_splat_constant(v: ir.Value) -> bool:
     attr = _constant_attr(v)
     return attr is not None and attr.is_splat

@@ -22,9 +22,8 @@ from jaxlib.mlir import ir
 
 from ._registry import pattern
 from ...ir import build as B
-from ...ir.attrs import i64_list, read_constant
+from ...ir.attrs import i64_list, is_splat_constant, read_constant
 from ...ir.types import np_dtype, num_elements, shape_of, tensor_type
-from ...ir.values import defining_op
 from ._util import reduce_kind
 
 FAMILY = "constants"
@@ -32,13 +31,6 @@ FOLD_LIMIT = 65_536
 
 
 # -- operand reading -------------------------------------------------------------------------
-
-def _is_splat_const(v: ir.Value) -> bool:
-    op = defining_op(v)
-    return (op is not None and op.operation.name == "stablehlo.constant"
-            and isinstance(op.attributes["value"], ir.DenseElementsAttr)
-            and op.attributes["value"].is_splat)
-
 
 def _operands(op, n: int | None = None):
     """(arrays, all_splat) for an op whose operands are all constants (non-splats within
@@ -51,7 +43,7 @@ def _operands(op, n: int | None = None):
         a = read_constant(v, FOLD_LIMIT)
         if a is None:
             return None
-        s = _is_splat_const(v)
+        s = is_splat_constant(v)
         all_splat &= s
         arrays.append(a)
     if all_splat:
@@ -350,7 +342,7 @@ def _structural(op, rewriter, compute) -> bool:
     """Fold a shape op: a splat operand gives a splat of the result type at any size;
     otherwise the result must be within the cap."""
     v = op.operands[0]
-    if _is_splat_const(v):
+    if is_splat_constant(v):
         x = read_constant(v)
         if x is None or x.size == 0:
             return False
@@ -413,7 +405,7 @@ def fold_slice(op, rewriter):
 @pattern("fold_concatenate", FAMILY, "stablehlo.concatenate", benefit=4)
 def fold_concatenate(op, rewriter):
     """concatenate of constants → constant."""
-    if num_elements(op.results[0]) > FOLD_LIMIT and not all(_is_splat_const(v) for v in op.operands):
+    if num_elements(op.results[0]) > FOLD_LIMIT and not all(is_splat_constant(v) for v in op.operands):
         return False
     arrays = []
     for v in op.operands:
@@ -421,7 +413,7 @@ def fold_concatenate(op, rewriter):
         if a is None:
             return False
         arrays.append(a)
-    if all(_is_splat_const(v) for v in op.operands):
+    if all(is_splat_constant(v) for v in op.operands):
         firsts = {a.reshape(-1)[0].tobytes() for a in arrays if a.size}
         if len(firsts) == 1:
             a0 = next(a for a in arrays if a.size)

@@ -22,7 +22,7 @@ from jaxlib.mlir import ir
 from ..inline import clone_body
 from ._registry import pattern, replace
 from ...ir import build as B
-from ...ir.attrs import compare_attrs, compare_parts, copy_attrs, i64_array, i64_list, scalar_value
+from ...ir.attrs import compare_attrs, compare_parts, copy_attrs, i64_array, i64_list, same_constant, scalar_value
 from ...ir.types import element_type_of, np_dtype, ranked, shape_of
 from ...ir.values import defining_op, has_one_use, is_defined_outside
 from ._util import ELEMENTWISE_OPS, _attrs_equal, eval_int_array, int_range, is_pure_op, regions_equivalent
@@ -208,10 +208,8 @@ def while_passthrough_arg(op, rewriter):
     for i, init in enumerate(inits):
         y = yields[i]
         same = y == body.arguments[i] or y == init
-        if not same and defining_op(y) is not None and defining_op(init) is not None:
-            dy, di = defining_op(y), defining_op(init)
-            same = (dy.operation.name == di.operation.name == "stablehlo.constant"
-                    and dy.attributes["value"] == di.attributes["value"])
+        if not same:
+            same = same_constant(y, init)
         if not same:
             continue
         ba, ca, res = body.arguments[i], cond.arguments[i], op.results[i]
@@ -329,10 +327,7 @@ def while_duplicate_iv(op, rewriter):
                 continue
             same_init = inits[i] == inits[j]
             if not same_init:
-                di, dj = defining_op(inits[i]), defining_op(inits[j])
-                same_init = (di is not None and dj is not None
-                             and di.operation.name == dj.operation.name == "stablehlo.constant"
-                             and di.attributes["value"] == dj.attributes["value"])
+                same_init = same_constant(inits[i], inits[j])
             if not same_init:
                 continue
             ai, aj = body.arguments[i], body.arguments[j]
