@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
-from . import emit as E
+from ...ir.types import is_inexact_tensor
 from .ir_util import captured_values, terminator
 from .rules import NONDIFF
 
 
 def _diff(v) -> bool:
-    return E.is_differentiable_type(v.type)
+    return is_inexact_tensor(v.type)
 
 
 class Activity:

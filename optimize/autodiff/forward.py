@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
+from ...ir import build as B
+from ...ir.types import element_type_of, i64, is_inexact_tensor, ranked, shape_of
 from ...ir.markers import Activity as A, RETURNS_PRIMAL, WITH_TANGENT
-from . import emit as E
 from .activity import Activity
 from .errors import ADError
 from .ir_util import captured_values, clone_op, copy_attrs, ops_of, terminator, while_parts
@@ -58,7 +59,7 @@ class Forward:
         self.reuse_primal = reuse_primal  # primal values already in P (lane loop): clone only what has tangents
 
     def zeros_lanes(self, t: ir.Type):
-        return [E.zeros(t) for _ in range(self.W)]
+        return [B.zeros(t) for _ in range(self.W)]
 
     # -- blocks ---------------------------------------------------------------------------------
     def block(self, ops, P: Env, T: Env) -> None:
@@ -107,9 +108,9 @@ class Forward:
                     lanes[j].append(outs[j])
             for j, r in enumerate(op.results):
                 ls = lanes[j]
-                if all(x is None for x in ls) or not E.is_differentiable_type(r.type):
+                if all(x is None for x in ls) or not is_inexact_tensor(r.type):
                     continue
-                T.set(r, [x if x is not None else E.zeros(r.type) for x in ls])
+                T.set(r, [x if x is not None else B.zeros(r.type) for x in ls])
 
     # -- loops ----------------------------------------------------------------------------------
     def _while(self, op, P: Env, T: Env) -> None:
@@ -128,7 +129,7 @@ class Forward:
                 t = T.lookup(op.operands[j])
                 tinit += t if t is not None else self.zeros_lanes(op.operands[j].type)
             types = [v.type for v in op.operands] + [op.operands[j].type for j in V for _ in range(W)]
-            new = E.create("stablehlo.while", init + tinit, types, copy_attrs(op) or None, regions=2)
+            new = B.create("stablehlo.while", init + tinit, types, copy_attrs(op) or None, regions=2)
             ccond = ir.Block.create_at_start(new.regions[0], types)
             cbody = ir.Block.create_at_start(new.regions[1], types)
         env = Env(P)
@@ -137,7 +138,7 @@ class Forward:
             for o in ops_of(cond):
                 c = clone_op(o, env.get)
                 env.update(o.results, c.results)
-            E.create("stablehlo.return", [env.get(terminator(cond).operands[0])], [])
+            B.create("stablehlo.return", [env.get(terminator(cond).operands[0])], [])
         Pb, Tb = Env(P), Env(T)
         bargs = list(cbody.arguments)
         Pb.update(body.arguments, bargs[:n])
@@ -150,7 +151,7 @@ class Forward:
             for j in V:
                 t = Tb.lookup(ret.operands[j])
                 outs += t if t is not None else self.zeros_lanes(op.operands[j].type)
-            E.create("stablehlo.return", outs, [])
+            B.create("stablehlo.return", outs, [])
         res = list(new.results)
         P.update(op.results, res[:n])
         for k, j in enumerate(V):
@@ -167,7 +168,7 @@ class Forward:
         W = self.W
         types = [r.type for r in op.results] + [op.results[j].type for j in V for _ in range(W)]
         with op.location:
-            new = E.create(op.name, [P.get(op.operands[0])], types, copy_attrs(op) or None,
+            new = B.create(op.name, [P.get(op.operands[0])], types, copy_attrs(op) or None,
                            regions=len(op.regions))
         for i, region in enumerate(op.regions):
             src = region.blocks[0]
@@ -180,7 +181,7 @@ class Forward:
                 for j in V:
                     t = Tb.lookup(ret.operands[j])
                     outs += t if t is not None else self.zeros_lanes(op.results[j].type)
-                E.create("stablehlo.return", outs, [])
+                B.create("stablehlo.return", outs, [])
         res = list(new.results)
         P.update(op.results, res[:n])
         for k, j in enumerate(V):
@@ -218,7 +219,7 @@ def expand_forward(spec, work, act: Activity, options) -> list:
                 if W == 1:
                     lanes = [sh]
                 else:
-                    lanes = [E.reshape(E.slice_in_dim(sh, l, l + 1, 0), E.shape(a)) for l in range(W)]
+                    lanes = [B.reshape(B.slice_in_dim(sh, l, l + 1, 0), list(shape_of(a))) for l in range(W)]
                 T.set(a, lanes)
         Forward(act, W).block(ops_of(body), P, T)
         ret = terminator(body)
@@ -229,11 +230,11 @@ def expand_forward(spec, work, act: Activity, options) -> list:
             v = ret.operands[j]
             lanes = T.lookup(v)
             if lanes is None:
-                lanes = [E.zeros(v.type) for _ in range(W)]
+                lanes = [B.zeros(v.type) for _ in range(W)]
             if W == 1:
                 outs.append(lanes[0])
             else:
-                outs.append(E.concatenate([E.reshape(l, [1] + E.shape(v)) for l in lanes], 0))
+                outs.append(B.concatenate([B.reshape(l, [1] + list(shape_of(v))) for l in lanes], 0))
     return outs
 
 
@@ -242,7 +243,7 @@ def _expand_forward_lane_loop(spec, work, act: Activity) -> list:
     body = work.regions[0].blocks[0]
     marker = spec.op
     P = Env()
-    i64 = E.i64()
+    t64 = i64()
     with ir.InsertionPoint(marker), marker.location:
         for i, a in enumerate(body.arguments):
             P.set(a, spec.args[i])
@@ -253,29 +254,29 @@ def _expand_forward_lane_loop(spec, work, act: Activity) -> list:
         ret = terminator(body)
         outs = [P.get(ret.operands[j]) for j, a in enumerate(spec.ret_activity) if a in RETURNS_PRIMAL]
         tres = [ret.operands[j] for j, a in enumerate(spec.ret_activity) if a in WITH_TANGENT]
-        init = [E.scalar_const(0, i64)] + [E.zeros(E.tensor([W] + E.shape(v), E.etype(v))) for v in tres]
+        init = [B.scalar(0, t64)] + [B.zeros(ranked([W] + list(shape_of(v)), element_type_of(v))) for v in tres]
         types = [v.type for v in init]
-        loop = E.create("stablehlo.while", init, types, regions=2)
+        loop = B.create("stablehlo.while", init, types, regions=2)
         cb = ir.Block.create_at_start(loop.regions[0], types)
         bb = ir.Block.create_at_start(loop.regions[1], types)
         with ir.InsertionPoint(cb):
-            E.create("stablehlo.return", [E.compare(cb.arguments[0], E.scalar_const(W, i64), "LT")], [])
+            B.create("stablehlo.return", [B.compare(cb.arguments[0], B.scalar(W, t64), "LT")], [])
         with ir.InsertionPoint(bb):
             k = bb.arguments[0]
-            z = E.scalar_const(0, i64)
+            z = B.scalar(0, t64)
             Pl, Tl = Env(P), Env()
             for i, a in enumerate(body.arguments):
                 if spec.activity[i] == A.DUP and act.is_active(a):
-                    s = E.shape(a)
-                    lane = E.reshape(E.dynamic_slice(spec.shadows[i], [k] + [z] * len(s), [1] + s), s)
+                    s = list(shape_of(a))
+                    lane = B.reshape(B.dynamic_slice(spec.shadows[i], [k] + [z] * len(s), [1] + s), s)
                     Tl.set(a, [lane])
             Forward(act, 1, reuse_primal=True).block(ops_of(body), Pl, Tl)
             new_stacks = []
             for st, v in zip(list(bb.arguments)[1:], tres):
                 t = Tl.lookup(v)
-                t = t[0] if t is not None else E.zeros(v.type)
-                s = E.shape(v)
-                new_stacks.append(E.dynamic_update_slice(st, E.reshape(t, [1] + s), [k] + [z] * len(s)))
-            E.create("stablehlo.return", [E.add(k, E.scalar_const(1, i64))] + new_stacks, [])
+                t = t[0] if t is not None else B.zeros(v.type)
+                s = list(shape_of(v))
+                new_stacks.append(B.dynamic_update_slice(st, B.reshape(t, [1] + s), [k] + [z] * len(s)))
+            B.create("stablehlo.return", [B.add(k, B.scalar(1, t64))] + new_stacks, [])
         outs += list(loop.results)[1:]
     return outs

@@ -8,7 +8,9 @@ from typing import Callable
 
 from jaxlib.mlir import ir
 
-from . import emit as E
+from ...ir import build as B
+from ...ir.attrs import i64_list
+from ...ir.types import element_type_of, i64, is_integer_type, rank_of, ranked, shape_of
 from .errors import ADError
 
 CONTROL_FLOW = ("stablehlo.while", "stablehlo.if", "stablehlo.case")
@@ -252,9 +254,9 @@ def iota_dimension(v) -> int | None:
         inner = iota_dimension(op.operands[0])
         if inner is None:
             return None
-        dims = E.i64_list(op.attributes["broadcast_dimensions"])
-        src_shape = E.shape(op.operands[0])
-        if src_shape[inner] != E.shape(v)[dims[inner]]:
+        dims = i64_list(op.attributes["broadcast_dimensions"])
+        src_shape = list(shape_of(op.operands[0]))
+        if src_shape[inner] != list(shape_of(v))[dims[inner]]:
             return None
         return dims[inner]
     return None
@@ -263,11 +265,11 @@ def iota_dimension(v) -> int | None:
 def sort_permutation_operand(sort_op) -> int | None:
     """Index of an operand of ``sort_op`` that is an iota along the sort dimension."""
     dim = int(ir.IntegerAttr(sort_op.attributes["dimension"]).value)
-    r = E.rank(sort_op.operands[0])
+    r = rank_of(sort_op.operands[0])
     if dim < 0:
         dim += r
     for i, v in enumerate(sort_op.operands):
-        if E.is_int(E.etype(v)) and iota_dimension(v) == dim:
+        if is_integer_type(element_type_of(v)) and iota_dimension(v) == dim:
             return i
     return None
 
@@ -278,16 +280,16 @@ def add_sort_permutation(sort_op) -> ir.Operation:
     dim = int(ir.IntegerAttr(sort_op.attributes["dimension"]).value)
     x0 = sort_op.operands[0]
     if dim < 0:
-        dim += E.rank(x0)
-    it = E.tensor(E.shape(x0), E.i64())
+        dim += rank_of(x0)
+    it = ranked(list(shape_of(x0)), i64())
     n = len(sort_op.operands)
     with ir.InsertionPoint(sort_op), sort_op.location:
-        io = E.iota(it, dim)
+        io = B.iota(it, dim)
         new = ir.Operation.create("stablehlo.sort", results=[r.type for r in sort_op.results] + [it],
                                   operands=list(sort_op.operands) + [io], attributes=copy_attrs(sort_op),
                                   regions=1)
         old_blk = sort_op.regions[0].blocks[0]
-        st = E.tensor([], E.i64())
+        st = ranked([], i64())
         blk = ir.Block.create_at_start(new.regions[0], [a.type for a in old_blk.arguments] + [st, st])
         env = dict(zip(old_blk.arguments, list(blk.arguments)[:2 * n]))
         with ir.InsertionPoint(blk):

@@ -49,6 +49,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from jaxlib.mlir import ir
 
+from ...ir import build as B
+from ...ir.types import element_type_of, i64, is_integer_type, ranked, shape_of
 from . import emit as E
 from .errors import ADError
 from .ir_util import (NO_MOVE, captured_values, clone_op, defining_op, is_within, ops_of, passthrough_slots,
@@ -65,12 +67,12 @@ def const_int(v) -> int | None:
     if op is None:
         return None
     if op.name == "stablehlo.convert":
-        if not E.is_int(E.etype(v)):
+        if not is_integer_type(element_type_of(v)):
             return None
         return const_int(op.operands[0])
     if op.name != "stablehlo.constant":
         return None
-    if not E.is_int(E.etype(v)) or E.shape(v) not in ([], [1]):
+    if not is_integer_type(element_type_of(v)) or list(shape_of(v)) not in ([], [1]):
         return None
     attr = op.attributes["value"]
     try:
@@ -105,7 +107,7 @@ def analyze_loop(w) -> LoopInfo:
     info = LoopInfo(n=n, passthrough=passthrough_slots(w))
     ret = terminator(body)
     for j in range(n):
-        if not E.is_int(E.etype(w.operands[j])) or E.shape(w.operands[j]) != []:
+        if not is_integer_type(element_type_of(w.operands[j])) or list(shape_of(w.operands[j])) != []:
             continue
         op = defining_op(ret.operands[j])
         if op is None or op.name not in ("stablehlo.add", "stablehlo.subtract"):
@@ -231,8 +233,8 @@ class LoopRevScope(Scope):
         elif v in self.ind:
             init, step = self.ind[v]
             with self.head_ip:
-                kk = E.convert(self.k, E.etype(init))
-                r = E.add(init, E.mul(kk, E.full(step, init.type)))
+                kk = B.convert(self.k, element_type_of(init))
+                r = B.add(init, B.multiply(kk, B.full(step, init.type)))
         else:
             o = defining_op(v)
             if o is not None and o.parent.operation == self.w and o.name not in NO_MOVE and (
@@ -252,7 +254,7 @@ class LoopRevScope(Scope):
         """The (placeholder) stack caching ``v`` per iteration, created on first use."""
         ph = self.stack_of.get(v)
         if ph is None:
-            st = E.tensor([self.N] + E.shape(v), E.etype(v))
+            st = ranked([self.N] + list(shape_of(v)), element_type_of(v))
             with ir.InsertionPoint(self.rev_op), self.rev_op.location:
                 ph = E.placeholder(st)
             self.cached.append((v, ph))
@@ -269,13 +271,13 @@ class LoopRevScope(Scope):
             if o is not None and o.parent.operation == self.w and r in self.dep:
                 ph = self._stack_for(r)
                 with self.head_ip:
-                    prev = E.maximum(E.sub(self.k, _i64(1)), _i64(0))
-                    val = _read(ph, prev, E.shape(r))
-                    first = E.compare(self.k, _i64(0), "EQ")
-                    return E.select(first, self.init_vals[j], val)
+                    prev = B.maximum(B.subtract(self.k, _i64(1)), _i64(0))
+                    val = _read(ph, prev, list(shape_of(r)))
+                    first = B.compare(self.k, _i64(0), "EQ")
+                    return B.select(first, self.init_vals[j], val)
         ph = self._stack_for(v)
         with self.head_ip:
-            return _read(ph, self.k, E.shape(v))
+            return _read(ph, self.k, list(shape_of(v)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -297,7 +299,7 @@ def _emit_cond(w, env_get, carry, extra_pred=None):
     _clone_region_ops(cond, g, env)
     p = g(terminator(cond).operands[0])
     if extra_pred is not None:
-        p = E.and_(p, extra_pred)
+        p = B.and_(p, extra_pred)
     return p
 
 
@@ -313,29 +315,29 @@ def _emit_body(w, env_get, carry):
 def _new_while(operands, loc):
     types = [v.type for v in operands]
     with loc:
-        op = E.create("stablehlo.while", operands, types, regions=2)
+        op = B.create("stablehlo.while", operands, types, regions=2)
         cb = ir.Block.create_at_start(op.regions[0], types)
         bb = ir.Block.create_at_start(op.regions[1], types)
     return op, cb, bb
 
 
 def _i64(v):
-    return E.scalar_const(v, E.i64())
+    return B.scalar(v, i64())
 
 
 def _stack_zero(v, N):
-    return E.zeros(E.tensor([N] + E.shape(v), E.etype(v)))
+    return B.zeros(ranked([N] + list(shape_of(v)), element_type_of(v)))
 
 
 def _push(stack, val, k):
-    shp = E.shape(val)
+    shp = list(shape_of(val))
     z = _i64(0)
-    return E.dynamic_update_slice(stack, E.reshape(val, [1] + shp), [k] + [z] * len(shp))
+    return B.dynamic_update_slice(stack, B.reshape(val, [1] + shp), [k] + [z] * len(shp))
 
 
 def _read(stack, k, shp):
     z = _i64(0)
-    return E.reshape(E.dynamic_slice(stack, [k] + [z] * len(shp), [1] + list(shp)), shp)
+    return B.reshape(B.dynamic_slice(stack, [k] + [z] * len(shp), [1] + list(shp)), shp)
 
 
 def _loop_io(scope: Scope, w):
@@ -371,8 +373,8 @@ def reverse_while(scope: Scope, w, cts) -> None:
     init_vals = [scope.get(v) for v in w.operands]
     plain = scope.plain.get(w)
     with scope.ip, w.location:
-        ct_init = [cts[j] if cts[j] is not None else E.zeros(w.results[j].type) for j in A]
-        acc_init = [E.zeros(v.type) for v in O]
+        ct_init = [cts[j] if cts[j] is not None else B.zeros(w.results[j].type) for j in A]
+        acc_init = [B.zeros(v.type) for v in O]
     T = info.trip_count
     N = T
     if N is None:
@@ -418,15 +420,15 @@ def _reverse_core(scope: Scope, w, info: LoopInfo, init_vals, ct_init, acc_init,
         if static_T is not None:
             kstart = _i64(static_T)
         else:
-            kstart = E.placeholder(E.tensor([], E.i64()))
+            kstart = E.placeholder(ranked([], i64()))
         rev, rcond, rbody = _new_while(list(ct_init) + list(acc_init) + [kstart], loc)
     with ir.InsertionPoint(rcond), loc:
         k = list(rcond.arguments)[-1]
-        E.create("stablehlo.return", [E.compare(k, _i64(0), "GT")], [])
+        B.create("stablehlo.return", [B.compare(k, _i64(0), "GT")], [])
     rargs = list(rbody.arguments)
     with ir.InsertionPoint(rbody), loc:
-        km1 = E.sub(rargs[-1], _i64(1))
-        sentinel = E.create("enzyme.sentinel", [], [])
+        km1 = B.subtract(rargs[-1], _i64(1))
+        sentinel = B.create("enzyme.sentinel", [], [])
     L = LoopRevScope(eng, scope, w, info, init_vals, km1, ir.InsertionPoint(sentinel), ir.InsertionPoint(rbody), N,
                      rev)
     ret = terminator(body)
@@ -437,12 +439,12 @@ def _reverse_core(scope: Scope, w, info: LoopInfo, init_vals, ct_init, acc_init,
         outs = []
         for j in A:
             g = L.ct.get(body.arguments[j])
-            outs.append(g if g is not None else E.zeros(body.arguments[j].type))
+            outs.append(g if g is not None else B.zeros(body.arguments[j].type))
         for i, v in enumerate(O):
             acc = rargs[len(A) + i]
             g = L.ct.get(v)
             outs.append(E.accumulate(acc, g))
-        E.create("stablehlo.return", outs + [km1], [])
+        B.create("stablehlo.return", outs + [km1], [])
     sentinel.erase()
 
     # 2. the augmented forward loop
@@ -453,15 +455,15 @@ def _reverse_core(scope: Scope, w, info: LoopInfo, init_vals, ct_init, acc_init,
         aug, acond, abody = _new_while(ops0, loc)
     with ir.InsertionPoint(acond), loc:
         cargs = list(acond.arguments)
-        extra = E.compare(cargs[n], _i64(limit), "LT") if limit is not None else None
+        extra = B.compare(cargs[n], _i64(limit), "LT") if limit is not None else None
         p = _emit_cond(w, scope.get, cargs[:n], extra)
-        E.create("stablehlo.return", [p], [])
+        B.create("stablehlo.return", [p], [])
     with ir.InsertionPoint(abody), loc:
         bargs = list(abody.arguments)
         kk = bargs[n]
         env, new_carry = _emit_body(w, scope.get, bargs[:n])
         stacks = [_push(bargs[n + 1 + i], env[v] if v in env else scope.get(v), kk) for i, (v, _) in enumerate(cached)]
-        E.create("stablehlo.return", new_carry + [E.add(kk, _i64(1))] + stacks, [])
+        B.create("stablehlo.return", new_carry + [B.add(kk, _i64(1))] + stacks, [])
     ares = list(aug.results)
     prim, kfinal, stack_vals = ares[:n], ares[n], ares[n + 1:]
     if plain is not None:
@@ -475,8 +477,8 @@ def _reverse_core(scope: Scope, w, info: LoopInfo, init_vals, ct_init, acc_init,
             if limit is not None:
                 kval = kfinal
             else:
-                kval = E.minimum(kfinal, _i64(N))
-                poison = E.compare(kfinal, _i64(N), "GT")
+                kval = B.minimum(kfinal, _i64(N))
+                poison = B.compare(kfinal, _i64(N), "GT")
         kstart.replace_all_uses_with(kval)
         kstart.owner.operation.erase()
     res = list(rev.results)
@@ -489,8 +491,8 @@ def _reverse_core(scope: Scope, w, info: LoopInfo, init_vals, ct_init, acc_init,
 
 
 def _poison(flag, g):
-    nan = E.full(float("nan"), g.type)
-    return E.select(flag, nan, g)
+    nan = B.full(float("nan"), g.type)
+    return B.select(flag, nan, g)
 
 
 def _reverse_checkpointed(scope: Scope, w, info: LoopInfo, init_vals, ct_init, acc_init, A, O, N: int, c: int,
@@ -507,8 +509,8 @@ def _reverse_checkpointed(scope: Scope, w, info: LoopInfo, init_vals, ct_init, a
         outer, ocond, obody = _new_while(ops0, loc)
     with ir.InsertionPoint(ocond), loc:
         a = list(ocond.arguments)
-        extra = E.compare(a[n], _i64(nseg), "LT") if static_T is not None else None
-        E.create("stablehlo.return", [_emit_cond(w, scope.get, a[:n], extra)], [])
+        extra = B.compare(a[n], _i64(nseg), "LT") if static_T is not None else None
+        B.create("stablehlo.return", [_emit_cond(w, scope.get, a[:n], extra)], [])
     with ir.InsertionPoint(obody), loc:
         a = list(obody.arguments)
         s = a[n]
@@ -516,12 +518,12 @@ def _reverse_checkpointed(scope: Scope, w, info: LoopInfo, init_vals, ct_init, a
         inner, icond, ibody = _new_while(a[:n] + [_i64(0)], loc)
         with ir.InsertionPoint(icond):
             ia = list(icond.arguments)
-            E.create("stablehlo.return", [_emit_cond(w, scope.get, ia[:n], E.compare(ia[n], _i64(c), "LT"))], [])
+            B.create("stablehlo.return", [_emit_cond(w, scope.get, ia[:n], B.compare(ia[n], _i64(c), "LT"))], [])
         with ir.InsertionPoint(ibody):
             ia = list(ibody.arguments)
             _, new_carry = _emit_body(w, scope.get, ia[:n])
-            E.create("stablehlo.return", new_carry + [E.add(ia[n], _i64(1))], [])
-        E.create("stablehlo.return", list(inner.results)[:n] + [E.add(s, _i64(1))] + snaps, [])
+            B.create("stablehlo.return", new_carry + [B.add(ia[n], _i64(1))], [])
+        B.create("stablehlo.return", list(inner.results)[:n] + [B.add(s, _i64(1))] + snaps, [])
     ores = list(outer.results)
     prim, sfinal, snap_vals = ores[:n], ores[n], ores[n + 1:]
     if plain is not None:
@@ -532,22 +534,22 @@ def _reverse_checkpointed(scope: Scope, w, info: LoopInfo, init_vals, ct_init, a
             sstart = _i64(nseg)
             poison = None
         else:
-            sstart = E.minimum(sfinal, _i64(nseg))
-            poison = E.compare(sfinal, _i64(nseg), "GT")
+            sstart = B.minimum(sfinal, _i64(nseg))
+            poison = B.compare(sfinal, _i64(nseg), "GT")
         rev, rcond, rbody = _new_while(list(ct_init) + list(acc_init) + [sstart], loc)
     with ir.InsertionPoint(rcond), loc:
-        E.create("stablehlo.return", [E.compare(list(rcond.arguments)[-1], _i64(0), "GT")], [])
+        B.create("stablehlo.return", [B.compare(list(rcond.arguments)[-1], _i64(0), "GT")], [])
     ra = list(rbody.arguments)
     with ir.InsertionPoint(rbody), loc:
-        sm1 = E.sub(ra[-1], _i64(1))
+        sm1 = B.subtract(ra[-1], _i64(1))
         restored = list(init_vals)
         for i, j in enumerate(S):
-            restored[j] = _read(snap_vals[i], sm1, E.shape(init_vals[j]))
+            restored[j] = _read(snap_vals[i], sm1, list(shape_of(init_vals[j])))
     seg = SegmentScope(scope.eng, scope, ir.InsertionPoint(rbody))
     ct_o, acc_o, _ = _reverse_core(seg, w, info, restored, ra[:len(A)], ra[len(A):len(A) + len(O)], A, O, c, c,
                                    None, None)
     with ir.InsertionPoint(rbody), loc:
-        E.create("stablehlo.return", list(ct_o) + list(acc_o) + [sm1], [])
+        B.create("stablehlo.return", list(ct_o) + list(acc_o) + [sm1], [])
     res = list(rev.results)
     ct_out, acc_out = res[:len(A)], res[len(A):len(A) + len(O)]
     if poison is not None:

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
+from ...ir import build as B
+from ...ir.types import element_type_of, is_integer_type
 from ...ir.markers import Activity as A, RETURNS_PRIMAL, SEEDED
 from . import emit as E
 from .activity import Activity
@@ -128,7 +130,7 @@ def _cheap(o, src_op) -> bool:
         return True
     if len(o.regions) or o.name in NO_MOVE:
         return False
-    if o.name not in _CHEAP_MOVES and not all(E.is_int(E.etype(r)) for r in o.results):
+    if o.name not in _CHEAP_MOVES and not all(is_integer_type(element_type_of(r)) for r in o.results):
         return False
     for v in o.operands:
         if is_within(v, src_op):
@@ -199,7 +201,7 @@ def reverse_branch(scope: Scope, op, cts) -> None:
         return
     plain = scope.plain.get(op)
     with scope.ip, op.location:
-        new = E.create(op.name, [scope.get(op.operands[0])], [v.type for v in O], copy_attrs(op) or None,
+        new = B.create(op.name, [scope.get(op.operands[0])], [v.type for v in O], copy_attrs(op) or None,
                        regions=len(op.regions))
     tape: list = []
     for i, region in enumerate(op.regions):
@@ -207,23 +209,23 @@ def reverse_branch(scope: Scope, op, cts) -> None:
         blk = ir.Block.create_at_start(new.regions[i], [])
         if plain is None:
             # no primal of this op in scope (inside a reverse loop): recompute the branch
-            B = BranchScope(scope.eng, scope, ir.InsertionPoint(blk))
-            with B.ip, op.location:
-                forward_sweep(B, ops_of(src))
+            bs = BranchScope(scope.eng, scope, ir.InsertionPoint(blk))
+            with bs.ip, op.location:
+                forward_sweep(bs, ops_of(src))
             sentinel = None
         else:
             with ir.InsertionPoint(blk), op.location:
-                sentinel = E.create("enzyme.sentinel", [], [])
-            B = TapeBranchScope(scope.eng, scope, ir.InsertionPoint(blk), ir.InsertionPoint(sentinel), op, i, new,
+                sentinel = B.create("enzyme.sentinel", [], [])
+            bs = TapeBranchScope(scope.eng, scope, ir.InsertionPoint(blk), ir.InsertionPoint(sentinel), op, i, new,
                                 tape)
         ret = terminator(src)
         for j, g in enumerate(cts):
             if g is not None:
-                B.add_ct(ret.operands[j], g)
-        reverse_block(B, ops_of(src))
-        with B.ip, op.location:
-            outs = [B.ct.get(v) if B.ct.get(v) is not None else E.zeros(v.type) for v in O]
-            E.create("stablehlo.return", outs, [])
+                bs.add_ct(ret.operands[j], g)
+        reverse_block(bs, ops_of(src))
+        with bs.ip, op.location:
+            outs = [bs.ct.get(v) if bs.ct.get(v) is not None else B.zeros(v.type) for v in O]
+            B.create("stablehlo.return", outs, [])
         if sentinel is not None:
             sentinel.erase()
     if plain is not None:
@@ -240,7 +242,7 @@ def _rebuild_with_tape(scope: Scope, op, plain, tape: list) -> None:
         return
     types = [r.type for r in op.results] + [v.type for _, v, _ in tape]
     with ir.InsertionPoint(plain), op.location:
-        aug = E.create(op.name, [plain.operands[0]], types, copy_attrs(op) or None, regions=len(op.regions))
+        aug = B.create(op.name, [plain.operands[0]], types, copy_attrs(op) or None, regions=len(op.regions))
     for i, region in enumerate(op.regions):
         src = region.blocks[0]
         blk = ir.Block.create_at_start(aug.regions[i], [])
@@ -251,8 +253,8 @@ def _rebuild_with_tape(scope: Scope, op, plain, tape: list) -> None:
                 c = clone_op(o, g)
                 env.update(zip(o.results, c.results))
             outs = [g(v) for v in terminator(src).operands]
-            outs += [g(v) if bi == i else E.zeros(v.type) for bi, v, _ in tape]
-            E.create("stablehlo.return", outs, [])
+            outs += [g(v) if bi == i else B.zeros(v.type) for bi, v, _ in tape]
+            B.create("stablehlo.return", outs, [])
     res = list(aug.results)
     for a, b in zip(plain.results, res[:n]):
         a.replace_all_uses_with(b)
@@ -285,7 +287,7 @@ def expand_reverse(spec, work, act: Activity, options) -> list:
             arg = body.arguments[i]
             g = top.ct.get(arg)
             if a == A.ACTIVE:
-                outs.append(g if g is not None else E.zeros(arg.type))
+                outs.append(g if g is not None else B.zeros(arg.type))
             elif a == A.DUP:
                 sh = spec.shadows[i]
                 outs.append(E.accumulate(sh, g))

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from . import emit as E
+from ...ir import build as B
 
 
 @dataclass(frozen=True)
@@ -75,27 +75,27 @@ def tadd(a, b):
         return b
     if b is None:
         return a
-    return E.add(a, b)
+    return B.add(a, b)
 
 
 def tsub(a, b):
     if b is None:
         return a
     if a is None:
-        return E.neg(b)
-    return E.sub(a, b)
+        return B.negate(b)
+    return B.subtract(a, b)
 
 
 def tmul(t, c):
-    return None if t is None else E.mul(t, c)
+    return None if t is None else B.multiply(t, c)
 
 
 def tneg(t):
-    return None if t is None else E.neg(t)
+    return None if t is None else B.negate(t)
 
 
 def or_zeros(t, like_value):
-    return E.zeros(like_value.type) if t is None else t
+    return B.zeros(like_value.type) if t is None else t
 
 
 def prim(cx, op, i: int):

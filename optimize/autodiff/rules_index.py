@@ -13,6 +13,9 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from ...ir import build as B
+from ...ir.attrs import i64_list
+from ...ir.types import element_type_of, i1, i64, like, rank_of, ranked, shape_of
 from . import emit as E
 from ...ir.contracts import IN_BOUNDS
 from .errors import ADError
@@ -34,39 +37,39 @@ def _gdn(op):
 
 def _component_bounds(idx, ivd, highs):
     """A tensor shaped like ``idx`` holding ``highs[k]`` at index-vector component k."""
-    et = E.etype(idx)
-    ishape = E.shape(idx)
+    et = element_type_of(idx)
+    ishape = list(shape_of(idx))
     if ivd == len(ishape):
         assert len(highs) == 1
-        return E.full(highs[0], idx.type)
-    vec = E.const_array(np.array(highs, dtype=np.int64), et)
-    return E.broadcast_in_dim(vec, ishape, [ivd])
+        return B.full(highs[0], idx.type)
+    vec = B.constant(np.array(highs, dtype=np.int64), ranked([len(highs)], et))
+    return B.broadcast_in_dim(vec, ishape, [ivd])
 
 
 def clamp_gather_indices(idx, operand_shape, dn, slice_sizes):
     highs = [operand_shape[d] - slice_sizes[d] for d in dn["start_index_map"]]
     hi = _component_bounds(idx, dn["index_vector_dim"], highs)
-    return E.clamp(E.zeros(idx.type), idx, hi)
+    return B.clamp(B.zeros(idx.type), idx, hi)
 
 
 def _gather_fwd(cx, op, ts):
     t = ts[0]
     if t is None:
         return [None]
-    return [E.op1("stablehlo.gather", [t, prim(cx, op, 1)], op.results[0].type, copy_attrs(op))]
+    return [B.op1("stablehlo.gather", [t, prim(cx, op, 1)], op.results[0].type, copy_attrs(op))]
 
 
 def _gather_rev(cx, op, cts, want):
     g = cts[0]
     dn = _gdn(op)
-    sizes = E.i64_list(op.attributes["slice_sizes"])
+    sizes = i64_list(op.attributes["slice_sizes"])
     x = op.operands[0]
-    idx = clamp_gather_indices(prim(cx, op, 1), E.shape(x), dn, sizes)
-    gx = E.scatter(E.zeros(x.type), idx, g, update_window_dims=dn["offset_dims"],
+    idx = clamp_gather_indices(prim(cx, op, 1), list(shape_of(x)), dn, sizes)
+    gx = B.scatter(B.zeros(x.type), idx, g, update_window_dims=dn["offset_dims"],
                    inserted_window_dims=dn["collapsed_slice_dims"], input_batching_dims=dn["operand_batching_dims"],
                    scatter_indices_batching_dims=dn["start_indices_batching_dims"],
                    scatter_dims_to_operand_dims=dn["start_index_map"], index_vector_dim=dn["index_vector_dim"],
-                   combiner="add")
+                   combiner="stablehlo.add")
     return [gx, None]
 
 
@@ -97,8 +100,8 @@ def _scatter_kind(op) -> str | None:
 def _window_sizes(op, dn):
     """Per operand dim: the update window size (1 for inserted / batching dims)."""
     x, upd = op.operands[0], op.operands[2]
-    us = E.shape(upd)
-    r = E.rank(x)
+    us = list(shape_of(upd))
+    r = rank_of(x)
     win = iter(us[d] for d in dn["update_window_dims"])
     out = []
     for d in range(r):
@@ -116,11 +119,11 @@ def _gather_updates(v, idx, op, dn, clamp=False):
                operand_batching_dims=dn["input_batching_dims"],
                start_indices_batching_dims=dn["scatter_indices_batching_dims"],
                start_index_map=dn["scatter_dims_to_operand_dims"], index_vector_dim=dn["index_vector_dim"])
-    return E.gather(v, idx, slice_sizes=sizes, **gdn)
+    return B.gather(v, idx, slice_sizes=sizes, **gdn)
 
 
 def _update_scatter_dims(op, dn):
-    ur = E.rank(op.operands[2])
+    ur = rank_of(op.operands[2])
     return [d for d in range(ur) if d not in dn["update_window_dims"]]
 
 
@@ -130,37 +133,37 @@ def _inbounds_mask(op, dn, idx):
     if IN_BOUNDS in op.attributes:
         return None
     x, upd = op.operands[0], op.operands[2]
-    xs = E.shape(x)
+    xs = list(shape_of(x))
     sizes = _window_sizes(op, dn)
     ivd = dn["index_vector_dim"]
     highs = [xs[d] - sizes[d] for d in dn["scatter_dims_to_operand_dims"]]
     hi = _component_bounds(idx, ivd, highs)
-    ok = E.and_(E.compare(idx, E.zeros(idx.type), "GE"), E.compare(idx, hi, "LE"))
-    if ivd < E.rank(idx):
-        ok = E.reduce(ok, E.scalar_const(True, E.i1()), [ivd], "stablehlo.and")
-    m = E.select(ok, E.full(1, E.like(ok, et=E.etype(upd))), E.zeros(E.like(ok, et=E.etype(upd))))
-    return E.broadcast_in_dim(m, E.shape(upd), _update_scatter_dims(op, dn))
+    ok = B.and_(B.compare(idx, B.zeros(idx.type), "GE"), B.compare(idx, hi, "LE"))
+    if ivd < rank_of(idx):
+        ok = B.reduce(ok, B.scalar(True, i1()), [ivd], "stablehlo.and")
+    m = B.select(ok, B.full(1, like(ok, elem=element_type_of(upd))), B.zeros(like(ok, elem=element_type_of(upd))))
+    return B.broadcast_in_dim(m, list(shape_of(upd)), _update_scatter_dims(op, dn))
 
 
 def _masked(v, mask):
-    return v if mask is None else E.mul(v, mask)
+    return v if mask is None else B.multiply(v, mask)
 
 
 def _scatter_ids(op, dn, idx):
     """(landed-operand mask, winning-update mask) for a scatter-set, via scattered ids."""
     x, upd = op.operands[0], op.operands[2]
-    us = E.shape(upd)
+    us = list(shape_of(upd))
     sdims = _update_scatter_dims(op, dn)
     n = int(np.prod([us[d] for d in sdims])) if sdims else 1
-    it = E.tensor([n], E.i64())
-    ids = E.add(E.iota(it, 0), E.full(1, it))
-    ids = E.reshape(ids, [us[d] for d in sdims])
-    ids = E.broadcast_in_dim(ids, us, sdims)
-    zi = E.zeros(E.tensor(E.shape(x), E.i64()))
-    landed = E.scatter(zi, idx, ids, combiner="set", **dn)
+    it = ranked([n], i64())
+    ids = B.add(B.iota(it, 0), B.full(1, it))
+    ids = B.reshape(ids, [us[d] for d in sdims])
+    ids = B.broadcast_in_dim(ids, us, sdims)
+    zi = B.zeros(ranked(list(shape_of(x)), i64()))
+    landed = B.scatter(zi, idx, ids, combiner=None, **dn)
     back = _gather_updates(landed, idx, op, dn)
-    win_mask = E.compare(back, ids, "EQ")
-    kept_mask = E.compare(landed, zi, "EQ")
+    win_mask = B.compare(back, ids, "EQ")
+    kept_mask = B.compare(landed, zi, "EQ")
     return kept_mask, win_mask
 
 
@@ -187,18 +190,18 @@ def _scatter_fwd(cx, op, ts):
     idx = prim(cx, op, 1)
     x, upd = op.operands[0], op.operands[2]
     if kind == "add":
-        return [E.scatter(or_zeros(tx, x), idx, or_zeros(tu, upd), combiner="add", **dn)]
+        return [B.scatter(or_zeros(tx, x), idx, or_zeros(tu, upd), combiner="stablehlo.add", **dn)]
     if _unique(op):
         # one update per place: the same scatter on the tangents (in place, O(window))
-        return [E.scatter(or_zeros(tx, x), idx, or_zeros(tu, upd), combiner="set", **dn)]
+        return [B.scatter(or_zeros(tx, x), idx, or_zeros(tu, upd), combiner=None, **dn)]
     kept, win = _scatter_ids(op, dn, idx)
     out = None
     if tx is not None:
-        out = E.select(kept, tx, E.zeros(x.type))
+        out = B.select(kept, tx, B.zeros(x.type))
     if tu is not None:
-        tu_w = E.select(win, tu, E.zeros(upd.type))
-        s = E.scatter(E.zeros(x.type), idx, tu_w, combiner="add", **dn)
-        out = s if out is None else E.add(out, s)
+        tu_w = B.select(win, tu, B.zeros(upd.type))
+        s = B.scatter(B.zeros(x.type), idx, tu_w, combiner="stablehlo.add", **dn)
+        out = s if out is None else B.add(out, s)
     return [out]
 
 
@@ -215,14 +218,14 @@ def _scatter_rev(cx, op, cts, want):
             gu = _masked(_gather_updates(g, idx, op, dn), _inbounds_mask(op, dn, idx))
         return [gx, None, gu]
     # places that an update overwrote get no cotangent: scatter zeros there (O(window))
-    gx = E.scatter(g, idx, E.zeros(upd.type), combiner="set", **dn) if want[0] else None
+    gx = B.scatter(g, idx, B.zeros(upd.type), combiner=None, **dn) if want[0] else None
     gu = None
     if want[2]:
         if _unique(op):
             gu = _masked(_gather_updates(g, idx, op, dn), _inbounds_mask(op, dn, idx))
         else:
             _, win = _scatter_ids(op, dn, idx)  # which update landed where (duplicates, out of bounds)
-            gu = E.select(win, _gather_updates(g, idx, op, dn), E.zeros(upd.type))
+            gu = B.select(win, _gather_updates(g, idx, op, dn), B.zeros(upd.type))
     return [gx, None, gu]
 
 
@@ -238,7 +241,7 @@ def _sort_perm(cx, op):
         raise ADError("internal: active sort without a permutation operand", op)
     dim = int(ir.IntegerAttr(op.attributes["dimension"]).value)
     if dim < 0:
-        dim += E.rank(op.operands[0])
+        dim += rank_of(op.operands[0])
     return res(cx, op, p), dim, p
 
 
@@ -271,13 +274,13 @@ def _topk_fwd(cx, op, ts):
     if t is None:
         return [None, None]
     idx = res(cx, op, 1)
-    return [E.take_along(t, idx, E.rank(t) - 1), None]
+    return [E.take_along(t, idx, rank_of(t) - 1), None]
 
 
 def _topk_rev(cx, op, cts, want):
     g = cts[0]
     idx = res(cx, op, 1)
-    return [E.scatter_add_along(op.operands[0].type, idx, g, E.rank(g) - 1)]
+    return [E.scatter_add_along(op.operands[0].type, idx, g, rank_of(g) - 1)]
 
 
 register("chlo.top_k", _topk_fwd, _topk_rev)

@@ -18,6 +18,9 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from ...ir import build as B
+from ...ir.attrs import i64_array, i64_list
+from ...ir.types import complex_part_type, element_type_of, i64, is_complex_type, rank_of, ranked, shape_of
 from . import emit as E
 from .errors import ADError
 from .ir_util import copy_attrs
@@ -29,7 +32,7 @@ from .rules import prim, register, res, tadd, tsub
 
 def _dot_dims(op):
     if op.name == "stablehlo.dot":
-        ra = E.rank(op.operands[0])
+        ra = rank_of(op.operands[0])
         return [], [], [ra - 1], [0]
     d = hlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
     return (list(d.lhs_batching_dimensions), list(d.rhs_batching_dimensions),
@@ -43,15 +46,15 @@ def _precision(op):
 def _dot_fwd(cx, op, ts):
     ta, tb = ts
     lb, rb, lc, rc = _dot_dims(op)
-    et = E.etype(op.results[0])
+    et = element_type_of(op.results[0])
     prec = _precision(op)
     out = None
     if ta is not None:
-        out = E.dot_general(ta, prim(cx, op, 1), lb, rb, lc, rc, et, prec)
+        out = B.dot_general(ta, prim(cx, op, 1), lb, rb, lc, rc, elem=et, precision=prec)
     if tb is not None:
-        out = tadd(out, E.dot_general(prim(cx, op, 0), tb, lb, rb, lc, rc, et, prec))
-    if out is not None and E.shape(out) != E.shape(op.results[0]):
-        out = E.reshape(out, E.shape(op.results[0]))
+        out = tadd(out, B.dot_general(prim(cx, op, 0), tb, lb, rb, lc, rc, elem=et, precision=prec))
+    if out is not None and list(shape_of(out)) != list(shape_of(op.results[0])):
+        out = B.reshape(out, list(shape_of(op.results[0])))
     return [out]
 
 
@@ -78,17 +81,17 @@ def _dot_transpose(g, other, n_self_rank, self_b, self_c, self_free, other_b, ot
     cands.sort(key=lambda c: (c[0], c[1]))
     _, _, g_first, pos = cands[0]
     if g_first:
-        r = E.dot_general(g, other, g_batch, other_b, g_other_free, other_free, E.etype(g), prec)
+        r = B.dot_general(g, other, g_batch, other_b, g_other_free, other_free, elem=element_type_of(g), precision=prec)
     else:
-        r = E.dot_general(other, g, other_b, g_batch, other_free, g_other_free, E.etype(g), prec)
-    return E.transpose(r, pos)
+        r = B.dot_general(other, g, other_b, g_batch, other_free, g_other_free, elem=element_type_of(g), precision=prec)
+    return B.transpose(r, pos)
 
 
 def _dot_rev(cx, op, cts, want):
     g = cts[0]
     lb, rb, lc, rc = _dot_dims(op)
     a, b = op.operands
-    ra, rr = E.rank(a), E.rank(b)
+    ra, rr = rank_of(a), rank_of(b)
     lfree = [d for d in range(ra) if d not in lb and d not in lc]
     rfree = [d for d in range(rr) if d not in rb and d not in rc]
     nb = len(lb)
@@ -98,14 +101,14 @@ def _dot_rev(cx, op, cts, want):
     ga = gb = None
     if want[0]:
         bv = prim(cx, op, 1)
-        gg = E.convert(g, E.etype(bv))
+        gg = B.convert(g, element_type_of(bv))
         ga = _dot_transpose(gg, bv, ra, lb, lc, lfree, rb, rc, rfree, g_l, g_r, nb, prec)
-        ga = E.convert(ga, E.etype(a))
+        ga = B.convert(ga, element_type_of(a))
     if want[1]:
         av = prim(cx, op, 0)
-        gg = E.convert(g, E.etype(av))
+        gg = B.convert(g, element_type_of(av))
         gb = _dot_transpose(gg, av, rr, rb, rc, rfree, lb, lc, lfree, g_r, g_l, nb, prec)
-        gb = E.convert(gb, E.etype(b))
+        gb = B.convert(gb, element_type_of(b))
     return [ga, gb]
 
 
@@ -122,13 +125,13 @@ class _Conv:
     def __init__(self, op):
         a = op.attributes
         lhs, rhs = op.operands
-        nsp = E.rank(lhs) - 2
-        get = lambda n, d: E.i64_list(a[n]) if n in a else d  # noqa: E731
+        nsp = rank_of(lhs) - 2
+        get = lambda n, d: i64_list(a[n]) if n in a else d  # noqa: E731
         self.strides = get("window_strides", [1] * nsp)
         self.lhs_dil = get("lhs_dilation", [1] * nsp)
         self.rhs_dil = get("rhs_dilation", [1] * nsp)
         if "padding" in a:
-            flat = E.i64_list(a["padding"])
+            flat = i64_list(a["padding"])
             self.padding = [(flat[2 * i], flat[2 * i + 1]) for i in range(nsp)]
         else:
             self.padding = [(0, 0)] * nsp
@@ -146,7 +149,7 @@ class _Conv:
 
 def conv(lhs, rhs, *, strides, padding, lhs_dil, rhs_dil, lhs_spec, rhs_spec, out_spec, fgc, bgc, precision,
          out_et=None):
-    ls, ks = E.shape(lhs), E.shape(rhs)
+    ls, ks = list(shape_of(lhs)), list(shape_of(rhs))
     nsp = len(ls) - 2
     out = [0] * (nsp + 2)
     out[out_spec[0]] = ls[lhs_spec[0]] // bgc
@@ -164,15 +167,15 @@ def conv(lhs, rhs, *, strides, padding, lhs_dil, rhs_dil, lhs_spec, rhs_spec, ou
         kernel_output_feature_dimension=rhs_spec[0], kernel_spatial_dimensions=list(rhs_spec[2:]),
         output_batch_dimension=out_spec[0], output_feature_dimension=out_spec[1],
         output_spatial_dimensions=list(out_spec[2:]))
-    i64 = E.i64()
-    attrs = {"window_strides": E.i64_array(strides),
+    t64 = i64()
+    attrs = {"window_strides": i64_array(strides),
              "padding": ir.DenseIntElementsAttr.get(np.array(padding, dtype=np.int64).reshape(nsp, 2)),
-             "lhs_dilation": E.i64_array(lhs_dil), "rhs_dilation": E.i64_array(rhs_dil),
-             "dimension_numbers": dn, "feature_group_count": ir.IntegerAttr.get(i64, fgc),
-             "batch_group_count": ir.IntegerAttr.get(i64, bgc)}
+             "lhs_dilation": i64_array(lhs_dil), "rhs_dilation": i64_array(rhs_dil),
+             "dimension_numbers": dn, "feature_group_count": ir.IntegerAttr.get(t64, fgc),
+             "batch_group_count": ir.IntegerAttr.get(t64, bgc)}
     if precision is not None:
         attrs["precision_config"] = precision
-    return E.op1("stablehlo.convolution", [lhs, rhs], E.tensor(out, out_et or E.etype(lhs)), attrs)
+    return B.op1("stablehlo.convolution", [lhs, rhs], ranked(out, out_et or element_type_of(lhs)), attrs)
 
 
 def _spec_t(spec):
@@ -180,20 +183,20 @@ def _spec_t(spec):
 
 
 def _axis_out_of(src, size1, x):
-    s = E.shape(x)
+    s = list(shape_of(x))
     s[src:src + 1] = [size1, s[src] // size1]
-    return E.reshape(x, s)
+    return B.reshape(x, s)
 
 
 def _axis_into(src, dst, x):
     """Merge axis ``src`` into axis ``dst`` (numbered after removing src), src major."""
-    s = E.shape(x)
+    s = list(shape_of(x))
     perm = [i for i in range(len(s)) if i != src]
     perm.insert(dst, src)
-    x = E.transpose(x, perm)
+    x = B.transpose(x, perm)
     ns = [s[i] for i in range(len(s)) if i != src]
     ns[dst] *= s[src]
-    return E.reshape(x, ns)
+    return B.reshape(x, ns)
 
 
 def _conv_fwd(cx, op, ts):
@@ -202,9 +205,9 @@ def _conv_fwd(cx, op, ts):
     attrs = copy_attrs(op)
     rt = op.results[0].type
     if tl is not None:
-        out = E.op1("stablehlo.convolution", [tl, prim(cx, op, 1)], rt, attrs)
+        out = B.op1("stablehlo.convolution", [tl, prim(cx, op, 1)], rt, attrs)
     if tr is not None:
-        out = tadd(out, E.op1("stablehlo.convolution", [prim(cx, op, 0), tr], rt, attrs))
+        out = tadd(out, B.op1("stablehlo.convolution", [prim(cx, op, 0), tr], rt, attrs))
     return [out]
 
 
@@ -212,7 +215,7 @@ def _conv_rev(cx, op, cts, want):
     g = cts[0]
     c = _Conv(op)
     lhs, rhs = op.operands
-    ls, ks, gs = E.shape(lhs), E.shape(rhs), E.shape(g)
+    ls, ks, gs = list(shape_of(lhs)), list(shape_of(rhs)), list(shape_of(g))
     nsp = len(ls) - 2
     sp = lambda shape_, spec: [shape_[d] for d in spec[2:]]  # noqa: E731
     lhs_sp, rhs_sp, out_sp = sp(ls, c.lhs_spec), sp(ks, c.rhs_spec), sp(gs, c.out_spec)
@@ -232,21 +235,21 @@ def _conv_rev(cx, op, cts, want):
             after = dil(lhs_sp[i], c.lhs_dil[i]) + dil(rhs_sp[i], c.rhs_dil[i]) - 1 - dil(out_sp[i], c.strides[i]) \
                 - before
             pads.append((before, after))
-        krev = E.reverse(k, list(c.rhs_spec[2:]))
-        gl = conv(E.convert(g, E.etype(krev)), krev, strides=c.lhs_dil, padding=pads, lhs_dil=c.strides,
+        krev = B.reverse(k, list(c.rhs_spec[2:]))
+        gl = conv(B.convert(g, element_type_of(krev)), krev, strides=c.lhs_dil, padding=pads, lhs_dil=c.strides,
                   rhs_dil=c.rhs_dil, lhs_spec=c.out_spec, rhs_spec=_spec_t(c.rhs_spec), out_spec=c.lhs_spec,
                   fgc=fgc, bgc=1, precision=c.precision)
         if c.bgc > 1:
             gl = _axis_out_of(c.lhs_spec[1], c.bgc, gl)
             gl = _axis_into(c.lhs_spec[1], c.lhs_spec[0], gl)
-        gl = E.convert(gl, E.etype(lhs))
-        if E.shape(gl) != ls:
-            raise ADError(f"internal: convolution input cotangent has shape {E.shape(gl)}, expected {ls}", op)
+        gl = B.convert(gl, element_type_of(lhs))
+        if list(shape_of(gl)) != ls:
+            raise ADError(f"internal: convolution input cotangent has shape {list(shape_of(gl))}, expected {ls}", op)
     if want[1]:
         if any(n == 0 for n in gs):
-            gr = E.zeros(rhs.type)
+            gr = B.zeros(rhs.type)
         else:
-            x = E.convert(prim(cx, op, 0), E.etype(g))
+            x = B.convert(prim(cx, op, 0), element_type_of(g))
             fgc, bgc = c.fgc, c.bgc
             if bgc > 1:
                 fgc, bgc = bgc, 1
@@ -261,9 +264,9 @@ def _conv_rev(cx, op, cts, want):
             gr = conv(x, g, strides=c.rhs_dil, padding=pads, lhs_dil=c.lhs_dil, rhs_dil=c.strides,
                       lhs_spec=_spec_t(c.lhs_spec), rhs_spec=_spec_t(c.out_spec), out_spec=_spec_t(c.rhs_spec),
                       fgc=fgc, bgc=bgc, precision=c.precision)
-            gr = E.convert(gr, E.etype(rhs))
-            if E.shape(gr) != ks:
-                raise ADError(f"internal: convolution kernel cotangent has shape {E.shape(gr)}, expected {ks}", op)
+            gr = B.convert(gr, element_type_of(rhs))
+            if list(shape_of(gr)) != ks:
+                raise ADError(f"internal: convolution kernel cotangent has shape {list(shape_of(gr))}, expected {ks}", op)
     return [gl, gr]
 
 
@@ -280,26 +283,26 @@ def _bool(op, name, default=False):
 
 def _sym_from_triangle(d, lower):
     """The symmetric matrix read from one triangle of ``d``."""
-    tri = E.select(E.tril_mask(d.type, 0, upper=not lower), d, E.zeros_like(d))
-    strict = E.select(E.tril_mask(d.type, -1 if lower else 1, upper=not lower), d, E.zeros_like(d))
-    return E.add(tri, E.swap_last2(strict))
+    tri = B.select(E.tril_mask(d.type, 0, upper=not lower), d, B.zeros_like(d))
+    strict = B.select(E.tril_mask(d.type, -1 if lower else 1, upper=not lower), d, B.zeros_like(d))
+    return B.add(tri, E.swap_last2(strict))
 
 
 def _sym_from_triangle_t(s, lower):
     """Transpose of ``_sym_from_triangle``."""
-    tri = E.select(E.tril_mask(s.type, 0, upper=not lower), s, E.zeros_like(s))
+    tri = B.select(E.tril_mask(s.type, 0, upper=not lower), s, B.zeros_like(s))
     st = E.swap_last2(s)
-    strict = E.select(E.tril_mask(s.type, -1 if lower else 1, upper=not lower), st, E.zeros_like(s))
-    return E.add(tri, strict)
+    strict = B.select(E.tril_mask(s.type, -1 if lower else 1, upper=not lower), st, B.zeros_like(s))
+    return B.add(tri, strict)
 
 
 def _phi(m):
     """Lower triangle of m with the diagonal halved."""
     t = m.type
     lower_strict = E.tril_mask(t, -1)
-    diag = E.and_(E.tril_mask(t, 0), E.tril_mask(t, 0, upper=True))
-    w = E.select(lower_strict, E.full_like(m, 1), E.select(diag, E.full_like(m, 0.5), E.zeros_like(m)))
-    return E.mul(m, w)
+    diag = B.and_(E.tril_mask(t, 0), E.tril_mask(t, 0, upper=True))
+    w = B.select(lower_strict, B.full_like(m, 1), B.select(diag, B.full_like(m, 0.5), B.zeros_like(m)))
+    return B.multiply(m, w)
 
 
 def _chol_L(cx, op, lower):
@@ -311,27 +314,27 @@ def _chol_fwd(cx, op, ts):
     t = ts[0]
     if t is None:
         return [None]
-    if E.is_complex(E.etype(t)):
+    if is_complex_type(element_type_of(t)):
         raise ADError("derivative of a complex cholesky is not supported", op)
     lower = _bool(op, "lower")
     L = _chol_L(cx, op, lower)
     p = _sym_from_triangle(t, lower)
-    x = E.triangular_solve(L, p, left_side=True, lower=True)  # L^-1 P
-    m = E.swap_last2(E.triangular_solve(L, E.swap_last2(x), left_side=True, lower=True))  # L^-1 P L^-T
+    x = B.triangular_solve(L, p, left_side=True, lower=True)  # L^-1 P
+    m = E.swap_last2(B.triangular_solve(L, E.swap_last2(x), left_side=True, lower=True))  # L^-1 P L^-T
     dl = E.matmul_t(L, _phi(m))
     return [dl if lower else E.swap_last2(dl)]
 
 
 def _chol_rev(cx, op, cts, want):
     g = cts[0]
-    if E.is_complex(E.etype(g)):
+    if is_complex_type(element_type_of(g)):
         raise ADError("derivative of a complex cholesky is not supported", op)
     lower = _bool(op, "lower")
     L = _chol_L(cx, op, lower)
     lbar = g if lower else E.swap_last2(g)
     p = _phi(E.matmul_t(L, lbar, ta=True))  # phi(L^T Lbar)
-    y = E.triangular_solve(L, p, left_side=True, lower=True, transpose_a="TRANSPOSE")  # L^-T P
-    s = E.swap_last2(E.triangular_solve(L, E.swap_last2(y), left_side=True, lower=True, transpose_a="TRANSPOSE"))
+    y = B.triangular_solve(L, p, left_side=True, lower=True, transpose_a="TRANSPOSE")  # L^-T P
+    s = E.swap_last2(B.triangular_solve(L, E.swap_last2(y), left_side=True, lower=True, transpose_a="TRANSPOSE"))
     return [_sym_from_triangle_t(s, lower)]
 
 
@@ -350,7 +353,7 @@ def _ts_params(op):
 
 def _ts_mask(da, lower, unit):
     k = (-1 if lower else 1) if unit else 0
-    return E.select(E.tril_mask(da.type, k, upper=not lower), da, E.zeros_like(da))
+    return B.select(E.tril_mask(da.type, k, upper=not lower), da, B.zeros_like(da))
 
 
 def _ts_fwd(cx, op, ts):
@@ -358,7 +361,7 @@ def _ts_fwd(cx, op, ts):
     if ta is None and tb is None:
         return [None]
     left, lower, unit, transposed, tr = _ts_params(op)
-    if E.is_complex(E.etype(op.operands[0])):
+    if is_complex_type(element_type_of(op.operands[0])):
         raise ADError("derivative of a complex triangular_solve is not supported", op)
     a = prim(cx, op, 0)
     x = res(cx, op)
@@ -368,18 +371,18 @@ def _ts_fwd(cx, op, ts):
         opda = E.swap_last2(da) if transposed else da
         corr = E.matmul_t(opda, x) if left else E.matmul_t(x, opda)
         rhs = tsub(rhs, corr)
-    return [E.triangular_solve(a, rhs, left_side=left, lower=lower, unit_diagonal=unit,
+    return [B.triangular_solve(a, rhs, left_side=left, lower=lower, unit_diagonal=unit,
                                transpose_a=tr)]
 
 
 def _ts_rev(cx, op, cts, want):
     g = cts[0]
     left, lower, unit, transposed, tr = _ts_params(op)
-    if E.is_complex(E.etype(op.operands[0])):
+    if is_complex_type(element_type_of(op.operands[0])):
         raise ADError("derivative of a complex triangular_solve is not supported", op)
     a = prim(cx, op, 0)
     flipped = "NO_TRANSPOSE" if transposed else "TRANSPOSE"
-    bbar = E.triangular_solve(a, g, left_side=left, lower=lower, unit_diagonal=unit, transpose_a=flipped)
+    bbar = B.triangular_solve(a, g, left_side=left, lower=lower, unit_diagonal=unit, transpose_a=flipped)
     abar = None
     if want[0]:
         x = res(cx, op)
@@ -387,7 +390,7 @@ def _ts_rev(cx, op, cts, want):
             m = E.matmul_t(bbar, x, tb=True) if not transposed else E.matmul_t(x, bbar, tb=True)
         else:
             m = E.matmul_t(x, bbar, ta=True) if not transposed else E.matmul_t(bbar, x, ta=True)
-        abar = _ts_mask(E.neg(m), lower, unit)
+        abar = _ts_mask(B.negate(m), lower, unit)
     return [abar, bbar if want[1] else None]
 
 
@@ -399,19 +402,19 @@ register("stablehlo.triangular_solve", _ts_fwd, _ts_rev)
 
 def _fft_params(op):
     a = op.attributes
-    return hlo.FftTypeAttr(a["fft_type"]).value, E.i64_list(a["fft_length"])
+    return hlo.FftTypeAttr(a["fft_type"]).value, i64_list(a["fft_length"])
 
 
 def _fft(x, kind, lengths, out_type):
-    return E.op1("stablehlo.fft", [x], out_type, {"fft_type": hlo.FftTypeAttr.get(kind),
-                                                  "fft_length": E.i64_array(lengths)})
+    return B.op1("stablehlo.fft", [x], out_type, {"fft_type": hlo.FftTypeAttr.get(kind),
+                                                  "fft_length": i64_array(lengths)})
 
 
 def _fft_fwd(cx, op, ts):
     t = ts[0]
     if t is None:
         return [None]
-    return [E.op1("stablehlo.fft", [t], op.results[0].type, copy_attrs(op))]
+    return [B.op1("stablehlo.fft", [t], op.results[0].type, copy_attrs(op))]
 
 
 def _fft_rev(cx, op, cts, want):
@@ -422,20 +425,20 @@ def _fft_rev(cx, op, cts, want):
         return [_fft(g, kind, lengths, x.type)]
     if kind == "RFFT":  # rfft = slice(fft(complex(x))): transpose = real(fft(zero-padded g))
         n = lengths[-1]
-        gs = E.shape(g)
+        gs = list(shape_of(g))
         pad_hi = [0] * (len(gs) - 1) + [n - gs[-1]]
-        gp = E.pad(g, E.scalar_const(0, E.etype(g)), [0] * len(gs), pad_hi)
-        return [E.real(_fft(gp, "FFT", lengths, gp.type))]
+        gp = B.pad(g, B.scalar(0, element_type_of(g)), [0] * len(gs), pad_hi)
+        return [B.real(_fft(gp, "FFT", lengths, gp.type))]
     # IRFFT
     n = lengths[-1]
-    xs = E.shape(x)
+    xs = list(shape_of(x))
     m = xs[-1]
     odd = n % 2
     w = np.array([1.0] + [2.0] * (m - 2 + odd) + [1.0] * (1 - odd))[:m] / float(np.prod(lengths))
     r = _fft(g, "RFFT", lengths, x.type)
-    part = E.complex_part_type(E.etype(x))
-    wv = E.broadcast_in_dim(E.const_array(w, part), xs, [len(xs) - 1])
-    return [E.conj(E.mul(r, E.complex_(wv, E.zeros_like(wv))))]
+    part = complex_part_type(element_type_of(x))
+    wv = B.broadcast_in_dim(B.constant(w, ranked(w.shape, part)), xs, [len(xs) - 1])
+    return [E.conj(B.multiply(r, B.complex_(wv, B.zeros_like(wv))))]
 
 
 register("stablehlo.fft", _fft_fwd, _fft_rev)

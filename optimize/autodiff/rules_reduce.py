@@ -6,6 +6,9 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 
+from ...ir import build as B
+from ...ir.attrs import i64_array, i64_list
+from ...ir.types import element_type_of, is_integer_type, rank_of, ranked, shape_of
 from . import emit as E
 from .errors import ADError
 from .ir_util import iota_dimension, terminator
@@ -31,36 +34,36 @@ def body_kind(op) -> str | None:
 
 
 def _dims(op):
-    return E.i64_list(op.attributes["dimensions"])
+    return i64_list(op.attributes["dimensions"])
 
 
 def _bcast_back(y, x_shape, dims):
     kept = [d for d in range(len(x_shape)) if d not in dims]
-    return E.broadcast_in_dim(y, x_shape, kept)
+    return B.broadcast_in_dim(y, x_shape, kept)
 
 
 def _indicators(x, y, dims):
     """1.0 where x equals the reduced extremum, and the count of such places."""
-    yb = _bcast_back(y, E.shape(x), dims)
-    loc = E.select(E.compare(x, yb, "EQ"), E.full_like(x, 1), E.zeros_like(x))
-    return loc, E.reduce_sum(loc, dims)
+    yb = _bcast_back(y, list(shape_of(x)), dims)
+    loc = B.select(B.compare(x, yb, "EQ"), B.full_like(x, 1), B.zeros_like(x))
+    return loc, B.reduce_sum(loc, dims)
 
 
 def _prod_others(x, dims, init):
     """For each element, the product of the other elements of its reduction group (times the
     init value), computed without dividing by zero."""
-    z, one = E.zeros_like(x), E.full_like(x, 1)
-    iszero = E.compare(x, z, "EQ")
-    xnz = E.select(iszero, one, x)
-    pnz = E.reduce(xnz, E.scalar_const(1, E.etype(x)), dims, "stablehlo.multiply")
-    pnz = E.mul(pnz, E.broadcast_to(init, E.shape(pnz)))
-    cz = E.reduce_sum(E.select(iszero, one, z), dims)
-    xs = E.shape(x)
+    z, one = B.zeros_like(x), B.full_like(x, 1)
+    iszero = B.compare(x, z, "EQ")
+    xnz = B.select(iszero, one, x)
+    pnz = B.reduce(xnz, B.scalar(1, element_type_of(x)), dims, "stablehlo.multiply")
+    pnz = B.multiply(pnz, B.broadcast_to(init, list(shape_of(pnz))))
+    cz = B.reduce_sum(B.select(iszero, one, z), dims)
+    xs = list(shape_of(x))
     pb = _bcast_back(pnz, xs, dims)
     czb = _bcast_back(cz, xs, dims)
-    no_zero = E.compare(czb, z, "EQ")
-    one_zero_here = E.and_(E.compare(czb, one, "EQ"), iszero)
-    return E.select(no_zero, E.div(pb, xnz), E.select(one_zero_here, pb, z))
+    no_zero = B.compare(czb, z, "EQ")
+    one_zero_here = B.and_(B.compare(czb, one, "EQ"), iszero)
+    return B.select(no_zero, B.divide(pb, xnz), B.select(one_zero_here, pb, z))
 
 
 def _argmax_parts(op):
@@ -70,7 +73,7 @@ def _argmax_parts(op):
     if len(dims) != 1:
         return None
     for k in range(n):
-        if E.is_int(E.etype(op.operands[k])) and iota_dimension(op.operands[k]) == dims[0]:
+        if is_integer_type(element_type_of(op.operands[k])) and iota_dimension(op.operands[k]) == dims[0]:
             return dims[0], k
     return None
 
@@ -92,24 +95,24 @@ def _reduce_fwd(cx, op, ts):
         t, tinit = ts
         x, y = prim(cx, op, 0), res(cx, op)
         if kind == "add":
-            out = None if t is None else E.reduce_sum(t, dims)
+            out = None if t is None else B.reduce_sum(t, dims)
             if tinit is not None:
-                out = tadd(out, E.broadcast_to(tinit, E.shape(y)))
+                out = tadd(out, B.broadcast_to(tinit, list(shape_of(y))))
             return [out]
         if kind in ("max", "min"):
             if tinit is not None:
                 raise ADError(f"derivative of a {kind} reduction with respect to its init value is not "
                               "supported", op)
             loc, cnt = _indicators(x, y, dims)
-            return [E.div(E.reduce_sum(E.mul(t, loc), dims), cnt)]
+            return [B.divide(B.reduce_sum(B.multiply(t, loc), dims), cnt)]
         if kind == "mul":
             init = prim(cx, op, 1)
             out = None
             if t is not None:
-                out = E.reduce_sum(E.mul(t, _prod_others(x, dims, init)), dims)
+                out = B.reduce_sum(B.multiply(t, _prod_others(x, dims, init)), dims)
             if tinit is not None:
-                px = E.reduce(x, E.scalar_const(1, E.etype(x)), dims, "stablehlo.multiply")
-                out = tadd(out, E.mul(E.broadcast_to(tinit, E.shape(y)), px))
+                px = B.reduce(x, B.scalar(1, element_type_of(x)), dims, "stablehlo.multiply")
+                out = tadd(out, B.multiply(B.broadcast_to(tinit, list(shape_of(y))), px))
             return [out]
         raise ADError("no derivative rule for a reduce with this body (add, max, min and multiply "
                       "reductions are differentiable)", op)
@@ -128,11 +131,11 @@ def _reduce_fwd(cx, op, ts):
             outs.append(None)
             continue
         _check_select_body(op, j)
-        xs = E.shape(op.operands[j])
+        xs = list(shape_of(op.operands[j]))
         es = list(xs)
         es[d] = 1
-        idx_e = E.reshape(idx, es)
-        outs.append(E.reshape(E.take_along(t, idx_e, d), E.shape(op.results[j])))
+        idx_e = B.reshape(idx, es)
+        outs.append(B.reshape(E.take_along(t, idx_e, d), list(shape_of(op.results[j]))))
     return outs
 
 
@@ -143,24 +146,24 @@ def _reduce_rev(cx, op, cts, want):
         kind = body_kind(op)
         g = cts[0]
         x = op.operands[0]
-        xs = E.shape(x)
+        xs = list(shape_of(x))
         if kind == "add":
             gx = _bcast_back(g, xs, dims) if want[0] else None
-            gi = E.reduce_sum(g, range(E.rank(g))) if want[1] else None
+            gi = B.reduce_sum(g, range(rank_of(g))) if want[1] else None
             return [gx, gi]
         if kind in ("max", "min"):
             if want[1]:
                 raise ADError(f"derivative of a {kind} reduction with respect to its init value is not "
                               "supported", op)
             loc, cnt = _indicators(prim(cx, op, 0), res(cx, op), dims)
-            return [E.mul(_bcast_back(E.div(g, cnt), xs, dims), loc), None]
+            return [B.multiply(_bcast_back(B.divide(g, cnt), xs, dims), loc), None]
         if kind == "mul":
             xv, init = prim(cx, op, 0), prim(cx, op, 1)
-            gx = E.mul(_bcast_back(g, xs, dims), _prod_others(xv, dims, init)) if want[0] else None
+            gx = B.multiply(_bcast_back(g, xs, dims), _prod_others(xv, dims, init)) if want[0] else None
             gi = None
             if want[1]:
-                px = E.reduce(xv, E.scalar_const(1, E.etype(xv)), dims, "stablehlo.multiply")
-                gi = E.reduce_sum(E.mul(g, px), range(E.rank(g)))
+                px = B.reduce(xv, B.scalar(1, element_type_of(xv)), dims, "stablehlo.multiply")
+                gi = B.reduce_sum(B.multiply(g, px), range(rank_of(g)))
             return [gx, gi]
         raise ADError("no derivative rule for a reduce with this body (add, max, min and multiply "
                       "reductions are differentiable)", op)
@@ -179,11 +182,11 @@ def _reduce_rev(cx, op, cts, want):
             outs.append(None)
             continue
         _check_select_body(op, j)
-        xs = E.shape(op.operands[j])
+        xs = list(shape_of(op.operands[j]))
         es = list(xs)
         es[d] = 1
-        idx_e = E.reshape(idx, es)
-        outs.append(E.scatter_add_along(op.operands[j].type, idx_e, E.reshape(g, es), d))
+        idx_e = B.reshape(idx, es)
+        outs.append(E.scatter_add_along(op.operands[j].type, idx_e, B.reshape(g, es), d))
     return outs + [None] * n
 
 
@@ -195,18 +198,18 @@ register("stablehlo.reduce", _reduce_fwd, _reduce_rev)
 
 def _rw_params(op):
     x = op.operands[0]
-    r = E.rank(x)
+    r = rank_of(x)
     a = op.attributes
 
     def get(name, default):
-        return E.i64_list(a[name]) if name in a else default
+        return i64_list(a[name]) if name in a else default
 
     win = get("window_dimensions", None)
     strides = get("window_strides", [1] * r)
     bdil = get("base_dilations", [1] * r)
     wdil = get("window_dilations", [1] * r)
     if "padding" in a:
-        flat = E.i64_list(a["padding"])
+        flat = i64_list(a["padding"])
         padding = [(flat[2 * i], flat[2 * i + 1]) for i in range(r)]
     else:
         padding = [(0, 0)] * r
@@ -218,19 +221,19 @@ def _padding_attr(padding):
 
 
 def reduce_window(x, init, win, strides, bdil, wdil, padding, body="stablehlo.add"):
-    r = E.rank(x)
-    xs = E.shape(x)
+    r = rank_of(x)
+    xs = list(shape_of(x))
     out = []
     for i in range(r):
         dilated = (xs[i] - 1) * bdil[i] + 1 if xs[i] > 0 else 0
         padded = dilated + padding[i][0] + padding[i][1]
         wext = (win[i] - 1) * wdil[i] + 1
         out.append(max(0, (padded - wext) // strides[i] + 1) if padded >= wext else 0)
-    attrs = {"window_dimensions": E.i64_array(win), "window_strides": E.i64_array(strides),
-             "base_dilations": E.i64_array(bdil), "window_dilations": E.i64_array(wdil),
+    attrs = {"window_dimensions": i64_array(win), "window_strides": i64_array(strides),
+             "base_dilations": i64_array(bdil), "window_dilations": i64_array(wdil),
              "padding": _padding_attr(padding)}
-    o = E.create("stablehlo.reduce_window", [x, init], [E.tensor(out, E.etype(x))], attrs, regions=1)
-    E._scalar_body(o.regions[0], E.etype(x), body)
+    o = B.create("stablehlo.reduce_window", [x, init], [ranked(out, element_type_of(x))], attrs, regions=1)
+    B.scalar_body(o.regions[0], element_type_of(x), body)
     return o.result
 
 
@@ -245,22 +248,22 @@ def _rw_fwd(cx, op, ts):
         return [None]
     win, strides, bdil, wdil, padding = _rw_params(op)
     if kind == "add":
-        return [reduce_window(t, E.scalar_const(0, E.etype(t)), win, strides, bdil, wdil, padding)]
+        return [reduce_window(t, B.scalar(0, element_type_of(t)), win, strides, bdil, wdil, padding)]
     if kind in ("max", "min"):
         x = prim(cx, op, 0)
         init = prim(cx, op, 1)
-        et = E.etype(x)
-        st = E.tensor([], et)
-        attrs = {"window_dimensions": E.i64_array(win), "window_strides": E.i64_array(strides),
-                 "base_dilations": E.i64_array(bdil), "window_dilations": E.i64_array(wdil),
+        et = element_type_of(x)
+        st = ranked([], et)
+        attrs = {"window_dimensions": i64_array(win), "window_strides": i64_array(strides),
+                 "base_dilations": i64_array(bdil), "window_dilations": i64_array(wdil),
                  "padding": _padding_attr(padding)}
         rt = op.results[0].type
-        o = E.create("stablehlo.reduce_window", [x, t, init, E.scalar_const(0, et)], [rt, rt], attrs, regions=1)
+        o = B.create("stablehlo.reduce_window", [x, t, init, B.scalar(0, et)], [rt, rt], attrs, regions=1)
         blk = ir.Block.create_at_start(o.regions[0], [st, st, st, st])
         ax, at, bx, bt = blk.arguments
         with ir.InsertionPoint(blk):
-            pick = E.compare(ax, bx, "GE" if kind == "max" else "LE")
-            E.create("stablehlo.return", [E.select(pick, ax, bx), E.select(pick, at, bt)], [])
+            pick = B.compare(ax, bx, "GE" if kind == "max" else "LE")
+            B.create("stablehlo.return", [B.select(pick, ax, bx), B.select(pick, at, bt)], [])
         return [o.results[1]]
     raise ADError("no derivative rule for a reduce_window with this body (add, max and min are "
                   "differentiable)", op)
@@ -274,39 +277,39 @@ def _rw_rev(cx, op, cts, want):
     kind = body_kind(op)
     g = cts[0]
     win, strides, bdil, wdil, padding = _rw_params(op)
-    xs = E.shape(op.operands[0])
+    xs = list(shape_of(op.operands[0]))
     if kind == "add":
-        gs = E.shape(g)
+        gs = list(shape_of(g))
         lo, hi, interior = [], [], []
         for i in range(len(xs)):
             m = gs[i]
             if m == 0 or xs[i] == 0:
-                return [E.zeros(op.operands[0].type), None]
+                return [B.zeros(op.operands[0].type), None]
             gd_len = (m - 1) * strides[i] + 1
             low = (win[i] - 1) * wdil[i] - padding[i][0]
             req = (xs[i] - 1) * bdil[i] + (win[i] - 1) * wdil[i] + 1
             lo.append(low)
             hi.append(req - low - gd_len)
             interior.append(strides[i] - 1)
-        gp = E.pad(g, E.scalar_const(0, E.etype(g)), lo, hi, interior)
-        return [reduce_window(gp, E.scalar_const(0, E.etype(g)), win, bdil, [1] * len(xs), wdil,
+        gp = B.pad(g, B.scalar(0, element_type_of(g)), lo, hi, interior)
+        return [reduce_window(gp, B.scalar(0, element_type_of(g)), win, bdil, [1] * len(xs), wdil,
                               [(0, 0)] * len(xs)), None]
     if kind in ("max", "min"):
         if any(b != 1 for b in bdil) or any(w != 1 for w in wdil):
             raise ADError(f"reverse-mode derivative of a dilated {kind} reduce_window is not supported", op)
         x = prim(cx, op, 0)
-        et = E.etype(x)
-        st = E.tensor([], et)
-        attrs = {"window_dimensions": E.i64_array(win), "window_strides": E.i64_array(strides),
+        et = element_type_of(x)
+        st = ranked([], et)
+        attrs = {"window_dimensions": i64_array(win), "window_strides": i64_array(strides),
                  "padding": _padding_attr(padding)}
-        o = E.create("stablehlo.select_and_scatter", [x, g, E.scalar_const(0, et)], [x.type], attrs, regions=2)
+        o = B.create("stablehlo.select_and_scatter", [x, g, B.scalar(0, et)], [x.type], attrs, regions=2)
         sel = ir.Block.create_at_start(o.regions[0], [st, st])
         with ir.InsertionPoint(sel):
-            E.create("stablehlo.return", [E.compare(sel.arguments[0], sel.arguments[1],
+            B.create("stablehlo.return", [B.compare(sel.arguments[0], sel.arguments[1],
                                                     "GE" if kind == "max" else "LE")], [])
         sc = ir.Block.create_at_start(o.regions[1], [st, st])
         with ir.InsertionPoint(sc):
-            E.create("stablehlo.return", [E.add(sc.arguments[0], sc.arguments[1])], [])
+            B.create("stablehlo.return", [B.add(sc.arguments[0], sc.arguments[1])], [])
         return [o.result, None]
     raise ADError("no derivative rule for a reduce_window with this body (add, max and min are "
                   "differentiable)", op)
