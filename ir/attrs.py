@@ -64,6 +64,11 @@ def copy_attrs(op) -> dict:
     return {n: attrs[n] for n in attrs}
 
 
+def padding_attr(padding: Sequence[tuple[int, int]]) -> ir.Attribute:
+    """The ``padding`` attribute of reduce_window / convolution: an (n, 2) i64 tensor."""
+    return ir.DenseIntElementsAttr.get(np.asarray(padding, dtype=np.int64).reshape(len(padding), 2))
+
+
 def compare_parts(op) -> tuple[str, str | None]:
     """(direction, compare_type or None) of a ``stablehlo.compare``, e.g. ("LT", "SIGNED")."""
     direction = hlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value

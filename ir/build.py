@@ -17,7 +17,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from . import shapes
-from .attrs import (bool_attr, compare_attrs, dense_attr, i64_array, i64_attr, splat_attr)
+from .attrs import bool_attr, compare_attrs, dense_attr, i64_array, i64_attr, padding_attr, splat_attr
 from .types import (complex_part_type, element_type_of, i1, is_any_float_type, is_complex_type,
                     ranked, shape_of, tensor_type)
 
@@ -326,6 +326,27 @@ def reduce_sum(x: ir.Value, dims: Sequence[int], *, loc: Loc = None, ip: IP = No
     if not dims:
         return x
     return reduce(x, scalar(0, element_type_of(x), loc=loc, ip=ip), dims, "stablehlo.add", loc=loc, ip=ip)
+
+
+def reduce_window_attrs(window: Sequence[int], strides: Sequence[int], padding: Sequence[tuple[int, int]],
+                        base_dilations: Sequence[int], window_dilations: Sequence[int]) -> dict:
+    return {"window_dimensions": i64_array(window), "window_strides": i64_array(strides),
+            "base_dilations": i64_array(base_dilations), "window_dilations": i64_array(window_dilations),
+            "padding": padding_attr(padding)}
+
+
+def reduce_window(x: ir.Value, init: ir.Value, window: Sequence[int], strides: Sequence[int],
+                  base_dilations: Sequence[int], window_dilations: Sequence[int],
+                  padding: Sequence[tuple[int, int]], kind: str = "stablehlo.add", *,
+                  loc: Loc = None, ip: IP = None) -> ir.Value:
+    """A single-input ``stablehlo.reduce_window`` whose body is op ``kind``."""
+    et = element_type_of(x)
+    out = shapes.reduce_window(shape_of(x), window, strides, padding, base_dilations, window_dilations)
+    op = create("stablehlo.reduce_window", [x, init], [ranked(out, et)],
+                reduce_window_attrs(window, strides, padding, base_dilations, window_dilations), regions=1,
+                loc=loc, ip=ip)
+    scalar_body(op.regions[0], et, kind, loc=loc)
+    return op.result
 
 
 def dot_dimension_numbers(lb: Sequence[int], rb: Sequence[int], lc: Sequence[int], rc: Sequence[int]):

@@ -80,3 +80,15 @@ def unit_dims_map(src: Sequence[int], dst: Sequence[int]) -> list[int | None] | 
     if any(d != 1 for d in dst[j:]):
         return None
     return m
+
+
+def reduce_window(shape: Sequence[int], window: Sequence[int], strides: Sequence[int],
+                  padding: Sequence[tuple[int, int]], base_dilations: Sequence[int],
+                  window_dilations: Sequence[int]) -> Shape:
+    """Windows per dim of the dilated, padded operand (0 where a window does not fit)."""
+    out = []
+    for n, w, s, (lo, hi), bd, wd in zip(shape, window, strides, padding, base_dilations, window_dilations):
+        padded = lo + ((n - 1) * bd + 1 if n > 0 else 0) + hi
+        extent = (w - 1) * wd + 1
+        out.append(0 if padded == 0 or extent > padded else (padded - extent) // s + 1)
+    return tuple(out)

@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 
 from jaxlib.mlir import ir
 
-from ...ir.markers import (ARG_FORWARD, ARG_REVERSE, FORWARD, MARKERS, RET_FORWARD, RET_REVERSE, REVERSE, SEEDED,
+from ...ir.markers import (ARG_FORWARD, ARG_REVERSE, MARKERS, RET_FORWARD, RET_REVERSE, REVERSE, SEEDED,
                            WITH_DERIVATIVE, WITH_TANGENT, Activity, batched_type, result_types)
 from ...ir.types import is_inexact_tensor
 from .errors import ADError

@@ -19,8 +19,9 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ...ir import build as B
-from ...ir.attrs import i64_array, i64_list
-from ...ir.types import complex_part_type, element_type_of, i64, is_complex_type, rank_of, ranked, shape_of
+from ...ir import shapes
+from ...ir.attrs import i64_array, i64_attr, i64_list, padding_attr
+from ...ir.types import complex_part_type, element_type_of, is_complex_type, rank_of, ranked, shape_of
 from . import emit as E
 from .errors import ADError
 from .ir_util import copy_attrs
@@ -154,25 +155,19 @@ def conv(lhs, rhs, *, strides, padding, lhs_dil, rhs_dil, lhs_spec, rhs_spec, ou
     out = [0] * (nsp + 2)
     out[out_spec[0]] = ls[lhs_spec[0]] // bgc
     out[out_spec[1]] = ks[rhs_spec[0]]
-    for i in range(nsp):
-        n = ls[lhs_spec[2 + i]]
-        k = ks[rhs_spec[2 + i]]
-        dil_in = (n - 1) * lhs_dil[i] + 1 if n > 0 else 0
-        padded = dil_in + padding[i][0] + padding[i][1]
-        dil_k = (k - 1) * rhs_dil[i] + 1 if k > 0 else 0
-        out[out_spec[2 + i]] = max(0, (padded - dil_k) // strides[i] + 1) if padded >= dil_k else 0
+    spatial = shapes.reduce_window([ls[d] for d in lhs_spec[2:]], [ks[d] for d in rhs_spec[2:]], strides, padding,
+                                   lhs_dil, rhs_dil)  # a convolution slides its kernel like a window
+    for d, n in zip(out_spec[2:], spatial):
+        out[d] = n
     dn = hlo.ConvDimensionNumbers.get(
         input_batch_dimension=lhs_spec[0], input_feature_dimension=lhs_spec[1],
         input_spatial_dimensions=list(lhs_spec[2:]), kernel_input_feature_dimension=rhs_spec[1],
         kernel_output_feature_dimension=rhs_spec[0], kernel_spatial_dimensions=list(rhs_spec[2:]),
         output_batch_dimension=out_spec[0], output_feature_dimension=out_spec[1],
         output_spatial_dimensions=list(out_spec[2:]))
-    t64 = i64()
-    attrs = {"window_strides": i64_array(strides),
-             "padding": ir.DenseIntElementsAttr.get(np.array(padding, dtype=np.int64).reshape(nsp, 2)),
+    attrs = {"window_strides": i64_array(strides), "padding": padding_attr(padding),
              "lhs_dilation": i64_array(lhs_dil), "rhs_dilation": i64_array(rhs_dil),
-             "dimension_numbers": dn, "feature_group_count": ir.IntegerAttr.get(t64, fgc),
-             "batch_group_count": ir.IntegerAttr.get(t64, bgc)}
+             "dimension_numbers": dn, "feature_group_count": i64_attr(fgc), "batch_group_count": i64_attr(bgc)}
     if precision is not None:
         attrs["precision_config"] = precision
     return B.op1("stablehlo.convolution", [lhs, rhs], ranked(out, out_et or element_type_of(lhs)), attrs)

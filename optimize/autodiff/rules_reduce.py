@@ -3,11 +3,10 @@ reduce) and windowed reductions (reduce_window add/max/min)."""
 
 from __future__ import annotations
 
-import numpy as np
 from jaxlib.mlir import ir
 
 from ...ir import build as B
-from ...ir.attrs import i64_array, i64_list
+from ...ir.attrs import i64_array, i64_list, padding_attr
 from ...ir.types import element_type_of, is_integer_type, rank_of, ranked, shape_of
 from . import emit as E
 from .errors import ADError
@@ -216,27 +215,6 @@ def _rw_params(op):
     return win, strides, bdil, wdil, padding
 
 
-def _padding_attr(padding):
-    return ir.DenseIntElementsAttr.get(np.array(padding, dtype=np.int64).reshape(len(padding), 2))
-
-
-def reduce_window(x, init, win, strides, bdil, wdil, padding, body="stablehlo.add"):
-    r = rank_of(x)
-    xs = list(shape_of(x))
-    out = []
-    for i in range(r):
-        dilated = (xs[i] - 1) * bdil[i] + 1 if xs[i] > 0 else 0
-        padded = dilated + padding[i][0] + padding[i][1]
-        wext = (win[i] - 1) * wdil[i] + 1
-        out.append(max(0, (padded - wext) // strides[i] + 1) if padded >= wext else 0)
-    attrs = {"window_dimensions": i64_array(win), "window_strides": i64_array(strides),
-             "base_dilations": i64_array(bdil), "window_dilations": i64_array(wdil),
-             "padding": _padding_attr(padding)}
-    o = B.create("stablehlo.reduce_window", [x, init], [ranked(out, element_type_of(x))], attrs, regions=1)
-    B.scalar_body(o.regions[0], element_type_of(x), body)
-    return o.result
-
-
 def _rw_fwd(cx, op, ts):
     if len(op.results) != 1:
         raise ADError("no derivative rule for a variadic reduce_window", op)
@@ -248,15 +226,13 @@ def _rw_fwd(cx, op, ts):
         return [None]
     win, strides, bdil, wdil, padding = _rw_params(op)
     if kind == "add":
-        return [reduce_window(t, B.scalar(0, element_type_of(t)), win, strides, bdil, wdil, padding)]
+        return [B.reduce_window(t, B.scalar(0, element_type_of(t)), win, strides, bdil, wdil, padding)]
     if kind in ("max", "min"):
         x = prim(cx, op, 0)
         init = prim(cx, op, 1)
         et = element_type_of(x)
         st = ranked([], et)
-        attrs = {"window_dimensions": i64_array(win), "window_strides": i64_array(strides),
-                 "base_dilations": i64_array(bdil), "window_dilations": i64_array(wdil),
-                 "padding": _padding_attr(padding)}
+        attrs = B.reduce_window_attrs(win, strides, padding, bdil, wdil)
         rt = op.results[0].type
         o = B.create("stablehlo.reduce_window", [x, t, init, B.scalar(0, et)], [rt, rt], attrs, regions=1)
         blk = ir.Block.create_at_start(o.regions[0], [st, st, st, st])
@@ -292,7 +268,7 @@ def _rw_rev(cx, op, cts, want):
             hi.append(req - low - gd_len)
             interior.append(strides[i] - 1)
         gp = B.pad(g, B.scalar(0, element_type_of(g)), lo, hi, interior)
-        return [reduce_window(gp, B.scalar(0, element_type_of(g)), win, bdil, [1] * len(xs), wdil,
+        return [B.reduce_window(gp, B.scalar(0, element_type_of(g)), win, bdil, [1] * len(xs), wdil,
                               [(0, 0)] * len(xs)), None]
     if kind in ("max", "min"):
         if any(b != 1 for b in bdil) or any(w != 1 for w in wdil):
@@ -301,7 +277,7 @@ def _rw_rev(cx, op, cts, want):
         et = element_type_of(x)
         st = ranked([], et)
         attrs = {"window_dimensions": i64_array(win), "window_strides": i64_array(strides),
-                 "padding": _padding_attr(padding)}
+                 "padding": padding_attr(padding)}
         o = B.create("stablehlo.select_and_scatter", [x, g, B.scalar(0, et)], [x.type], attrs, regions=2)
         sel = ir.Block.create_at_start(o.regions[0], [st, st])
         with ir.InsertionPoint(sel):

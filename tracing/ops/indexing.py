@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ...ir.contracts import IN_BOUNDS
 from ..errors import ShapeError, describe
 from ..traced import TracedRArray
+from ...ir import build as B
+from ...ir import shapes
 from ...ir.attrs import i64_array
 from ._core import build_region, emit, emit1, results_of
 
@@ -28,30 +29,23 @@ def gather(
     indices_are_sorted: bool = False,
 ) -> TracedRArray:
     """``stablehlo.gather``: slices of ``slice_sizes`` starting at each index vector."""
-    batch = [n for d, n in enumerate(indices.shape) if d != index_vector_dim]
     dropped = set(collapsed_slice_dims) | set(operand_batching_dims)
-    offsets = [s for d, s in enumerate(slice_sizes) if d not in dropped]
-    rank = len(batch) + len(offsets)
+    n_offsets = sum(1 for d in range(len(slice_sizes)) if d not in dropped)
     if len(slice_sizes) != operand.ndim or any(s > n for s, n in zip(slice_sizes, operand.shape)) or (
-        sorted(offset_dims) != list(offset_dims) or len(offset_dims) != len(offsets)
+        sorted(offset_dims) != list(offset_dims) or len(offset_dims) != n_offsets
     ):
         raise ShapeError(f"gather: slice sizes {list(slice_sizes)} do not fit {describe(operand)}")
-    shape, bi, oi = [], iter(batch), iter(offsets)
-    for d in range(rank):
-        shape.append(next(oi) if d in offset_dims else next(bi))
+    shape = shapes.gather(operand.shape, indices.shape, offset_dims, collapsed_slice_dims, operand_batching_dims,
+                          index_vector_dim, slice_sizes)
     attrs = {
-        "dimension_numbers": hlo.GatherDimensionNumbers.get(
-            offset_dims=list(offset_dims),
-            collapsed_slice_dims=list(collapsed_slice_dims),
-            operand_batching_dims=list(operand_batching_dims),
-            start_indices_batching_dims=list(start_indices_batching_dims),
-            start_index_map=list(start_index_map),
-            index_vector_dim=index_vector_dim,
-        ),
+        "dimension_numbers": B.gather_dimension_numbers(
+            offset_dims=offset_dims, collapsed_slice_dims=collapsed_slice_dims,
+            operand_batching_dims=operand_batching_dims, start_indices_batching_dims=start_indices_batching_dims,
+            start_index_map=start_index_map, index_vector_dim=index_vector_dim),
         "slice_sizes": i64_array(slice_sizes),
         "indices_are_sorted": ir.BoolAttr.get(indices_are_sorted),
     }
-    return emit1("stablehlo.gather", [operand, indices], tuple(shape), operand.dtype, attrs)
+    return emit1("stablehlo.gather", [operand, indices], shape, operand.dtype, attrs)
 
 
 def scatter(
@@ -78,14 +72,10 @@ def scatter(
     if updates.dtype != operand.dtype:
         raise ShapeError(f"scatter: updates {describe(updates)} do not match operand {describe(operand)}")
     attrs = {
-        "scatter_dimension_numbers": hlo.ScatterDimensionNumbers.get(
-            update_window_dims=list(update_window_dims),
-            inserted_window_dims=list(inserted_window_dims),
-            input_batching_dims=list(input_batching_dims),
-            scatter_indices_batching_dims=list(scatter_indices_batching_dims),
-            scattered_dims_to_operand_dims=list(scatter_dims_to_operand_dims),
-            index_vector_dim=index_vector_dim,
-        ),
+        "scatter_dimension_numbers": B.scatter_dimension_numbers(
+            update_window_dims=update_window_dims, inserted_window_dims=inserted_window_dims,
+            input_batching_dims=input_batching_dims, scatter_indices_batching_dims=scatter_indices_batching_dims,
+            scatter_dims_to_operand_dims=scatter_dims_to_operand_dims, index_vector_dim=index_vector_dim),
         "indices_are_sorted": ir.BoolAttr.get(indices_are_sorted),
         "unique_indices": ir.BoolAttr.get(unique_indices),
     }

@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
+from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from ...ir import build as B
+from ...ir import shapes
 from ..errors import ShapeError, describe
 from ..traced import TracedRArray
 from ._core import emit1
@@ -32,21 +35,10 @@ def dot_general(
             f"dot_general: {describe(lhs)} and {describe(rhs)} do not fit: contracting "
             f"{list(lc)} x {list(rc)}, batch {list(lb)} x {list(rb)}"
         )
-    lfree = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
-    rfree = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
-    shape = tuple([lhs.shape[d] for d in lb] + [lhs.shape[d] for d in lfree] + [rhs.shape[d] for d in rfree])
+    shape = shapes.dot_general(lhs.shape, rhs.shape, lb, rb, lc, rc)
     dt = np.dtype(result_dtype) if result_dtype is not None else lhs.dtype
-    attrs = {
-        "dot_dimension_numbers": hlo.DotDimensionNumbers.get(
-            lhs_batching_dimensions=list(lb),
-            rhs_batching_dimensions=list(rb),
-            lhs_contracting_dimensions=list(lc),
-            rhs_contracting_dimensions=list(rc),
-        )
-    }
+    attrs = {"dot_dimension_numbers": B.dot_dimension_numbers(lb, rb, lc, rc)}
     if precision is not None:
-        from jaxlib.mlir import ir
-
         p = hlo.PrecisionAttr.get(precision)
         attrs["precision_config"] = ir.ArrayAttr.get([p, p])
     return emit1("stablehlo.dot_general", [lhs, rhs], shape, dt, attrs)

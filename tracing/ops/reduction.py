@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-import numpy as np
 from jaxlib.mlir import ir
 
 from ..errors import ShapeError, describe
 from ..traced import TracedRArray
+from ...ir import build as B
+from ...ir import shapes
 from ...ir.attrs import i64_array, i64_attr
 from ._core import build_region, emit, results_of
 
@@ -31,7 +32,7 @@ def reduce(
     for x, i in zip(operands, inits):
         if i.shape != () or i.dtype != x.dtype:
             raise ShapeError(f"reduce: init {describe(i)} does not fit operand {describe(x)}")
-    shape = tuple(n for d, n in enumerate(x0.shape) if d not in dims)
+    shape = shapes.reduce(x0.shape, dims)
     specs = [(shape, x.dtype) for x in operands]
     op = emit("stablehlo.reduce", [*operands, *inits], specs, {"dimensions": i64_array(dims)}, regions=1)
     scal = [((), x.dtype) for x in operands]
@@ -54,23 +55,12 @@ def reduce_window(
     n = x0.ndim
     base_dilations = base_dilations or [1] * n
     window_dilations = window_dilations or [1] * n
-    shape = []
-    for d in range(n):
-        size = (x0.shape[d] - 1) * base_dilations[d] + 1 + padding[d][0] + padding[d][1]
-        win = (window[d] - 1) * window_dilations[d] + 1
-        if size < win:
-            raise ShapeError(f"reduce_window: window {list(window)} larger than padded {describe(x0)}")
-        shape.append((size - win) // strides[d] + 1)
-    shape = tuple(shape)
+    shape = shapes.reduce_window(x0.shape, window, strides, padding, base_dilations, window_dilations)
+    if 0 in shape and 0 not in x0.shape:
+        raise ShapeError(f"reduce_window: window {list(window)} larger than padded {describe(x0)}")
     specs = [(shape, x.dtype) for x in operands]
-    pad_attr = ir.DenseElementsAttr.get(np.asarray(padding, dtype=np.int64).reshape(n, 2))
-    op = emit("stablehlo.reduce_window", [*operands, *inits], specs, {
-        "window_dimensions": i64_array(window),
-        "window_strides": i64_array(strides),
-        "base_dilations": i64_array(base_dilations),
-        "window_dilations": i64_array(window_dilations),
-        "padding": pad_attr,
-    }, regions=1)
+    op = emit("stablehlo.reduce_window", [*operands, *inits], specs,
+              B.reduce_window_attrs(window, strides, padding, base_dilations, window_dilations), regions=1)
     scal = [((), x.dtype) for x in operands]
     build_region(op, 0, scal + scal, body)
     return results_of(op, specs)

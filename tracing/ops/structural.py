@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import IndexError_, ShapeError, describe
 from ..traced import TracedRArray
+from ...ir import shapes
 from ...ir.attrs import i64_array, i64_attr
 from ._core import emit1
 
@@ -41,8 +42,7 @@ def transpose(x: TracedRArray, perm: Sequence[int]) -> TracedRArray:
         raise ShapeError(f"transpose: {list(perm)} is not a permutation of the axes of {describe(x)}")
     if perm == tuple(range(x.ndim)):
         return x
-    shape = tuple(x.shape[p] for p in perm)
-    return emit1("stablehlo.transpose", [x], shape, x.dtype, {"permutation": i64_array(perm)})
+    return emit1("stablehlo.transpose", [x], shapes.transpose(x.shape, perm), x.dtype, {"permutation": i64_array(perm)})
 
 
 def slice(x: TracedRArray, start: Sequence[int], limit: Sequence[int], strides: Sequence[int] | None = None) -> TracedRArray:  # noqa: A001
@@ -53,7 +53,7 @@ def slice(x: TracedRArray, start: Sequence[int], limit: Sequence[int], strides: 
         not (0 <= a <= b <= n) or s < 1 for a, b, s, n in zip(start, limit, strides, x.shape)
     ):
         raise IndexError_(f"slice [{start}:{limit}:{strides}] out of range for {describe(x)}")
-    shape = tuple(max(0, -(-(b - a) // s)) for a, b, s in zip(start, limit, strides))
+    shape = shapes.slice(x.shape, start, limit, strides)
     if shape == x.shape:
         return x
     return emit1("stablehlo.slice", [x], shape, x.dtype, {
@@ -92,18 +92,15 @@ def concatenate(xs: Sequence[TracedRArray], dim: int) -> TracedRArray:
             raise ShapeError(
                 f"concatenate along axis {dim}: shapes do not fit: " + ", ".join(describe(y) for y in xs)
             )
-    shape = list(x0.shape)
-    shape[dim] = sum(x.shape[dim] for x in xs)
-    return emit1("stablehlo.concatenate", xs, tuple(shape), x0.dtype, {"dimension": i64_attr(dim)})
+    return emit1("stablehlo.concatenate", xs, shapes.concatenate([x.shape for x in xs], dim), x0.dtype,
+                 {"dimension": i64_attr(dim)})
 
 
 def pad(x: TracedRArray, value: TracedRArray, low: Sequence[int], high: Sequence[int], interior: Sequence[int] | None = None) -> TracedRArray:
     """``stablehlo.pad`` with a scalar padding value; negative low/high crop."""
     interior = interior or [0] * x.ndim
     low, high, interior = (tuple(int(v) for v in t) for t in (low, high, interior))
-    shape = tuple(
-        lo + hi + n + max(0, n - 1) * it for n, lo, hi, it in zip(x.shape, low, high, interior)
-    )
+    shape = shapes.pad(x.shape, low, high, interior)
     if value.shape != () or value.dtype != x.dtype or any(s < 0 for s in shape):
         raise ShapeError(f"pad of {describe(x)} with {describe(value)} low={low} high={high} is invalid")
     if not any(low) and not any(high) and not any(interior):
