@@ -25,14 +25,12 @@ from ...ir import build as B
 from ...ir.attrs import compare_attrs, compare_parts, copy_attrs, i64_array, i64_list, same_constant, scalar_value
 from ...ir.types import element_type_of, np_dtype, ranked, shape_of
 from ...ir.values import defining_op, has_one_use, is_defined_outside
-from ._util import ELEMENTWISE_OPS, _attrs_equal, eval_int_array, int_range, is_pure_op, regions_equivalent
+from ...ir.evaluate import evaluate_op, evaluate_value
+from ...ir.opinfo import ELEMENTWISE, info, is_pure_op
+from ._util import _attrs_equal, int_range, regions_equivalent
 
 FAMILY = "control_flow"
 
-# Ops not worth hoisting on their own (XLA fuses them into their consumers); they move out
-# of a loop only together with an expensive op that needs them.
-_CHEAP = frozenset("stablehlo." + n for n in (
-    "constant iota broadcast_in_dim reshape bitcast_convert convert".split()))
 
 
 # -- helpers -------------------------------------------------------------------------------------
@@ -91,7 +89,7 @@ def _replace_in(op, old: ir.Value, new: ir.Value) -> None:
 
 
 def _scalar_int(v: ir.Value, memo=None):
-    a = eval_int_array(v, 1, memo)
+    a = evaluate_value(v, 1, _memo=memo)
     if a is None:
         return None
     return np.asarray(a).reshape(()).item()
@@ -485,7 +483,8 @@ def while_licm(op, rewriter):
                 producer[r] = o
         # the expensive candidates, plus every candidate they (transitively) need
         hoist = set()
-        work = [o for o in cand if o.operation.name not in _CHEAP]
+        # cheap ops (fused by XLA into their consumers) move out only with an expensive op
+        work = [o for o in cand if not info(o.operation.name).cheap]
         while work:
             o = work.pop()
             if o.operation in hoist:
@@ -500,7 +499,7 @@ def while_licm(op, rewriter):
         for o in cand:
             if o.operation not in hoist:
                 continue
-            cheap_shared = o.operation.name in _CHEAP and any(
+            cheap_shared = info(o.operation.name).cheap and any(
                 _owner_top(u.owner, block) not in hoist for r in o.results for u in r.uses)
             if cheap_shared:
                 clone = o.operation.clone(ir.InsertionPoint(op))
@@ -529,7 +528,7 @@ def _eval_cond(cond: ir.Block, values) -> bool | None:
         if v is not None:
             memo[a] = v
     term = _terminator(cond)
-    r = eval_int_array(term.operands[0], 1, memo)
+    r = evaluate_value(term.operands[0], 1, _memo=memo)
     if r is None:
         return None
     return bool(np.asarray(r).reshape(()))
@@ -543,7 +542,7 @@ def while_zero_trip(op, rewriter):
     if parts is None:
         return False
     inits, cond, body, yields = parts
-    vals = [eval_int_array(v, 1 << 12) for v in inits]
+    vals = [evaluate_value(v, 1 << 12) for v in inits]
     if _eval_cond(cond, vals) is not False:
         return False
     return replace(rewriter, op, inits)
@@ -557,11 +556,11 @@ def while_single_trip(op, rewriter):
     if parts is None:
         return False
     inits, cond, body, yields = parts
-    vals = [eval_int_array(v, 1 << 12) for v in inits]
+    vals = [evaluate_value(v, 1 << 12) for v in inits]
     if _eval_cond(cond, vals) is not True:
         return False
     memo = {a: v for a, v in zip(body.arguments, vals) if v is not None}
-    nxt = [eval_int_array(y, 1 << 12, memo) for y in yields]
+    nxt = [evaluate_value(y, 1 << 12, _memo=memo) for y in yields]
     if _eval_cond(cond, nxt) is not False:
         return False
     if not all(is_pure_op(o) for o in list(body.operations)[:-1]):
@@ -840,7 +839,7 @@ class _RowVectorizer:
             return self._row_slice_source(d) is not None
         if name == "stablehlo.reshape":
             return self.check(d.operands[0], depth + 1)
-        if name in ELEMENTWISE_OPS:
+        if name in ELEMENTWISE:
             for x in d.operands:
                 if shape_of(x) == () and self.row_elems != 1:
                     if not is_defined_outside(x, self.loop):
@@ -1024,9 +1023,8 @@ def while_read_before_write(op, rewriter):
     return changed
 
 
-_BATCHED_BIN = {"stablehlo.add": np.add, "stablehlo.subtract": np.subtract,
-                "stablehlo.multiply": np.multiply, "stablehlo.maximum": np.maximum,
-                "stablehlo.minimum": np.minimum}
+_BATCHED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.maximum",
+                      "stablehlo.minimum", "stablehlo.negate", "stablehlo.clamp"))
 
 
 def _eval_batched(v: ir.Value, env: dict, depth: int = 0):
@@ -1047,7 +1045,7 @@ def _eval_batched(v: ir.Value, env: dict, depth: int = 0):
         n *= s
     if dt is None or dt.kind not in "iu" or n != 1:
         return None
-    c = eval_int_array(v, 1)
+    c = evaluate_value(v, 1)
     if c is not None:
         return np.asarray(c).reshape(())
     d = defining_op(v)
@@ -1057,17 +1055,12 @@ def _eval_batched(v: ir.Value, env: dict, depth: int = 0):
     args = [_eval_batched(x, env, depth + 1) for x in d.operands]
     if any(a is None for a in args):
         return None
-    with np.errstate(all="ignore"):
-        if name in ("stablehlo.reshape", "stablehlo.broadcast_in_dim"):
-            return args[0]
-        if name == "stablehlo.convert":
-            return np.asarray(args[0]).astype(dt)
-        if name == "stablehlo.negate":
-            return np.negative(np.asarray(args[0]).astype(dt)).astype(dt)
-        if name in _BATCHED_BIN:
-            return _BATCHED_BIN[name](np.asarray(args[0]).astype(dt), np.asarray(args[1]).astype(dt)).astype(dt)
-        if name == "stablehlo.clamp":
-            return np.minimum(np.maximum(args[1], args[0]), args[2]).astype(dt)
+    if name in ("stablehlo.reshape", "stablehlo.broadcast_in_dim"):
+        return args[0]
+    if name == "stablehlo.convert":
+        return evaluate_op(name, [np.asarray(args[0])], result_dtype=dt)
+    if name in _BATCHED:  # the elementwise kernels, on the vector of per-iteration values
+        return evaluate_op(name, [np.asarray(a).astype(dt) for a in args])
     return None
 
 

@@ -25,8 +25,9 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from ._registry import pattern, replace
 from ...ir import build as B
 from ...ir import shapes
-from ...ir.attrs import i64_list, read_constant, scalar_value
-from ...ir.types import element_type_of, is_float_type, np_dtype, num_elements, ranked, shape_of
+from ...ir.evaluate import evaluate_value
+from ...ir.attrs import i64_list, scalar_value
+from ...ir.types import element_type_of, is_float_type, num_elements, ranked, shape_of
 from ...ir.values import def_of, defining_op, has_one_use
 
 FAMILY = "dot"
@@ -211,85 +212,6 @@ def diag_of_select(v: ir.Value):
     return _broadcast_vector(t, shape_of(v)[0])
 
 
-_EVAL_OPS = {"stablehlo.add": np.add, "stablehlo.subtract": np.subtract,
-             "stablehlo.multiply": np.multiply, "stablehlo.maximum": np.maximum,
-             "stablehlo.minimum": np.minimum}
-_CMP = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
-        "GT": np.greater, "GE": np.greater_equal}
-
-
-def eval_int(v: ir.Value, memo=None, depth: int = 0):
-    """The value of an integer (or boolean) tensor computed only from iotas and constants, as
-    a NumPy array (capped at EVAL_LIMIT elements per intermediate); else None."""
-    memo = {} if memo is None else memo
-    if v in memo:
-        return memo[v]
-    memo[v] = None
-    et = element_type_of(v)
-    dt = np_dtype(et)
-    if dt is None or dt.kind not in "iub" or num_elements(v) > EVAL_LIMIT or depth > 24:
-        return None
-    op = defining_op(v)
-    if op is None:
-        return None
-    name = op.operation.name
-    s = shape_of(v)
-    res = None
-    args = None
-    if name not in ("stablehlo.constant", "stablehlo.iota"):
-        args = [eval_int(o, memo, depth + 1) for o in op.operands]
-        if any(a is None for a in args):
-            return None
-    with np.errstate(all="ignore"):
-        if name == "stablehlo.constant":
-            a = read_constant(v, EVAL_LIMIT)
-            res = None if a is None else np.array(a)
-        elif name == "stablehlo.iota":
-            d = ir.IntegerAttr(op.attributes["iota_dimension"]).value
-            shape = [1] * len(s)
-            shape[d] = s[d]
-            res = np.broadcast_to(np.arange(s[d]).reshape(shape), s)
-        elif name in _EVAL_OPS:
-            res = _EVAL_OPS[name](args[0].astype(np.int64), args[1].astype(np.int64))
-        elif name == "stablehlo.negate":
-            res = -args[0].astype(np.int64)
-        elif name == "stablehlo.compare":
-            res = _CMP[_direction(op)](args[0].astype(np.int64), args[1].astype(np.int64))
-        elif name == "stablehlo.select":
-            res = np.where(args[0], args[1], args[2])
-        elif name == "stablehlo.clamp":
-            res = np.clip(args[1], args[0], args[2])
-        elif name == "stablehlo.convert":
-            res = args[0]
-        elif name == "stablehlo.reshape":
-            res = args[0].reshape(s)
-        elif name == "stablehlo.transpose":
-            res = np.transpose(args[0], i64_list(op.attributes["permutation"]))
-        elif name == "stablehlo.broadcast_in_dim":
-            dims = i64_list(op.attributes["broadcast_dimensions"])
-            x = args[0]
-            order = np.argsort(dims)
-            xt = np.transpose(x, order) if x.ndim else x
-            shape = [1] * len(s)
-            for i, d in enumerate(sorted(dims)):
-                shape[d] = xt.shape[i]
-            res = np.broadcast_to(xt.reshape(shape), s)
-        elif name == "stablehlo.concatenate":
-            res = np.concatenate(args, axis=ir.IntegerAttr(op.attributes["dimension"]).value)
-        elif name == "stablehlo.slice":
-            st = i64_list(op.attributes["start_indices"])
-            li = i64_list(op.attributes["limit_indices"])
-            sd = i64_list(op.attributes["strides"])
-            res = args[0][tuple(slice(a, b, c) for a, b, c in zip(st, li, sd))]
-    if res is None:
-        return None
-    res = np.asarray(res).astype(dt)
-    if tuple(res.shape) != tuple(s):
-        return None
-    memo[v] = res
-    return res
-
-
 def diag_of_scatter(v: ir.Value):
     """``B.op1(loc) -> d`` for v = scatter(zeros(n, n), [[k, k]]_k, d) (set or add); else None."""
     sc = def_of(v, "scatter")
@@ -323,7 +245,7 @@ def diag_of_scatter(v: ir.Value):
     ish = shape_of(idx)
     if len(ish) != 2 or ivd != 1 or ish != (n, 2):
         return None
-    val = eval_int(idx)
+    val = evaluate_value(idx, EVAL_LIMIT)
     if val is None:
         return None
     k = np.arange(n)
@@ -597,7 +519,7 @@ def _diag_gather(op):
         return None
     if i64_list(op.attributes["slice_sizes"]) != [1, 1] or shape_of(idx) != (s[0], 2):
         return None
-    val = eval_int(idx)
+    val = evaluate_value(idx, EVAL_LIMIT)
     k = np.arange(s[0])
     if val is None or not ((val[:, 0] == k).all() and (val[:, 1] == k).all()):
         return None

@@ -18,7 +18,8 @@ from ...ir import build as B
 from ...ir.attrs import compare_attrs, i64_array, i64_list, scalar_value
 from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import defining_op
-from ._util import eval_int_array, int_range
+from ...ir.evaluate import evaluate_value
+from ._util import int_range
 
 FAMILY = "gather_scatter"
 _EVAL_LIMIT = 1 << 22
@@ -28,7 +29,7 @@ _EVAL_LIMIT = 1 << 22
 
 def _index_matrix(indices: ir.Value, ivd: int, n_idx: int, memo=None):
     """(batch_shape, (prod(batch), n_idx) int64 array) of an index tensor, or None."""
-    arr = eval_int_array(indices, _EVAL_LIMIT, memo)
+    arr = evaluate_value(indices, _EVAL_LIMIT, _memo=memo)
     if arr is None:
         return None
     arr = np.asarray(arr)
@@ -248,7 +249,7 @@ def gather_single_to_dynamic_slice(op, rewriter):
     batch = [n for i, n in enumerate(ishape) if i != ivd]
     if int(np.prod(batch, dtype=np.int64)) != 1:
         return False
-    if eval_int_array(indices, 16) is not None:
+    if evaluate_value(indices, 16) is not None:
         return False  # gather_known_indices_to_slice
     sizes = i64_list(op.attributes["slice_sizes"])
     et = element_type_of(indices)
@@ -536,7 +537,7 @@ def scatter_single_in_bounds_to_dus(op, rewriter):
     batch = [n for i, n in enumerate(ishape) if i != ivd]
     if int(np.prod(batch, dtype=np.int64)) != 1:
         return False
-    if eval_int_array(indices, 16) is not None:
+    if evaluate_value(indices, 16) is not None:
         return False  # scatter_box_to_update_slice
     et = element_type_of(indices)
     dt = np_dtype(et)

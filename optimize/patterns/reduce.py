@@ -23,7 +23,8 @@ from ...ir import build as B
 from ...ir.attrs import i64_list, scalar_value
 from ...ir.types import element_type_of, is_float_type, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import def_of, defining_op, has_one_use
-from ._util import is_reduce_identity, reduce_identity, reduce_kind
+from ...ir.opinfo import reduce_body_kind, reduce_identity
+from ._util import is_reduce_identity
 
 FAMILY = "reduce"
 
@@ -42,7 +43,7 @@ def _reduce_of(op, producer: str):
 
 def _simple(op):
     """(kind, x, init, dims) for a single-input reduce with an identity init; else None."""
-    kind = reduce_kind(op)
+    kind = reduce_body_kind(op)
     if kind is None:
         return None
     x, init = op.operands

@@ -12,10 +12,11 @@ from jaxlib.mlir import ir
 
 from ._registry import pattern, replace
 from ...ir import build as B
+from ...ir import kernels as K
 from ...ir.attrs import all_ones_value, compare_attrs, compare_parts, read_constant, scalar_value
 from ...ir.types import element_type_of, is_float_type, np_dtype, ranked, shape_of
 from ...ir.values import defining_op, has_one_use, op_name
-from ._util import _NP_CMP, _int_view, int_range
+from ._util import int_range
 
 FAMILY = "select"
 _FOLD_LIMIT = 1 << 16
@@ -319,7 +320,7 @@ def _compare_fold_constants_value(op):
     if x.dtype.kind not in "biuf" or x.dtype.name == "bfloat16":
         return None
     with np.errstate(all="ignore"):
-        return _NP_CMP[direction](_int_view(x, ct), _int_view(y, ct))
+        return K.compare(x, y, direction, ct)
 
 
 @pattern("compare_fold_constants", FAMILY, "stablehlo.compare", benefit=3)
@@ -417,8 +418,8 @@ def compare_of_select_consts(op, rewriter):
     if dt is None or dt.name == "bfloat16":
         return False
     with np.errstate(all="ignore"):
-        vx = bool(_NP_CMP[direction](_int_view(np.array([sx], dt), ct), _int_view(np.array([sb], dt), ct))[0])
-        vy = bool(_NP_CMP[direction](_int_view(np.array([sy], dt), ct), _int_view(np.array([sb], dt), ct))[0])
+        vx = bool(K.compare(np.array([sx], dt), np.array([sb], dt), direction, ct)[0])
+        vy = bool(K.compare(np.array([sy], dt), np.array([sb], dt), direction, ct)[0])
     rt = ir.RankedTensorType(op.results[0].type)
     with rewriter.ip:
         if vx == vy:

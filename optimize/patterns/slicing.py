@@ -18,7 +18,9 @@ from ...ir import shapes
 from ...ir.attrs import copy_attrs, i64_array, i64_list, int_attr_value, read_constant, scalar_value
 from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import def_of, defining_op, has_one_use, op_name, user_ops
-from ._util import ELEMENTWISE_OPS, eval_int_array, int_range
+from ...ir.evaluate import evaluate_op, evaluate_value
+from ...ir.opinfo import ELEMENTWISE
+from ._util import int_range
 
 FAMILY = "slicing"
 _FOLD_LIMIT = 1 << 16
@@ -143,7 +145,7 @@ def slice_elementwise(op, rewriter):
     Rank-0 operands (select's predicate, clamp's bounds) stay; splat constants shrink."""
     x = op.operands[0]
     ew = defining_op(x)
-    if ew is None or ew.operation.name not in ELEMENTWISE_OPS or len(ew.results) != 1:
+    if ew is None or ew.operation.name not in ELEMENTWISE or len(ew.results) != 1:
         return False
     if _zero_sized(op.results[0]):
         return False
@@ -495,7 +497,7 @@ def slice_reverse(op, rewriter):
 def _const_indices(values) -> list[int] | None:
     out = []
     for v in values:
-        a = eval_int_array(v, 1)
+        a = evaluate_value(v, 1)
         if a is None:
             return None
         out.append(int(np.asarray(a).reshape(())))
@@ -808,25 +810,22 @@ def pad_of_splat(op, rewriter):
     return replace(rewriter, op, r)
 
 
-_NP_FOLD = {
-    "stablehlo.add": np.add, "stablehlo.subtract": np.subtract, "stablehlo.multiply": np.multiply,
-    "stablehlo.maximum": np.maximum, "stablehlo.minimum": np.minimum,
-}
+_FOLDED = ("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum")
 
 
 def _scalar_apply(name: str, scalars: list[ir.Value], result_elem: ir.Type, attrs: dict, loc) -> ir.Value:
     """``name`` applied to rank-0 values; folded when exact and all are constants."""
     vals = [scalar_value(s) if op_name(s) == "stablehlo.constant" else None for s in scalars]
     dt = np_dtype(result_elem)
-    if name in _NP_FOLD and all(v is not None for v in vals) and dt is not None \
+    if name in _FOLDED and all(v is not None for v in vals) and dt is not None \
             and dt.name != "bfloat16" and all(element_type_of(s) == result_elem for s in scalars):
-        with np.errstate(all="ignore"):
-            res = _NP_FOLD[name](*[np.asarray(v, dtype=dt) for v in vals]).astype(dt)
-        return B.constant(np.asarray(res).reshape(()), ranked([], result_elem), loc=loc)
+        res = evaluate_op(name, [np.asarray(v, dtype=dt) for v in vals])
+        if res is not None:
+            return B.constant(np.asarray(res).reshape(()), ranked([], result_elem), loc=loc)
     return B.op1(name, list(scalars), ranked([], result_elem), attrs, loc=loc)
 
 
-@pattern("elementwise_of_pads", FAMILY, tuple(sorted(ELEMENTWISE_OPS)), benefit=1)
+@pattern("elementwise_of_pads", FAMILY, tuple(sorted(ELEMENTWISE)), benefit=1)
 def elementwise_of_pads(op, rewriter):
     """f(pad(x, c1), pad(y, c2), k) -> pad(f(x, y, k), f(c1, c2, k)) for elementwise f, pads
     with identical padding (used only here) and splat operands k: f runs on the unpadded
@@ -1029,7 +1028,7 @@ def dynamic_slice_elementwise(op, rewriter):
     only here (same clamping: the operands have f's shape); rank-0 operands stay."""
     x = op.operands[0]
     ew = defining_op(x)
-    if ew is None or ew.operation.name not in ELEMENTWISE_OPS or len(ew.results) != 1:
+    if ew is None or ew.operation.name not in ELEMENTWISE or len(ew.results) != 1:
         return False
     if not has_one_use(x) or _zero_sized(op.results[0]):
         return False
