@@ -128,7 +128,7 @@ def reduce_body_kind(op) -> str | None:
         return None
     body = ops[0]
     name = body.operation.name
-    if not info(name).reducible or len(body.operands) != 2:
+    if not info(name).reducible or len(body.operands) != 2 or len(body.attributes):
         return None
     args = list(block.arguments)
     if len(args) != 2 or len(ops[1].operands) != 1 or ops[1].operands[0] != body.results[0]:

@@ -182,3 +182,15 @@ def is_inexact_tensor(t: ir.Type) -> bool:
     """A ranked tensor of float or complex elements (those carry derivatives; integers,
     booleans and tokens do not)."""
     return isinstance(t, ir.RankedTensorType) and is_inexact_type(t.element_type)
+
+
+_NAMED = {"i1": np.dtype(np.bool_), "f16": np.dtype(np.float16), "bf16": bfloat16, "f32": np.dtype(np.float32),
+          "f64": np.dtype(np.float64), "complex<f32>": np.dtype(np.complex64),
+          "complex<f64>": np.dtype(np.complex128)}
+_NAMED.update({f"{p}{w}": np.dtype(f"{k}{w // 8}") for w in (8, 16, 32, 64) for p, k in (("i", "i"), ("ui", "u"))})
+
+
+def dtype_from_name(name: str) -> np.dtype | None:
+    """The NumPy dtype of an element type written as MLIR prints it (``"f32"``, ``"ui8"``,
+    ``"i1"``...), or None; for code that holds types as text (the e-graph language)."""
+    return _NAMED.get(name)

@@ -22,21 +22,11 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from .passes import PassOptions, register_pass
 from ..ir import build as B
 from ..ir.types import ranked, shape_of
+from ..ir.opinfo import ELEMENTWISE
 from ..ir.values import defining_op
 
 CHUNK = 16384  # updates per iteration: indices + updates of a chunk stay in L2
 MIN_UPDATES = 1 << 18  # below this the loop overhead outweighs the saved memory traffic
-
-# ops computed per element (shape in == shape out), safe to recompute on a chunk
-_ELEMENTWISE = {
-    f"stablehlo.{n}" for n in (
-        "abs add and atan2 cbrt ceil clamp compare convert cosine divide exponential "
-        "exponential_minus_one floor is_finite log log_plus_one logistic maximum minimum multiply "
-        "negate not or popcnt power remainder round_nearest_afz round_nearest_even rsqrt select "
-        "shift_left shift_right_arithmetic shift_right_logical sign sine sqrt subtract tan tanh "
-        "xor").split()
-}
-
 
 def _chunks(n: int) -> int | None:
     """The number of equal chunks for ``n`` updates: the divisor of ``n`` whose chunk size is
@@ -96,7 +86,7 @@ def _row_op(op, n: int) -> bool:
     out = shape_of(res[0])
     if not out or out[0] != n:
         return False
-    if name in _ELEMENTWISE:
+    if name in ELEMENTWISE:
         return all(shape_of(o) == out for o in op.operands)
     if name == "stablehlo.reshape":  # [n, a...] -> [n, b...]: rows stay rows
         src = shape_of(op.operands[0])

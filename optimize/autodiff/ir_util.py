@@ -11,19 +11,13 @@ from jaxlib.mlir import ir
 from ...ir import build as B
 from ...ir.attrs import i64_list
 from ...ir.types import element_type_of, i64, is_integer_type, rank_of, ranked, shape_of
+from ...ir.opinfo import CONTROL_FLOW, OPS
 from .errors import ADError
 
-CONTROL_FLOW = ("stablehlo.while", "stablehlo.if", "stablehlo.case")
-
-# ops never moved or rematerialized (effects, or too special)
-NO_MOVE = frozenset({
-    "stablehlo.while", "stablehlo.if", "stablehlo.case", "stablehlo.custom_call", "stablehlo.rng",
-    "stablehlo.rng_bit_generator", "stablehlo.infeed", "stablehlo.outfeed", "stablehlo.send", "stablehlo.recv",
-    "stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.all_to_all", "stablehlo.reduce_scatter",
-    "stablehlo.collective_permute", "stablehlo.collective_broadcast", "stablehlo.optimization_barrier",
-    "stablehlo.create_token", "stablehlo.after_all", "func.call", "func.return", "stablehlo.return",
-    "stablehlo.partition_id", "stablehlo.replica_id",
-})
+# ops never moved or rematerialized: side effects (the op table's impure ops), control flow,
+# calls and terminators
+NO_MOVE = frozenset(n for n, i in OPS.items() if not i.pure) | CONTROL_FLOW | {
+    "func.call", "func.return", "stablehlo.return"}
 
 
 def ops_of(block: ir.Block) -> list:

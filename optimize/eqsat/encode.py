@@ -23,7 +23,8 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from .lang import BINARY, CTORS, DTYPES, MAX_RANK, MAX_VEC, REDUCE_KINDS, UNARY
+from ...ir.opinfo import reduce_body_kind
+from .lang import BINARY, CTORS, DTYPES, MAX_RANK, MAX_VEC, UNARY
 
 _ELEMENTWISE_ATTRS: set[str] = set()
 _ALLOWED_ATTRS = {
@@ -56,31 +57,6 @@ def tensor_info(t: ir.Type) -> tuple[str, tuple[int, ...]] | None:
 
 def _i64s(attr) -> list[int]:
     return [int(x) for x in ir.DenseI64ArrayAttr(attr)]
-
-
-def _reduce_kind(op) -> str | None:
-    if len(op.operands) != 2 or len(op.results) != 1 or len(op.regions) != 1:
-        return None
-    blocks = list(op.regions[0].blocks)
-    if len(blocks) != 1:
-        return None
-    blk = blocks[0]
-    ops = list(blk.operations)
-    if len(blk.arguments) != 2 or len(ops) != 2:
-        return None
-    body, ret = ops
-    name = body.operation.name
-    if not name.startswith("stablehlo.") or name[10:] not in REDUCE_KINDS:
-        return None
-    if ret.operation.name != "stablehlo.return" or len(ret.operands) != 1 or ret.operands[0] != body.results[0]:
-        return None
-    a, b = blk.arguments
-    ops_ = list(body.operands)
-    if len(ops_) != 2 or not ((ops_[0] == a and ops_[1] == b) or (ops_[0] == b and ops_[1] == a)):
-        return None
-    if len(body.attributes) != 0:
-        return None
-    return name[10:]
 
 
 def _float_repr(x: float) -> str:
@@ -167,10 +143,10 @@ def classify(op) -> tuple[str, list] | None:
             return "Dot", [ops[0], ops[1], tuple(dn.lhs_batching_dimensions), tuple(dn.rhs_batching_dimensions),
                            tuple(dn.lhs_contracting_dimensions), tuple(dn.rhs_contracting_dimensions)]
         if short == "reduce":
-            kind = _reduce_kind(op)
-            if kind is None:
+            kind = reduce_body_kind(op)
+            if kind is None or len(op.results) != 1:
                 return None
-            return "Reduce", [kind, ops[0], ops[1], tuple(_i64s(attrs["dimensions"]))]
+            return "Reduce", [kind[len("stablehlo."):], ops[0], ops[1], tuple(_i64s(attrs["dimensions"]))]
     except (ValueError, TypeError, KeyError):
         return None
     return None
@@ -370,9 +346,3 @@ def write_tables(enc: Encoded, directory: str) -> list[tuple[str, str]]:
                 f.write("\n")
         out.append((name, path))
     return out
-
-
-def np_dtype(d: str):
-    return {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_, "i8": np.int8,
-            "i16": np.int16, "i32": np.int32, "i64": np.int64, "ui8": np.uint8, "ui16": np.uint16,
-            "ui32": np.uint32, "ui64": np.uint64}.get(d)

@@ -13,6 +13,9 @@ Kinds of argument: ``i64``, ``String``, ``Op`` (a child term), ``IVec`` (a vecto
 
 from __future__ import annotations
 
+from ...ir import kernels as K
+from ...ir.opinfo import OPS
+
 # constructor name -> argument sorts (the last one is always the result type "Ty")
 CTORS: dict[str, tuple[str, ...]] = {
     "Leaf": ("i64", "Ty"),  # external value number
@@ -37,23 +40,12 @@ CTORS: dict[str, tuple[str, ...]] = {
     "Reduce": ("String", "Op", "Op", "IVec", "Ty"),  # kind, x, init, dims
 }
 
-UNARY = {
-    "abs", "ceil", "cosine", "exponential", "exponential_minus_one", "floor", "log",
-    "log_plus_one", "logistic", "negate", "not", "round_nearest_afz", "round_nearest_even",
-    "rsqrt", "sign", "sine", "sqrt", "cbrt", "tan", "tanh", "is_finite", "popcnt",
-    "count_leading_zeros",
-}
-BINARY = {
-    "add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "remainder",
-    "and", "or", "xor", "atan2", "shift_left", "shift_right_arithmetic", "shift_right_logical",
-}
-# elementwise ops that are expensive per element (calls to math library routines)
-TRANSCENDENTAL = {
-    "cosine", "exponential", "exponential_minus_one", "log", "log_plus_one", "logistic",
-    "rsqrt", "sine", "sqrt", "cbrt", "tan", "tanh", "power", "atan2", "divide", "remainder",
-}
-COMMUTATIVE = ("add", "multiply", "maximum", "minimum", "and", "or", "xor")
-REDUCE_KINDS = {"add", "multiply", "maximum", "minimum", "and", "or"}
+# the elementwise ops the language models, and their facts: from the op table
+UNARY = {i.short for i in OPS.values() if i.kernel is not None and i.arity == 1}
+BINARY = {i.short for i in OPS.values() if i.kernel is not None and i.arity == 2}
+TRANSCENDENTAL = {i.short for i in OPS.values() if i.transcendental and i.kernel is not None}
+COMMUTATIVE = tuple(o for o in K.BINARY if OPS["stablehlo." + o].commutative)
+REDUCE_KINDS = {i.short for i in OPS.values() if i.reducible}
 
 FLOAT_DTYPES = ("f16", "bf16", "f32", "f64")
 INT_DTYPES = ("i1", "i8", "i16", "i32", "i64")  # signless integers (splat values as i64)
