@@ -18,7 +18,7 @@ from jaxlib.mlir import ir
 from . import kernels as K
 from .attrs import compare_parts, i64_list, int_attr_value, read_constant
 from .opinfo import OPS, reduce_body_kind
-from .types import np_dtype, tensor_type
+from .types import np_dtype
 from .values import defining_op
 
 
@@ -112,9 +112,9 @@ def evaluate_value(v: ir.Value, max_elements: int = 1 << 22, *, kinds: str = "bi
     if v in memo:
         return memo[v]
     memo[v] = None  # failures (and cycles, impossible in SSA)
-    if _depth > 64:
+    if _depth > 64 or not isinstance(v.type, ir.RankedTensorType):
         return None
-    tt = tensor_type(v)
+    tt = v.type
     dt = np_dtype(tt.element_type)
     shape = tuple(tt.shape)
     if dt is None or dt.kind not in kinds or int(np.prod(shape, dtype=np.int64)) > max_elements:

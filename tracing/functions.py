@@ -15,6 +15,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from .context import current
+from ..ir.regions import defined_inside
 from ..ir.types import spec_of
 from .numpy_api.convert import as_traced
 from .pytree import TreeDef, flatten, unflatten
@@ -89,22 +90,13 @@ def outline(f) -> list[TracedRArray]:
     """Replace uses of values defined outside ``f`` by new trailing arguments of ``f``;
     returns the outer values (as traced arrays) in argument order."""
     block = f.entry_block
-    inside: set = set()
+    inside = defined_inside(f)
     uses: list[tuple[Any, int, ir.Value]] = []
 
     def visit(op):
-        for r in op.results:
-            inside.add(r)
-        for region in op.regions:
-            for b in region.blocks:
-                for a in b.arguments:
-                    inside.add(a)
-        for i, v in enumerate(op.operands):
-            uses.append((op, i, v))
+        uses.extend((op, i, v) for i, v in enumerate(op.operands))
         return ir.WalkResult.ADVANCE
 
-    for a in block.arguments:
-        inside.add(a)
     f.operation.walk(visit)
     new_args: dict = {}
     captured: list[TracedRArray] = []

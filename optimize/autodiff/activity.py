@@ -14,7 +14,7 @@ from __future__ import annotations
 from jaxlib.mlir import ir
 
 from ...ir.types import is_inexact_tensor
-from .ir_util import captured_values, terminator
+from ...ir.regions import captured_values, terminator
 from .rules import NONDIFF
 
 

@@ -19,8 +19,8 @@ from ..passes import PassOptions
 from .activity import Activity
 from .errors import ADError
 from .forward import expand_forward
-from .ir_util import (_callee_name, add_sort_permutation, make_working_copy, sort_permutation_operand, terminator,
-                      walk_nested)
+from ...ir.regions import callee_name, terminator, walk_nested
+from .ir_util import add_sort_permutation, make_working_copy, sort_permutation_operand
 from .markers import fn_symbol, parse_marker
 from .reverse import expand_reverse
 
@@ -48,7 +48,7 @@ def _function_refs(fn) -> tuple[bool, set]:
             has[0] = True
             refs.add(fn_symbol(o))
         elif o.name == "func.call":
-            refs.add(_callee_name(o))
+            refs.add(callee_name(o))
 
     walk_nested(fn, visit)
     return has[0], refs

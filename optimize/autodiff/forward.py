@@ -16,7 +16,9 @@ from ...ir.types import element_type_of, i64, is_inexact_tensor, ranked, shape_o
 from ...ir.markers import Activity as A, RETURNS_PRIMAL, WITH_TANGENT
 from .activity import Activity
 from .errors import ADError
-from .ir_util import captured_values, clone_op, copy_attrs, ops_of, terminator, while_parts
+from ...ir.attrs import copy_attrs
+from ...ir.loops import while_parts
+from ...ir.regions import block_ops, captured_values, clone_op, terminator
 from .rules import NONDIFF, RULES
 
 
@@ -114,7 +116,7 @@ class Forward:
 
     # -- loops ----------------------------------------------------------------------------------
     def _while(self, op, P: Env, T: Env) -> None:
-        cond, body = while_parts(op)
+        _, cond, body, _ = while_parts(op)
         n = len(op.operands)
         V = [j for j in range(n) if self.act.is_active(body.arguments[j]) or self.act.is_active(op.results[j])]
         if not V:
@@ -135,7 +137,7 @@ class Forward:
         env = Env(P)
         env.update(cond.arguments, list(ccond.arguments)[:n])
         with ir.InsertionPoint(ccond), op.location:
-            for o in ops_of(cond):
+            for o in block_ops(cond):
                 c = clone_op(o, env.get)
                 env.update(o.results, c.results)
             B.create("stablehlo.return", [env.get(terminator(cond).operands[0])], [])
@@ -145,7 +147,7 @@ class Forward:
         for k, j in enumerate(V):
             Tb.set(body.arguments[j], bargs[n + k * W: n + (k + 1) * W])
         with ir.InsertionPoint(cbody), op.location:
-            self.block(ops_of(body), Pb, Tb)
+            self.block(block_ops(body), Pb, Tb)
             ret = terminator(body)
             outs = [Pb.get(v) for v in ret.operands]
             for j in V:
@@ -175,7 +177,7 @@ class Forward:
             blk = ir.Block.create_at_start(new.regions[i], [])
             Pb, Tb = Env(P), Env(T)
             with ir.InsertionPoint(blk), op.location:
-                self.block(ops_of(src), Pb, Tb)
+                self.block(block_ops(src), Pb, Tb)
                 ret = terminator(src)
                 outs = [Pb.get(v) for v in ret.operands]
                 for j in V:
@@ -221,7 +223,7 @@ def expand_forward(spec, work, act: Activity, options) -> list:
                 else:
                     lanes = [B.reshape(B.slice_in_dim(sh, l, l + 1, 0), list(shape_of(a))) for l in range(W)]
                 T.set(a, lanes)
-        Forward(act, W).block(ops_of(body), P, T)
+        Forward(act, W).block(block_ops(body), P, T)
         ret = terminator(body)
         outs = [P.get(ret.operands[j]) for j, a in enumerate(spec.ret_activity) if a in RETURNS_PRIMAL]
         for j, a in enumerate(spec.ret_activity):
@@ -247,7 +249,7 @@ def _expand_forward_lane_loop(spec, work, act: Activity) -> list:
     with ir.InsertionPoint(marker), marker.location:
         for i, a in enumerate(body.arguments):
             P.set(a, spec.args[i])
-        for op in ops_of(body):  # the primal, once
+        for op in block_ops(body):  # the primal, once
             with op.location:
                 new = clone_op(op, P.get)
             P.update(op.results, new.results)
@@ -270,7 +272,7 @@ def _expand_forward_lane_loop(spec, work, act: Activity) -> list:
                     s = list(shape_of(a))
                     lane = B.reshape(B.dynamic_slice(spec.shadows[i], [k] + [z] * len(s), [1] + s), s)
                     Tl.set(a, [lane])
-            Forward(act, 1, reuse_primal=True).block(ops_of(body), Pl, Tl)
+            Forward(act, 1, reuse_primal=True).block(block_ops(body), Pl, Tl)
             new_stacks = []
             for st, v in zip(list(bb.arguments)[1:], tres):
                 t = Tl.lookup(v)

@@ -1,17 +1,18 @@
-"""IR utilities for the AD pass: cloning ops with a value mapping, captured values of
-regions, and the preparation of a working copy of the function to differentiate (calls
-inlined, loop-invariant code hoisted out of while loops, sorts given a permutation)."""
+"""The AD pass's preparation of a working copy of the function to differentiate (calls
+inlined, loop-invariant code hoisted out of while loops, sorts given a permutation), and the
+ops it never moves. Walking, cloning and inlining come from ``reactant.ir.regions``."""
 
 from __future__ import annotations
-
-from typing import Callable
 
 from jaxlib.mlir import ir
 
 from ...ir import build as B
-from ...ir.attrs import i64_list
-from ...ir.types import element_type_of, i64, is_integer_type, rank_of, ranked, shape_of
+from ...ir.attrs import copy_attrs, i64_list
+from ...ir.loops import analyze
 from ...ir.opinfo import CONTROL_FLOW, OPS
+from ...ir.regions import block_ops, callee_name, captured_values, clone_op, inline_call, walk_nested
+from ...ir.types import element_type_of, i64, is_integer_type, rank_of, ranked, shape_of
+from ...ir.values import defining_op, is_within
 from .errors import ADError
 
 # ops never moved or rematerialized: side effects (the op table's impure ops), control flow,
@@ -20,130 +21,8 @@ NO_MOVE = frozenset(n for n, i in OPS.items() if not i.pure) | CONTROL_FLOW | {
     "func.call", "func.return", "stablehlo.return"}
 
 
-def ops_of(block: ir.Block) -> list:
-    """The ops of a block without its terminator (func.return / stablehlo.return)."""
-    ops = list(block.operations)
-    if ops and ops[-1].operation.name in ("func.return", "stablehlo.return"):
-        ops = ops[:-1]
-    return ops
-
-
-def terminator(block: ir.Block):
-    return list(block.operations)[-1]
-
-
-def walk_nested(op, fn: Callable) -> None:
-    """Call ``fn(nested_op)`` for every op nested in ``op``'s regions (pre-order, not op)."""
-    for region in op.regions:
-        for block in region.blocks:
-            for o in block.operations:
-                fn(o)
-                if len(o.regions):
-                    walk_nested(o, fn)
-
-
-def defined_inside(op) -> set:
-    """Values defined in the regions of ``op`` (block arguments and nested results)."""
-    out = set()
-
-    def visit(o):
-        for r in o.results:
-            out.add(r)
-        for region in o.regions:
-            for b in region.blocks:
-                for a in b.arguments:
-                    out.add(a)
-
-    for region in op.regions:
-        for b in region.blocks:
-            for a in b.arguments:
-                out.add(a)
-    walk_nested(op, visit)
-    return out
-
-
-def captured_values(op) -> list:
-    """Values used inside ``op``'s regions but defined outside ``op`` (in first-use order)."""
-    if not len(op.regions):
-        return []
-    inside = defined_inside(op)
-    seen = {}
-
-    def visit(o):
-        for v in o.operands:
-            if v not in inside and v not in seen:
-                seen[v] = None
-
-    walk_nested(op, visit)
-    return list(seen)
-
-
-def copy_attrs(op) -> dict:
-    out = {}
-    attrs = op.attributes
-    for k in attrs:
-        name = k if isinstance(k, str) else k.name
-        out[name] = attrs[name]
-    return out
-
-
-def clone_op(op, get: Callable, caps: list | None = None) -> ir.Operation:
-    """A copy of ``op`` at the ambient insertion point, with every operand ``v`` (also those
-    captured inside its regions) replaced by ``get(v)``. Attributes and location kept."""
-    op = op.operation
-    new_operands = [get(v) for v in op.operands]
-    if not len(op.regions):
-        new = op.clone()
-        for i, v in enumerate(new_operands):
-            new.operands[i] = v
-        return new
-    caps = captured_values(op) if caps is None else caps
-    capmap = {v: get(v) for v in caps}
-    new = op.clone()
-    for i, v in enumerate(new_operands):
-        new.operands[i] = v
-    if capmap:
-        def fix(o):
-            o = o.operation
-            for i, v in enumerate(o.operands):
-                nv = capmap.get(v)
-                if nv is not None:
-                    o.operands[i] = nv
-        walk_nested(new, fix)
-    return new
-
-
-def defining_op(v: ir.Value):
-    owner = v.owner
-    return None if isinstance(owner, ir.Block) else owner.operation
-
-
-def is_within(v: ir.Value, op) -> bool:
-    """Whether ``v`` is defined inside the regions of ``op``."""
-    op = op.operation
-    owner = v.owner
-    if isinstance(owner, ir.Block):
-        cur = owner.owner  # the op owning the region of this block
-        cur = cur.operation if cur is not None else None
-    else:
-        cur = owner.operation.parent
-    while cur is not None:
-        if cur == op:
-            return True
-        cur = cur.parent
-    return False
-
-
 # ---------------------------------------------------------------------------------------------
 # working copy preparation
-
-
-def _callee_name(call) -> str:
-    a = call.attributes["callee"]
-    try:
-        return ir.FlatSymbolRefAttr(a).value
-    except (ValueError, TypeError):
-        return str(a).lstrip("@")
 
 
 def inline_calls(fn, funcs: dict) -> None:
@@ -159,38 +38,12 @@ def inline_calls(fn, funcs: dict) -> None:
         if not calls:
             return
         for call in calls:
-            name = _callee_name(call)
+            name = callee_name(call)
             callee = funcs.get(name)
             if callee is None or not len(callee.regions[0].blocks):
                 raise ADError(f"cannot differentiate through a call to @{name}: no body in the module", call)
-            body = callee.regions[0].blocks[0]
-            env = dict(zip(body.arguments, call.operands))
-            get = env.__getitem__
-            ret = None
-            with ir.InsertionPoint(call):
-                for o in body.operations:
-                    if o.operation.name == "func.return":
-                        ret = [env[v] for v in o.operands]
-                        break
-                    new = clone_op(o, get)
-                    env.update(zip(o.results, new.results))
-            for r, v in zip(call.results, ret):
-                r.replace_all_uses_with(v)
-            call.erase()
+            inline_call(call, callee)
     raise ADError("call nesting deeper than 200 (recursive functions cannot be differentiated)", fn)
-
-
-def while_parts(w):
-    cond = w.regions[0].blocks[0]
-    body = w.regions[1].blocks[0]
-    return cond, body
-
-
-def passthrough_slots(w) -> set[int]:
-    """Slots j whose body returns its own block argument unchanged (loop invariant)."""
-    _, body = while_parts(w)
-    ret = terminator(body)
-    return {j for j, (a, r) in enumerate(zip(body.arguments, ret.operands)) if r == a}
 
 
 def hoist_loop_invariants(fn) -> None:
@@ -208,15 +61,15 @@ def hoist_loop_invariants(fn) -> None:
 
 
 def _hoist_one(w) -> None:
-    _, body = while_parts(w)
-    pt = passthrough_slots(w)
-    pt_args = {body.arguments[j]: w.operands[j] for j in pt}
+    info = analyze(w)
+    body = info.body
+    pt_args = {body.arguments[j]: w.operands[j] for j in info.passthrough}
     hoisted = set()
 
     def invariant(v) -> bool:
         return v in pt_args or v in hoisted or not is_within(v, w)
 
-    for o in ops_of(body):
+    for o in block_ops(body):
         o = o.operation
         if o.name in NO_MOVE or o.name.startswith("enzyme."):
             continue

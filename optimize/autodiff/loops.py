@@ -44,148 +44,28 @@ cached per outer iteration.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
-import numpy as np
 from jaxlib.mlir import ir
 
 from ...ir import build as B
-from ...ir.types import element_type_of, i64, is_integer_type, ranked, shape_of
+from ...ir.loops import WhileLoopInfo, analyze, slot_of, while_parts
+from ...ir.types import element_type_of, i64, ranked, shape_of
 from . import emit as E
 from .errors import ADError
-from .ir_util import (NO_MOVE, captured_values, clone_op, defining_op, is_within, ops_of, passthrough_slots,
-                      terminator, walk_nested, while_parts)
+from ...ir.regions import block_ops, captured_values, clone_op, terminator, walk_nested
+from ...ir.values import defining_op, is_within
+from .ir_util import NO_MOVE
 from .reverse import Scope, SegmentScope, reverse_block
-
-# ---------------------------------------------------------------------------------------------
-# loop analysis
-
-
-def const_int(v) -> int | None:
-    """The value of a scalar integer constant (possibly converted), else None."""
-    op = defining_op(v)
-    if op is None:
-        return None
-    if op.name == "stablehlo.convert":
-        if not is_integer_type(element_type_of(v)):
-            return None
-        return const_int(op.operands[0])
-    if op.name != "stablehlo.constant":
-        return None
-    if not is_integer_type(element_type_of(v)) or list(shape_of(v)) not in ([], [1]):
-        return None
-    attr = op.attributes["value"]
-    try:
-        a = ir.DenseIntElementsAttr(attr)
-        if a.is_splat:
-            return int(a.get_splat_value().value)
-        return int(list(a)[0])
-    except (ValueError, TypeError):
-        return int(np.array(ir.DenseElementsAttr(attr)).reshape(-1)[0])
-
-
-@dataclass
-class LoopInfo:
-    n: int
-    passthrough: set = field(default_factory=set)
-    induction: dict = field(default_factory=dict)  # slot -> constant step
-    trip_count: int | None = None
-
-
-def _slot_of(v, block: ir.Block) -> int | None:
-    owner = v.owner
-    if isinstance(owner, ir.Block) and owner == block:
-        for j, a in enumerate(block.arguments):
-            if a == v:
-                return j
-    return None
-
-
-def analyze_loop(w) -> LoopInfo:
-    cond, body = while_parts(w)
-    n = len(w.operands)
-    info = LoopInfo(n=n, passthrough=passthrough_slots(w))
-    ret = terminator(body)
-    for j in range(n):
-        if not is_integer_type(element_type_of(w.operands[j])) or list(shape_of(w.operands[j])) != []:
-            continue
-        op = defining_op(ret.operands[j])
-        if op is None or op.name not in ("stablehlo.add", "stablehlo.subtract"):
-            continue
-        a, b = op.operands
-        if a == body.arguments[j] and const_int(b) is not None:
-            step = const_int(b)
-            info.induction[j] = -step if op.name == "stablehlo.subtract" else step
-        elif op.name == "stablehlo.add" and b == body.arguments[j] and const_int(a) is not None:
-            info.induction[j] = const_int(a)
-    info.trip_count = _trip_count(w, info)
-    return info
-
-
-_FLIP = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE", "EQ": "EQ", "NE": "NE"}
-
-
-def _bound_value(v, w, cond, info) -> int | None:
-    c = const_int(v)
-    if c is not None:
-        return c
-    k = _slot_of(v, cond)
-    if k is not None and k in info.passthrough:
-        return const_int(w.operands[k])
-    return None
-
-
-def _trip_count(w, info: LoopInfo) -> int | None:
-    cond, _ = while_parts(w)
-    pred = terminator(cond).operands[0]
-    cmp = defining_op(pred)
-    if cmp is None or cmp.name != "stablehlo.compare":
-        return None
-    from jaxlib.mlir.dialects import stablehlo as hlo
-
-    direction = hlo.ComparisonDirectionAttr(cmp.attributes["comparison_direction"]).value
-    lhs, rhs = cmp.operands
-    j = _slot_of(lhs, cond)
-    bound = _bound_value(rhs, w, cond, info)
-    if j is None or j not in info.induction or bound is None:
-        j = _slot_of(rhs, cond)
-        bound = _bound_value(lhs, w, cond, info)
-        direction = _FLIP[direction]
-        if j is None or j not in info.induction or bound is None:
-            return None
-    init = const_int(w.operands[j])
-    if init is None:
-        return None
-    step = info.induction[j]
-    if step == 0:
-        return None
-    if direction == "LT" and step > 0:
-        t = -(-(bound - init) // step)
-    elif direction == "LE" and step > 0:
-        t = (bound - init) // step + 1
-    elif direction == "GT" and step < 0:
-        t = -(-(init - bound) // (-step))
-    elif direction == "GE" and step < 0:
-        t = (init - bound) // (-step) + 1
-    elif direction == "NE":
-        d = bound - init
-        if d % step != 0 or d // step < 0:
-            return None
-        t = d // step
-    else:
-        return None
-    return max(0, int(t))
-
 
 # ---------------------------------------------------------------------------------------------
 # the reverse loop body scope
 
 
-def _carried_dependent(w, info: LoopInfo) -> set:
+def _carried_dependent(w, info: WhileLoopInfo) -> set:
     """Body values that depend on carried state other than pass-through and induction slots."""
-    _, body = while_parts(w)
-    dep = {a for j, a in enumerate(body.arguments) if j not in info.passthrough and j not in info.induction}
-    for o in ops_of(body):
+    _, _, body, _ = while_parts(w)
+    dep = {a for j, a in enumerate(body.arguments) if j not in info.passthrough and j not in info.steps}
+    for o in block_ops(body):
         o = o.operation
         vals = list(o.operands)
         if len(o.regions):
@@ -204,11 +84,11 @@ _REMAT_MOVES = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.reshape", "st
 class LoopRevScope(Scope):
     """The body of a reverse loop: primal values of forward iteration ``k`` (see module doc)."""
 
-    def __init__(self, eng, parent: Scope, w, info: LoopInfo, init_vals, k, head_ip, ip, N: int, rev_op):
+    def __init__(self, eng, parent: Scope, w, info: WhileLoopInfo, init_vals, k, head_ip, ip, N: int, rev_op):
         super().__init__(eng, parent, ip)
         self.w = w
         self.info = info
-        _, self.body = while_parts(w)
+        _, _, self.body, _ = while_parts(w)
         self.init_vals = init_vals
         self.k = k
         self.head_ip = head_ip
@@ -218,7 +98,7 @@ class LoopRevScope(Scope):
         self.cached: list = []  # (source value, placeholder stack value)
         self.stack_of: dict = {}
         self.pt = {self.body.arguments[j]: init_vals[j] for j in info.passthrough}
-        self.ind = {self.body.arguments[j]: (init_vals[j], s) for j, s in info.induction.items()
+        self.ind = {self.body.arguments[j]: (init_vals[j], s) for j, s in info.steps.items()
                     if j not in info.passthrough}
         self.dep = _carried_dependent(w, info)
 
@@ -264,7 +144,7 @@ class LoopRevScope(Scope):
     def _cache(self, v):
         # a carried value at iteration k is what the body returned at iteration k-1 (or the
         # initial value): share that value's stack instead of caching the slot separately
-        j = _slot_of(v, self.body)
+        j = slot_of(v, self.body)
         if j is not None:
             r = terminator(self.body).operands[j]
             o = defining_op(r)
@@ -285,7 +165,7 @@ class LoopRevScope(Scope):
 
 
 def _clone_region_ops(src_block, env_get, env: dict):
-    for o in ops_of(src_block):
+    for o in block_ops(src_block):
         c = clone_op(o, env_get)
         for a, b in zip(o.results, c.results):
             env[a] = b
@@ -293,7 +173,7 @@ def _clone_region_ops(src_block, env_get, env: dict):
 
 def _emit_cond(w, env_get, carry, extra_pred=None):
     """Re-emit ``w``'s condition on ``carry`` at the ambient insertion point; returns i1."""
-    cond, _ = while_parts(w)
+    _, cond, _, _ = while_parts(w)
     env = dict(zip(cond.arguments, carry))
     g = lambda v: env[v] if v in env else env_get(v)  # noqa: E731
     _clone_region_ops(cond, g, env)
@@ -305,7 +185,7 @@ def _emit_cond(w, env_get, carry, extra_pred=None):
 
 def _emit_body(w, env_get, carry):
     """Re-emit ``w``'s body on ``carry``; returns (env dict, new carry)."""
-    _, body = while_parts(w)
+    _, _, body, _ = while_parts(w)
     env = dict(zip(body.arguments, carry))
     g = lambda v: env[v] if v in env else env_get(v)  # noqa: E731
     _clone_region_ops(body, g, env)
@@ -343,7 +223,7 @@ def _read(stack, k, shp):
 def _loop_io(scope: Scope, w):
     """(A: active slots, O: active values from outside the loop that its body uses)."""
     act = scope.eng.act
-    _, body = while_parts(w)
+    _, _, body, _ = while_parts(w)
     n = len(w.operands)
     A = [j for j in range(n) if act.is_active(w.results[j]) or act.is_active(body.arguments[j])]
     seen = {}
@@ -369,7 +249,9 @@ def reverse_while(scope: Scope, w, cts) -> None:
     A, O = _loop_io(scope, w)
     if not A and not O:
         return
-    info = analyze_loop(w)
+    info = analyze(w)
+    if info is None:
+        raise ADError("reverse mode through a stablehlo.while with multi-block regions is not supported", w)
     init_vals = [scope.get(v) for v in w.operands]
     plain = scope.plain.get(w)
     with scope.ip, w.location:
@@ -408,12 +290,12 @@ def _replace_plain(scope: Scope, w, plain, results) -> None:
     scope.plain.pop(w, None)
 
 
-def _reverse_core(scope: Scope, w, info: LoopInfo, init_vals, ct_init, acc_init, A, O, N: int, limit,
+def _reverse_core(scope: Scope, w, info: WhileLoopInfo, init_vals, ct_init, acc_init, A, O, N: int, limit,
                   static_T, plain):
     """Augmented forward loop + reverse loop. Returns (slot cotangents, accumulators, primal results)."""
     eng = scope.eng
     n = len(w.operands)
-    _, body = while_parts(w)
+    _, _, body, _ = while_parts(w)
     loc = w.location
     # 1. the reverse loop (stacks and the trip count are placeholders until step 2)
     with scope.ip, loc:
@@ -434,7 +316,7 @@ def _reverse_core(scope: Scope, w, info: LoopInfo, init_vals, ct_init, acc_init,
     ret = terminator(body)
     for idx, j in enumerate(A):
         L.add_ct(ret.operands[j], rargs[idx])
-    reverse_block(L, ops_of(body))
+    reverse_block(L, block_ops(body))
     with L.ip, loc:
         outs = []
         for j in A:
@@ -495,7 +377,7 @@ def _poison(flag, g):
     return B.select(flag, nan, g)
 
 
-def _reverse_checkpointed(scope: Scope, w, info: LoopInfo, init_vals, ct_init, acc_init, A, O, N: int, c: int,
+def _reverse_checkpointed(scope: Scope, w, info: WhileLoopInfo, init_vals, ct_init, acc_init, A, O, N: int, c: int,
                           static_T, plain):
     """Periodic checkpointing: snapshots of the carried state every ``c`` iterations."""
     n = len(w.operands)
@@ -559,4 +441,4 @@ def _reverse_checkpointed(scope: Scope, w, info: LoopInfo, init_vals, ct_init, a
     return ct_out, acc_out
 
 
-__all__ = ["reverse_while", "analyze_loop", "LoopInfo", "LoopRevScope"]
+__all__ = ["reverse_while", "LoopRevScope"]

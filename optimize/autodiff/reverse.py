@@ -30,7 +30,10 @@ from ...ir.markers import Activity as A, RETURNS_PRIMAL, SEEDED
 from . import emit as E
 from .activity import Activity
 from .errors import ADError
-from .ir_util import NO_MOVE, captured_values, clone_op, copy_attrs, defining_op, is_within, ops_of, terminator
+from ...ir.attrs import copy_attrs
+from ...ir.regions import block_ops, captured_values, clone_op, terminator
+from ...ir.values import defining_op, is_within
+from .ir_util import NO_MOVE
 from .rules import NONDIFF, RULES
 
 
@@ -211,7 +214,7 @@ def reverse_branch(scope: Scope, op, cts) -> None:
             # no primal of this op in scope (inside a reverse loop): recompute the branch
             bs = BranchScope(scope.eng, scope, ir.InsertionPoint(blk))
             with bs.ip, op.location:
-                forward_sweep(bs, ops_of(src))
+                forward_sweep(bs, block_ops(src))
             sentinel = None
         else:
             with ir.InsertionPoint(blk), op.location:
@@ -222,7 +225,7 @@ def reverse_branch(scope: Scope, op, cts) -> None:
         for j, g in enumerate(cts):
             if g is not None:
                 bs.add_ct(ret.operands[j], g)
-        reverse_block(bs, ops_of(src))
+        reverse_block(bs, block_ops(src))
         with bs.ip, op.location:
             outs = [bs.ct.get(v) if bs.ct.get(v) is not None else B.zeros(v.type) for v in O]
             B.create("stablehlo.return", outs, [])
@@ -249,7 +252,7 @@ def _rebuild_with_tape(scope: Scope, op, plain, tape: list) -> None:
         env: dict = {}
         g = lambda v: env[v] if v in env else scope.get(v)  # noqa: E731
         with ir.InsertionPoint(blk), op.location:
-            for o in ops_of(src):
+            for o in block_ops(src):
                 c = clone_op(o, g)
                 env.update(zip(o.results, c.results))
             outs = [g(v) for v in terminator(src).operands]
@@ -275,12 +278,12 @@ def expand_reverse(spec, work, act: Activity, options) -> list:
     P = dict(zip(body.arguments, spec.args))
     top = TopScope(eng, P, ir.InsertionPoint(spec.op))
     with top.ip, spec.op.location:
-        forward_sweep(top, ops_of(body))
+        forward_sweep(top, block_ops(body))
     ret = terminator(body)
     for j, a in enumerate(spec.ret_activity):
         if a in SEEDED:
             top.add_ct(ret.operands[j], spec.seeds[j])
-    reverse_block(top, ops_of(body))
+    reverse_block(top, block_ops(body))
     with top.ip, spec.op.location:
         outs = [top.get(ret.operands[j]) for j, a in enumerate(spec.ret_activity) if a in RETURNS_PRIMAL]
         for i, a in enumerate(spec.activity):

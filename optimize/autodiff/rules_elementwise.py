@@ -212,7 +212,7 @@ register("chlo.conj", lambda cx, op, ts: [None if ts[0] is None else E.conj(ts[0
 
 def _same_op(op, vals):
     """The op ``op`` applied to ``vals`` (same attributes; one result per value)."""
-    from .ir_util import copy_attrs
+    from ...ir.attrs import copy_attrs
 
     o = ir.Operation.create(op.name, results=[v.type for v in vals], operands=list(vals),
                             attributes=copy_attrs(op) or None)

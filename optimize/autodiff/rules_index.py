@@ -19,7 +19,9 @@ from ...ir.types import element_type_of, i1, i64, like, rank_of, ranked, shape_o
 from . import emit as E
 from ...ir.contracts import IN_BOUNDS
 from .errors import ADError
-from .ir_util import copy_attrs, sort_permutation_operand, terminator
+from ...ir.attrs import copy_attrs
+from ...ir.regions import terminator
+from .ir_util import sort_permutation_operand
 from .rules import or_zeros, prim, register, res
 from .rules_reduce import body_kind
 

@@ -10,7 +10,8 @@ from ...ir.attrs import i64_array, i64_list, padding_attr
 from ...ir.types import element_type_of, is_integer_type, rank_of, ranked, shape_of
 from . import emit as E
 from .errors import ADError
-from .ir_util import iota_dimension, terminator
+from ...ir.regions import terminator
+from .ir_util import iota_dimension
 from .rules import prim, register, res, tadd
 
 _KINDS = {"stablehlo.add": "add", "stablehlo.maximum": "max", "stablehlo.minimum": "min",

@@ -1,6 +1,6 @@
-"""Analyses shared by the pattern families (reduction kinds and identities, exact evaluation
-and value ranges of integer index computations, equivalence of regions). Types, constants
-and op builders come from ``reactant.ir``."""
+"""Analyses shared by the pattern families: reduction identities of init values, broadcast
+sources, and value ranges of integer index computations. Types, constants, op facts,
+evaluation, loops and builders come from ``reactant.ir``."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from ...ir.attrs import i64_list, int_attr_value, read_constant, scalar_value, splat_value
+from ...ir.loops import loop_counter_range
 from ...ir.opinfo import reduce_identity
 from ...ir.types import element_type_of, np_dtype, shape_of
 from ...ir.values import defining_op
@@ -70,7 +71,7 @@ def int_range(v: ir.Value, _depth: int = 0, env: dict | None = None) -> tuple[in
     tb = _type_bounds(dt)
     op = defining_op(v)
     if op is None:
-        return _block_arg_range(v)
+        return loop_counter_range(v)
     name = op.operation.name
     if name == "stablehlo.constant":
         a = read_constant(v, 1 << 16)
@@ -134,62 +135,3 @@ def int_range(v: ir.Value, _depth: int = 0, env: dict | None = None) -> tuple[in
         c = [a * b for a in rs[0] for b in rs[1]]
         return fits(min(c), max(c))
     return None
-
-
-def _block_arg_range(v: ir.Value):
-    """Bounds of a loop counter (a ``stablehlo.while`` body argument counting from a constant
-    by a constant step up to a constant limit), else None."""
-    try:
-        from .control_flow import loop_counter_range
-    except ImportError:  # pragma: no cover
-        return None
-    try:
-        return loop_counter_range(v)
-    except Exception:  # analysis must never break a pattern
-        return None
-
-
-def _attrs_equal(a, b) -> bool:
-    na = sorted(n for n in a.attributes)
-    nb = sorted(n for n in b.attributes)
-    if na != nb:
-        return False
-    return all(a.attributes[n] == b.attributes[n] for n in na)
-
-
-def regions_equivalent(ra: ir.Region, rb: ir.Region, mapping: dict | None = None) -> bool:
-    """Two single-or-multi-block regions compute the same thing: same ops, attributes and
-    types, operands equal up to the correspondence of values defined inside them."""
-    mapping = {} if mapping is None else mapping
-    ba, bb = list(ra.blocks), list(rb.blocks)
-    if len(ba) != len(bb):
-        return False
-    for x, y in zip(ba, bb):
-        if len(x.arguments) != len(y.arguments):
-            return False
-        for p, q in zip(x.arguments, y.arguments):
-            if p.type != q.type:
-                return False
-            mapping[p] = q
-    for x, y in zip(ba, bb):
-        ox, oy = list(x.operations), list(y.operations)
-        if len(ox) != len(oy):
-            return False
-        for a, b in zip(ox, oy):
-            if a.operation.name != b.operation.name or len(a.operands) != len(b.operands) \
-                    or len(a.results) != len(b.results) or len(a.regions) != len(b.regions):
-                return False
-            for p, q in zip(a.operands, b.operands):
-                if mapping.get(p, p) != q:
-                    return False
-            for p, q in zip(a.results, b.results):
-                if p.type != q.type:
-                    return False
-            if not _attrs_equal(a, b):
-                return False
-            for p, q in zip(a.regions, b.regions):
-                if not regions_equivalent(p, q, mapping):
-                    return False
-            for p, q in zip(a.results, b.results):
-                mapping[p] = q
-    return True

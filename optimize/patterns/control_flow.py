@@ -19,73 +19,34 @@ import re
 import numpy as np
 from jaxlib.mlir import ir
 
-from ..inline import clone_body
 from ._registry import pattern, replace
 from ...ir import build as B
 from ...ir.attrs import compare_attrs, compare_parts, copy_attrs, i64_array, i64_list, same_constant, scalar_value
-from ...ir.types import element_type_of, np_dtype, ranked, shape_of
+from ...ir.types import element_type_of, is_ranked_tensor, np_dtype, ranked, shape_of
 from ...ir.values import defining_op, has_one_use, is_defined_outside
+from ...ir.context import functions
 from ...ir.evaluate import evaluate_op, evaluate_value
+from ...ir.loops import analyze, while_parts
 from ...ir.opinfo import ELEMENTWISE, info, is_pure_op
-from ._util import _attrs_equal, int_range, regions_equivalent
+from ...ir.regions import (attrs_equal, captured_values, clone_block, regions_equivalent, replace_uses_within,
+                           single_block, terminator)
+from ._util import int_range
 
 FAMILY = "control_flow"
 
 
-
 # -- helpers -------------------------------------------------------------------------------------
-
-def _is_ranked(t) -> bool:
-    try:
-        ir.RankedTensorType(t)
-        return True
-    except Exception:
-        return False
-
-
-def _block(region: ir.Region) -> ir.Block | None:
-    blocks = list(region.blocks)
-    return blocks[0] if len(blocks) == 1 else None
-
-
-def _terminator(block: ir.Block):
-    ops = list(block.operations)
-    return ops[-1] if ops else None
-
-
-def _captures(op) -> list[ir.Value]:
-    """Values used inside ``op``'s regions that are defined outside ``op``."""
-    out = []
-    if not len(op.regions):
-        return out
-
-    def visit(o):
-        for v in o.operands:
-            if is_defined_outside(v, op):
-                out.append(v)
-        return ir.WalkResult.ADVANCE
-
-    for r in op.regions:
-        for b in r.blocks:
-            for o in b.operations:
-                o.operation.walk(visit)
-    return out
 
 
 def _inputs(op) -> list[ir.Value]:
-    return list(op.operands) + _captures(op)
+    """The values an op reads: its operands and what its regions capture."""
+    return list(op.operands) + captured_values(op)
 
 
-def _replace_in(op, old: ir.Value, new: ir.Value) -> None:
-    """Replace uses of ``old`` by ``new`` in ``op`` and everything nested in it."""
-
-    def visit(o):
-        for i, v in enumerate(o.operands):
-            if v == old:
-                o.operands[i] = new
-        return ir.WalkResult.ADVANCE
-
-    op.operation.walk(visit)
+def _ranges(w) -> dict:
+    """{counter slot: (lo, hi)} of a while loop's counters (``reactant.ir.loops``)."""
+    info = analyze(w)
+    return {} if info is None else info.ranges
 
 
 def _scalar_int(v: ir.Value, memo=None):
@@ -117,7 +78,7 @@ def _new_op_with_regions(name: str, operands, result_types, attrs, loc, old_regi
 
 
 def _set_return(rewriter, block: ir.Block, values) -> None:
-    term = _terminator(block)
+    term = terminator(block)
     with ir.InsertionPoint(term), term.location:
         B.create(term.operation.name, list(values), [], loc=term.location)
     rewriter.erase_op(term)
@@ -130,13 +91,6 @@ def _module_of(op):
     while o is not None and o.name != "builtin.module":
         o = o.parent
     return o
-
-
-def _lookup_func(module_op, name: str):
-    for f in module_op.regions[0].blocks[0].operations:
-        if f.operation.name == "func.func" and ir.StringAttr(f.attributes["sym_name"]).value == name:
-            return f
-    return None
 
 
 def _callees(fn) -> set[str]:
@@ -155,7 +109,7 @@ def _recursive(module_op, name: str) -> bool:
     seen, stack = set(), [name]
     while stack:
         n = stack.pop()
-        f = _lookup_func(module_op, n)
+        f = functions(module_op).get(n)
         if f is None:
             continue
         for c in _callees(f):
@@ -174,7 +128,7 @@ def inline_call(op, rewriter):
     if module_op is None:
         return False
     name = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-    fn = _lookup_func(module_op, name)
+    fn = functions(module_op).get(name)
     if fn is None or len(fn.regions[0].blocks) != 1 or _recursive(module_op, name):
         return False
     block = fn.regions[0].blocks[0]
@@ -182,23 +136,17 @@ def inline_call(op, rewriter):
         return False
     if list(block.operations)[-1].operation.name != "func.return":
         return False
-    return replace(rewriter, op, clone_body(fn, list(op.operands), rewriter.ip))
+    return replace(rewriter, op, clone_block(fn.regions[0].blocks[0], list(op.operands), rewriter.ip))
 
 
 # -- stablehlo.while -------------------------------------------------------------------------------
-
-def _while_parts(op):
-    cond, body = _block(op.regions[0]), _block(op.regions[1])
-    if cond is None or body is None:
-        return None
-    return list(op.operands), cond, body, list(_terminator(body).operands)
 
 
 @pattern("while_passthrough_arg", FAMILY, "stablehlo.while", benefit=2)
 def while_passthrough_arg(op, rewriter):
     """An iteration argument the body returns unchanged (or replaces by its own init value)
     is that init value everywhere: in the condition, the body and the result."""
-    parts = _while_parts(op)
+    parts = while_parts(op)
     if parts is None:
         return False
     inits, cond, body, yields = parts
@@ -263,7 +211,7 @@ def _while_live_args(op, cond, body, yields) -> set[int]:
 def while_dead_arg(op, rewriter):
     """Remove iteration arguments whose values nobody observes: result unused, not read by
     the condition, and in the body only feeding their own (or other dead) next values."""
-    parts = _while_parts(op)
+    parts = while_parts(op)
     if parts is None:
         return False
     inits, cond, body, yields = parts
@@ -299,7 +247,7 @@ def _structurally_same_step(yi, yj, ai, aj) -> bool:
         return False
     if oi.results[0].type != oj.results[0].type or len(oi.operands) != len(oj.operands):
         return False
-    if not _attrs_equal(oi, oj) or not is_pure_op(oi):
+    if not attrs_equal(oi, oj) or not is_pure_op(oi):
         return False
     uses_self = False
     for p, q in zip(oi.operands, oj.operands):
@@ -314,7 +262,7 @@ def _structurally_same_step(yi, yj, ai, aj) -> bool:
 def while_duplicate_iv(op, rewriter):
     """Two iteration arguments with the same init and the same step function (e.g. two
     counters 0, 1, 2, ...) are always equal: the second is replaced by the first."""
-    parts = _while_parts(op)
+    parts = while_parts(op)
     if parts is None:
         return False
     inits, cond, body, yields = parts
@@ -341,66 +289,16 @@ def while_duplicate_iv(op, rewriter):
     return False
 
 
-def _induction_variables(op, cond, body, yields):
-    """{index: (lo, hi)}: counters with a constant init, a constant positive step and a
-    condition ``arg < limit`` (or <=, or the mirrored forms) with a constant limit; (lo, hi)
-    bounds the argument inside the body."""
-    term = _terminator(cond)
-    if term is None or len(term.operands) != 1:
-        return {}
-    c = defining_op(term.operands[0])
-    if c is None or c.operation.name != "stablehlo.compare" or shape_of(c.results[0]) != ():
-        return {}
-    direction, ct = compare_parts(c)
-    a, b = c.operands
-    cargs = {x: i for i, x in enumerate(cond.arguments)}
-    if a in cargs and b not in cargs:
-        k, lim_v = cargs[a], b
-    elif b in cargs and a not in cargs:
-        k, lim_v = cargs[b], a
-        direction = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE"}.get(direction, direction)
-    else:
-        return {}
-    if direction not in ("LT", "LE"):
-        return {}
-    et = element_type_of(a)
-    dt = np_dtype(et)
-    if dt is None or dt.kind not in "iu" or (ct == "UNSIGNED" and dt.kind == "i") \
-            or (ct == "SIGNED" and dt.kind == "u"):
-        return {}
-    limit = _scalar_int(lim_v)
-    init = _scalar_int(op.operands[k])
-    if limit is None or init is None:
-        return {}
-    y = defining_op(yields[k])
-    if y is None or y.operation.name != "stablehlo.add":
-        return {}
-    x0, x1 = y.operands
-    arg = body.arguments[k]
-    step_v = x1 if x0 == arg else (x0 if x1 == arg else None)
-    if step_v is None:
-        return {}
-    step = _scalar_int(step_v)
-    if step is None or step <= 0:
-        return {}
-    hi = limit - 1 if direction == "LT" else limit
-    if init > hi:
-        return {}
-    if hi + step > int(np.iinfo(dt).max):
-        return {}
-    return {k: (init, hi)}
-
-
 @pattern("while_iv_compare_fold", FAMILY, "stablehlo.while", benefit=1)
 def while_iv_compare_fold(op, rewriter):
     """Inside a counted loop (counter from c0 by a positive step while < limit), compares
     whose answer the counter's range [c0, limit) decides become constants (e.g. the
     negative-index wrap-around ``i < 0`` of ``x[i]``)."""
-    parts = _while_parts(op)
+    parts = while_parts(op)
     if parts is None:
         return False
     inits, cond, body, yields = parts
-    ivs = _induction_variables(op, cond, body, yields)
+    ivs = _ranges(op)
     if not ivs:
         return False
     env = {body.arguments[k]: r for k, r in ivs.items()}
@@ -461,7 +359,7 @@ def while_licm(op, rewriter):
     when they have other users in the loop they are copied instead of moved."""
     hoisted_any = False
     for region in (op.regions[1], op.regions[0]):
-        block = _block(region)
+        block = single_block(region)
         if block is None:
             continue
         ops = list(block.operations)[:-1]
@@ -507,7 +405,7 @@ def while_licm(op, rewriter):
                     for u in list(r.uses):
                         top = _owner_top(u.owner, block)
                         if top in hoist and top != o.operation:
-                            _replace_in(top.opview, r, cr)
+                            replace_uses_within(top.opview, r, cr)
             else:
                 o.operation.move_before(op.operation)
             hoisted_any = True
@@ -527,7 +425,7 @@ def _eval_cond(cond: ir.Block, values) -> bool | None:
     for a, v in zip(cond.arguments, values):
         if v is not None:
             memo[a] = v
-    term = _terminator(cond)
+    term = terminator(cond)
     r = evaluate_value(term.operands[0], 1, _memo=memo)
     if r is None:
         return None
@@ -538,7 +436,7 @@ def _eval_cond(cond: ir.Block, values) -> bool | None:
 def while_zero_trip(op, rewriter):
     """A loop whose condition is false on the initial values never runs: its results are the
     initial values."""
-    parts = _while_parts(op)
+    parts = while_parts(op)
     if parts is None:
         return False
     inits, cond, body, yields = parts
@@ -552,7 +450,7 @@ def while_zero_trip(op, rewriter):
 def while_single_trip(op, rewriter):
     """A loop that provably runs exactly once (condition true on the initial values, false on
     the values after one iteration) is replaced by its body."""
-    parts = _while_parts(op)
+    parts = while_parts(op)
     if parts is None:
         return False
     inits, cond, body, yields = parts
@@ -572,7 +470,7 @@ def while_single_trip(op, rewriter):
 # -- stablehlo.if / stablehlo.case -------------------------------------------------------------------
 
 def _branch_blocks(op):
-    blocks = [_block(r) for r in op.regions]
+    blocks = [single_block(r) for r in op.regions]
     return None if any(b is None for b in blocks) else blocks
 
 
@@ -635,8 +533,8 @@ def if_to_select(op, rewriter):
     t, f = blocks
     if len(list(t.operations)) != 1 or len(list(f.operations)) != 1:
         return False
-    tv, fv = list(_terminator(t).operands), list(_terminator(f).operands)
-    if not all(_is_ranked(v.type) for v in tv):
+    tv, fv = list(terminator(t).operands), list(terminator(f).operands)
+    if not all(is_ranked_tensor(v.type) for v in tv):
         return False
     p = op.operands[0]
     with rewriter.ip:
@@ -654,12 +552,12 @@ def branches_unused_results(op, rewriter):
     keep = [i for i, r in enumerate(op.results) if list(r.uses)]
     if len(keep) == len(op.results):
         return False
-    if not all(_is_ranked(r.type)
+    if not all(is_ranked_tensor(r.type)
                and np_dtype(ir.RankedTensorType(r.type).element_type) is not None
                for r in op.results):
         return False
     for b in blocks:
-        vals = list(_terminator(b).operands)
+        vals = list(terminator(b).operands)
         _set_return(rewriter, b, [vals[i] for i in keep])
     with rewriter.ip:
         new = _new_op_with_regions(op.operation.name, list(op.operands),
@@ -753,31 +651,6 @@ def dead_private_function(op, rewriter):
 
 
 # -- loop counters, dead loops, map loops -> elementwise ---------------------------------------------
-
-def loop_counter_range(v: ir.Value):
-    """(lo, hi) of a while-body argument that is a loop counter (see _induction_variables)."""
-    blk = v.owner
-    if not isinstance(blk, ir.Block):
-        return None
-    parent = blk.owner
-    if parent is None or parent.operation.name != "stablehlo.while":
-        return None
-    w = parent.opview if hasattr(parent, "opview") else parent
-    parts = _while_parts(w)
-    if parts is None or blk != parts[2]:
-        return None
-    inits, cond, body, yields = parts
-    return _induction_variables(w, cond, body, yields).get(ir.BlockArgument(v).arg_number)
-
-
-def _counter_step(body: ir.Block, yields, k: int):
-    y = defining_op(yields[k])
-    if y is None or y.operation.name != "stablehlo.add":
-        return None
-    a, b = y.operands
-    arg = body.arguments[k]
-    s = b if a == arg else (a if b == arg else None)
-    return None if s is None else _scalar_int(s)
 
 
 class _RowVectorizer:
@@ -890,11 +763,11 @@ def while_map_to_elementwise(op, rewriter):
     (``acc = dynamic_update_slice(acc, f(x[i], i, invariants), i)``) computes f on whole
     tensors: the accumulator's result becomes f(x, iota, broadcast invariants), with f
     made of elementwise ops and unit-dim reshapes (the loop then usually dies)."""
-    parts = _while_parts(op)
+    parts = while_parts(op)
     if parts is None:
         return False
     inits, cond, body, yields = parts
-    ivs = _induction_variables(op, cond, body, yields)
+    ivs = _ranges(op)
     changed = False
     counters = {k: _counter_values(op, cond, body, yields, k) for k in ivs}
     for j, vals in counters.items():
@@ -947,8 +820,9 @@ def _is_permutation(vals, n: int) -> bool:
 
 def _counter_values(op, cond, body, yields, k):
     """All values the counter k takes inside the body (NumPy array), or None."""
-    r = _induction_variables(op, cond, body, yields).get(k)
-    step = _counter_step(body, yields, k)
+    r = _ranges(op).get(k)
+    info = analyze(op)
+    step = None if info is None else info.steps.get(k)
     if r is None or step is None or step <= 0:
         return None
     lo, hi = r
@@ -963,12 +837,12 @@ def while_read_before_write(op, rewriter):
     (dynamic_update_slice) at the same window, with windows that differ in every iteration
     (indices driven by a counter), always reads the initial value: the reads take it from the
     loop's init instead (the accumulator usually dies)."""
-    parts = _while_parts(op)
+    parts = while_parts(op)
     if parts is None:
         return False
     inits, cond, body, yields = parts
     counters = {k: _counter_values(op, cond, body, yields, k)
-                for k in _induction_variables(op, cond, body, yields)}
+                for k in _ranges(op)}
     counters = {k: v for k, v in counters.items() if v is not None and len(v)}
     if not counters:
         return False
@@ -1217,11 +1091,11 @@ def _row_candidates(op, body, env, n):
 
 
 def _sum_to_reduce(op, rewriter, fast: bool) -> bool:
-    parts = _while_parts(op)
+    parts = while_parts(op)
     if parts is None:
         return False
     inits, cond, body, yields = parts
-    ivs = _induction_variables(op, cond, body, yields)
+    ivs = _ranges(op)
     changed = False
     for j in ivs:
         vals = _counter_values(op, cond, body, yields, j)

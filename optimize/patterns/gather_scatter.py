@@ -19,6 +19,7 @@ from ...ir.attrs import compare_attrs, i64_array, i64_list, scalar_value
 from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import defining_op
 from ...ir.evaluate import evaluate_value
+from ...ir.loops import analyze
 from ._util import int_range
 
 FAMILY = "gather_scatter"
@@ -504,20 +505,16 @@ def scatter_diagonal_to_select(op, rewriter):
 
 
 def _loop_env(op) -> dict:
-    """Bounds of the induction variables of the loops around ``op`` (see control_flow)."""
-    from .control_flow import _induction_variables, _while_parts
-
+    """Bounds of the counters of the loops around ``op`` (``reactant.ir.loops``)."""
     env = {}
     o = op.operation.parent
     child = op.operation
     while o is not None and o.name != "func.func":
         if o.name == "stablehlo.while":
-            w = o.opview
-            parts = _while_parts(w)
-            if parts is not None and child.parent == o and child.block == w.regions[1].blocks[0]:
-                inits, cond, body, yields = parts
-                for k, r in _induction_variables(w, cond, body, yields).items():
-                    env[body.arguments[k]] = r
+            info = analyze(o.opview)
+            if info is not None and child.parent == o and child.block == info.body:
+                for k, r in info.ranges.items():
+                    env[info.body.arguments[k]] = r
         child = o
         o = o.parent
     return env

@@ -1,0 +1,173 @@
+"""One analysis of ``stablehlo.while`` loops, shared by the rewrite patterns and the AD pass.
+
+``analyze(w)`` finds, once per loop: the pass-through slots (returned unchanged), the
+integer counters (scalar slots stepped by a constant, up or down), the counter the condition
+compares against a bound (a constant, or a pass-through slot holding one), the static trip
+count, and for counters stepping up to their bound the range of values they take inside the
+body (only when that range cannot overflow the counter's type). Constants are found by the
+evaluator, so ``init = 2 * 3`` or a converted constant counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from .attrs import compare_parts
+from .evaluate import scalar_int_value
+from .regions import single_block, terminator
+from .types import np_dtype, tensor_type
+from .values import defining_op
+
+_MIRROR = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE", "EQ": "EQ", "NE": "NE"}
+
+
+@dataclass
+class WhileLoopInfo:
+    op: object  # the stablehlo.while
+    inits: list  # initial values of the carried slots
+    cond: ir.Block
+    body: ir.Block
+    yields: list  # the values the body returns per slot
+    passthrough: set = field(default_factory=set)  # slots the body returns unchanged
+    steps: dict = field(default_factory=dict)  # counter slot -> constant step (negative: counts down)
+    counter: int | None = None  # the counter slot the condition compares against its bound
+    trip_count: int | None = None  # iterations, when static
+    ranges: dict = field(default_factory=dict)  # counter slot -> (lo, hi) of its values in the body
+
+    @property
+    def n(self) -> int:
+        return len(self.inits)
+
+
+def while_parts(w):
+    """(inits, cond block, body block, yields) of a ``stablehlo.while`` with single-block
+    regions, else None."""
+    cond, body = single_block(w.regions[0]), single_block(w.regions[1])
+    if cond is None or body is None:
+        return None
+    return list(w.operands), cond, body, list(terminator(body).operands)
+
+
+def analyze(w) -> WhileLoopInfo | None:
+    """The facts of loop ``w`` (None when a region has several blocks)."""
+    parts = while_parts(w)
+    if parts is None:
+        return None
+    inits, cond, body, yields = parts
+    info = WhileLoopInfo(w, inits, cond, body, yields)
+    info.passthrough = {j for j, (a, y) in enumerate(zip(body.arguments, yields)) if y == a}
+    for j, a in enumerate(body.arguments):
+        step = _step(a, yields[j])
+        if step is not None:
+            info.steps[j] = step
+    _condition(info)
+    return info
+
+
+def _step(arg: ir.Value, y: ir.Value) -> int | None:
+    """``c`` when the body returns ``arg + c`` / ``c + arg`` (or ``arg - c``: ``-c``) for an
+    integer scalar ``arg`` and a constant ``c``."""
+    t = arg.type
+    if not isinstance(t, ir.RankedTensorType) or not isinstance(t.element_type, ir.IntegerType) \
+            or t.rank != 0 or t.element_type.width == 1:  # (tokens are carried too)
+        return None
+    op = defining_op(y)
+    if op is None or op.operation.name not in ("stablehlo.add", "stablehlo.subtract"):
+        return None
+    a, b = op.operands
+    if a == arg:
+        c = scalar_int_value(b)
+        return None if c is None else (-c if op.operation.name == "stablehlo.subtract" else c)
+    if b == arg and op.operation.name == "stablehlo.add":
+        return scalar_int_value(a)
+    return None
+
+
+def slot_of(v: ir.Value, block: ir.Block) -> int | None:
+    """The argument number of ``v`` when it is an argument of ``block``, else None."""
+    owner = v.owner
+    if isinstance(owner, ir.Block) and owner == block:
+        return ir.BlockArgument(v).arg_number
+    return None
+
+
+def _bound(v: ir.Value, info: WhileLoopInfo) -> int | None:
+    """A constant, or a pass-through slot of the condition holding one."""
+    k = slot_of(v, info.cond)
+    if k is not None:
+        return scalar_int_value(info.inits[k]) if k in info.passthrough else None
+    return scalar_int_value(v)
+
+
+def _condition(info: WhileLoopInfo) -> None:
+    """The counter, trip count and counter ranges from the condition ``counter <op> bound``."""
+    term = terminator(info.cond)
+    if term is None or len(term.operands) != 1:
+        return
+    cmp = defining_op(term.operands[0])
+    if cmp is None or cmp.operation.name != "stablehlo.compare" or tensor_type(cmp.results[0]).rank != 0:
+        return
+    direction, ct = compare_parts(cmp)
+    lhs, rhs = cmp.operands
+    k, bound = slot_of(lhs, info.cond), None
+    if k is not None and k in info.steps:
+        bound = _bound(rhs, info)
+    if bound is None:
+        k, direction = slot_of(rhs, info.cond), _MIRROR[direction]
+        if k is None or k not in info.steps:
+            return
+        bound = _bound(lhs, info)
+        if bound is None:
+            return
+    init = scalar_int_value(info.inits[k])
+    if init is None:
+        return
+    info.counter = k
+    step = info.steps[k]
+    info.trip_count = _trip_count(direction, init, bound, step)
+    dt = np_dtype(tensor_type(lhs).element_type)
+    signed_ok = not ((ct == "UNSIGNED" and dt.kind == "i") or (ct == "SIGNED" and dt.kind == "u"))
+    if step > 0 and direction in ("LT", "LE") and signed_ok:
+        hi = bound - 1 if direction == "LT" else bound
+        if init <= hi and hi + step <= int(np.iinfo(dt).max):
+            info.ranges[k] = (init, hi)
+
+
+def _trip_count(direction: str, init: int, bound: int, step: int) -> int | None:
+    if step == 0:
+        return None
+    if direction == "LT" and step > 0:
+        t = -(-(bound - init) // step)
+    elif direction == "LE" and step > 0:
+        t = (bound - init) // step + 1
+    elif direction == "GT" and step < 0:
+        t = -(-(init - bound) // (-step))
+    elif direction == "GE" and step < 0:
+        t = (init - bound) // (-step) + 1
+    elif direction == "NE":
+        d = bound - init
+        if d % step != 0 or d // step < 0:
+            return None
+        t = d // step
+    else:
+        return None
+    return max(0, int(t))
+
+
+def loop_counter_range(v: ir.Value) -> tuple[int, int] | None:
+    """(lo, hi) of the values a while-body argument takes, when it is a counter stepping up to
+    a constant bound (see ``analyze``); else None."""
+    blk = v.owner
+    if not isinstance(blk, ir.Block):
+        return None
+    parent = blk.owner
+    if parent is None or parent.operation.name != "stablehlo.while":
+        return None
+    w = parent.opview if hasattr(parent, "opview") else parent
+    info = analyze(w)
+    if info is None or blk != info.body:
+        return None
+    return info.ranges.get(ir.BlockArgument(v).arg_number)
