@@ -74,6 +74,18 @@ def identity_pattern(name: str, family: str, root: str, *, benefit: int, doc: st
     pattern(name, family, root, benefit=benefit)(fn)
 
 
+def variant(name: str, family: str, root: str, fn, *args, benefit: int = 1, fast_math: bool = False,
+            doc: str = "") -> None:
+    """Register pattern ``name`` as ``fn(op, rewriter, *args)``: one rewrite written once and
+    registered for several roots or conditions."""
+
+    def cb(op, rewriter):
+        return fn(op, rewriter, *args)
+
+    cb.__doc__ = doc
+    pattern(name, family, root, benefit=benefit, fast_math=fast_math)(cb)
+
+
 def replace(rewriter, op, values) -> bool:
     """Replace ``op``'s results by ``values`` (one value, or a list for several results);
     returns True (the pattern matched)."""

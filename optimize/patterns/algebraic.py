@@ -19,7 +19,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from ._registry import identity_pattern, pattern, replace
+from ._registry import identity_pattern, pattern, replace, variant
 from ...ir import build as B
 from ...ir.attrs import all_ones_value, is_scalar_value, scalar_value
 from ...ir.types import element_type_of, is_float_type, np_dtype
@@ -232,28 +232,14 @@ def _cancel_add_of_sub(op, rewriter, ok) -> bool:
     return False
 
 
-@pattern("sub_add_cancel", FAMILY, "stablehlo.subtract", benefit=2)
-def sub_add_cancel(op, rewriter):
-    """(a + b) - b → a for integers (wrapping arithmetic is a group)."""
-    return _cancel_sub_of_add(op, rewriter, _is_int)
-
-
-@pattern("sub_add_cancel_fast", FAMILY, "stablehlo.subtract", benefit=2, fast_math=True)
-def sub_add_cancel_fast(op, rewriter):
-    """(a + b) - b → a for floats (not exact: rounding, overflow)."""
-    return _cancel_sub_of_add(op, rewriter, _is_float)
-
-
-@pattern("add_sub_cancel", FAMILY, "stablehlo.add", benefit=2)
-def add_sub_cancel(op, rewriter):
-    """(a - b) + b → a for integers."""
-    return _cancel_add_of_sub(op, rewriter, _is_int)
-
-
-@pattern("add_sub_cancel_fast", FAMILY, "stablehlo.add", benefit=2, fast_math=True)
-def add_sub_cancel_fast(op, rewriter):
-    """(a - b) + b → a for floats (not exact)."""
-    return _cancel_add_of_sub(op, rewriter, _is_float)
+variant("sub_add_cancel", FAMILY, "stablehlo.subtract", _cancel_sub_of_add, _is_int, benefit=2,
+        doc="(a + b) - b → a for integers (wrapping arithmetic is a group).")
+variant("sub_add_cancel_fast", FAMILY, "stablehlo.subtract", _cancel_sub_of_add, _is_float, benefit=2, fast_math=True,
+        doc="(a + b) - b → a for floats (not exact: rounding, overflow).")
+variant("add_sub_cancel", FAMILY, "stablehlo.add", _cancel_add_of_sub, _is_int, benefit=2,
+        doc="(a - b) + b → a for integers.")
+variant("add_sub_cancel_fast", FAMILY, "stablehlo.add", _cancel_add_of_sub, _is_float, benefit=2, fast_math=True,
+        doc="(a - b) + b → a for floats (not exact).")
 
 
 def _const_reassoc(op, rewriter, ok) -> bool:
@@ -286,28 +272,14 @@ def _int_not_bool(v):
     return _is_int(v) and not _is_bool(v)
 
 
-@pattern("add_const_reassoc", FAMILY, "stablehlo.add", benefit=2)
-def add_const_reassoc(op, rewriter):
-    """(x + c1) + c2 → x + (c1 + c2) for integers (wrapping)."""
-    return _const_reassoc(op, rewriter, _int_not_bool)
-
-
-@pattern("mul_const_reassoc", FAMILY, "stablehlo.multiply", benefit=2)
-def mul_const_reassoc(op, rewriter):
-    """(x * c1) * c2 → x * (c1 * c2) for integers (wrapping)."""
-    return _const_reassoc(op, rewriter, _int_not_bool)
-
-
-@pattern("add_const_reassoc_fast", FAMILY, "stablehlo.add", benefit=2, fast_math=True)
-def add_const_reassoc_fast(op, rewriter):
-    """(x + c1) + c2 → x + (c1 + c2) for floats (rounding changes)."""
-    return _const_reassoc(op, rewriter, _is_float)
-
-
-@pattern("mul_const_reassoc_fast", FAMILY, "stablehlo.multiply", benefit=2, fast_math=True)
-def mul_const_reassoc_fast(op, rewriter):
-    """(x * c1) * c2 → x * (c1 * c2) for floats (rounding, overflow changes)."""
-    return _const_reassoc(op, rewriter, _is_float)
+variant("add_const_reassoc", FAMILY, "stablehlo.add", _const_reassoc, _int_not_bool, benefit=2,
+        doc="(x + c1) + c2 → x + (c1 + c2) for integers (wrapping).")
+variant("mul_const_reassoc", FAMILY, "stablehlo.multiply", _const_reassoc, _int_not_bool, benefit=2,
+        doc="(x * c1) * c2 → x * (c1 * c2) for integers (wrapping).")
+variant("add_const_reassoc_fast", FAMILY, "stablehlo.add", _const_reassoc, _is_float, benefit=2, fast_math=True,
+        doc="(x + c1) + c2 → x + (c1 + c2) for floats (rounding changes).")
+variant("mul_const_reassoc_fast", FAMILY, "stablehlo.multiply", _const_reassoc, _is_float, benefit=2, fast_math=True,
+        doc="(x * c1) * c2 → x * (c1 * c2) for floats (rounding, overflow changes).")
 
 
 # -- multiply / divide -----------------------------------------------------------------------

@@ -22,7 +22,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from ._registry import pattern, replace
+from ._registry import pattern, replace, variant
 from ...ir import build as B
 from ...ir import shapes
 from ...ir.evaluate import evaluate_value
@@ -301,28 +301,14 @@ def _diag_product(op, rewriter, side: int, finder) -> bool:
         return replace(rewriter, op, r)
 
 
-@pattern("dot_diag_select_lhs", FAMILY, "stablehlo.dot_general", benefit=5)
-def dot_diag_select_lhs(op, rewriter):
-    """dot(diag(d), B) → broadcast(d) * B for diag built by iota/compare/select."""
-    return _diag_product(op, rewriter, 0, diag_of_select)
-
-
-@pattern("dot_diag_select_rhs", FAMILY, "stablehlo.dot_general", benefit=5)
-def dot_diag_select_rhs(op, rewriter):
-    """dot(A, diag(d)) → A * broadcast(d) for diag built by iota/compare/select."""
-    return _diag_product(op, rewriter, 1, diag_of_select)
-
-
-@pattern("dot_diag_scatter_lhs", FAMILY, "stablehlo.dot_general", benefit=5)
-def dot_diag_scatter_lhs(op, rewriter):
-    """dot(diag(d), B) → broadcast(d) * B for diag built by scattering d into zeros."""
-    return _diag_product(op, rewriter, 0, diag_of_scatter)
-
-
-@pattern("dot_diag_scatter_rhs", FAMILY, "stablehlo.dot_general", benefit=5)
-def dot_diag_scatter_rhs(op, rewriter):
-    """dot(A, diag(d)) → A * broadcast(d) for diag built by scattering d into zeros."""
-    return _diag_product(op, rewriter, 1, diag_of_scatter)
+variant("dot_diag_select_lhs", FAMILY, "stablehlo.dot_general", _diag_product, 0, diag_of_select, benefit=5,
+        doc="dot(diag(d), B) → broadcast(d) * B for diag built by iota/compare/select.")
+variant("dot_diag_select_rhs", FAMILY, "stablehlo.dot_general", _diag_product, 1, diag_of_select, benefit=5,
+        doc="dot(A, diag(d)) → A * broadcast(d) for diag built by iota/compare/select.")
+variant("dot_diag_scatter_lhs", FAMILY, "stablehlo.dot_general", _diag_product, 0, diag_of_scatter, benefit=5,
+        doc="dot(diag(d), B) → broadcast(d) * B for diag built by scattering d into zeros.")
+variant("dot_diag_scatter_rhs", FAMILY, "stablehlo.dot_general", _diag_product, 1, diag_of_scatter, benefit=5,
+        doc="dot(A, diag(d)) → A * broadcast(d) for diag built by scattering d into zeros.")
 
 
 @pattern("diag_of_dot", FAMILY, "stablehlo.select", benefit=4)
