@@ -147,17 +147,8 @@ class Forward:
         for k, j in enumerate(V):
             Tb.set(body.arguments[j], bargs[n + k * W: n + (k + 1) * W])
         with ir.InsertionPoint(cbody), op.location:
-            self.block(block_ops(body), Pb, Tb)
-            ret = terminator(body)
-            outs = [Pb.get(v) for v in ret.operands]
-            for j in V:
-                t = Tb.lookup(ret.operands[j])
-                outs += t if t is not None else self.zeros_lanes(op.operands[j].type)
-            B.create("stablehlo.return", outs, [])
-        res = list(new.results)
-        P.update(op.results, res[:n])
-        for k, j in enumerate(V):
-            T.set(op.results[j], res[n + k * W: n + (k + 1) * W])
+            self._tangent_region(body, Pb, Tb, V, op.results)
+        self._bind_results(op, new, V, P, T)
 
     # -- branches -------------------------------------------------------------------------------
     def _branch(self, op, P: Env, T: Env) -> None:
@@ -177,13 +168,24 @@ class Forward:
             blk = ir.Block.create_at_start(new.regions[i], [])
             Pb, Tb = Env(P), Env(T)
             with ir.InsertionPoint(blk), op.location:
-                self.block(block_ops(src), Pb, Tb)
-                ret = terminator(src)
-                outs = [Pb.get(v) for v in ret.operands]
-                for j in V:
-                    t = Tb.lookup(ret.operands[j])
-                    outs += t if t is not None else self.zeros_lanes(op.results[j].type)
-                B.create("stablehlo.return", outs, [])
+                self._tangent_region(src, Pb, Tb, V, op.results)
+        self._bind_results(op, new, V, P, T)
+
+    def _tangent_region(self, src: ir.Block, Pb: Env, Tb: Env, V: list, results) -> None:
+        """The primal and tangent code of block ``src`` at the insertion point, returning its
+        primal values and the tangent lanes of the values at positions ``V`` (zeros where
+        none; ``results`` give their types)."""
+        self.block(block_ops(src), Pb, Tb)
+        ret = terminator(src)
+        outs = [Pb.get(v) for v in ret.operands]
+        for j in V:
+            t = Tb.lookup(ret.operands[j])
+            outs += t if t is not None else self.zeros_lanes(results[j].type)
+        B.create("stablehlo.return", outs, [])
+
+    def _bind_results(self, op, new, V: list, P: Env, T: Env) -> None:
+        """``new``'s results: ``op``'s primal results, then W tangent lanes per value in V."""
+        n, W = len(op.results), self.W
         res = list(new.results)
         P.update(op.results, res[:n])
         for k, j in enumerate(V):

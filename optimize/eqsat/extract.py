@@ -136,6 +136,14 @@ def _key(v):
     return v  # egglog Values hash/compare by their raw bits (all Op classes share one sort)
 
 
+def _enqueue(classes, queued: set, queue) -> None:
+    """Queue the classes not queued yet (the parents of a class whose best cost improved)."""
+    for p in classes:
+        if p not in queued:
+            queued.add(p)
+            queue.append(p)
+
+
 def greedy_dag(fz: Frozen, max_steps: int | None = None, *, free: dict[int, int] | None = None) -> list[int | None]:
     """Best node index per e-class (or None when the class has no finite extraction).
 
@@ -179,10 +187,7 @@ def greedy_dag(fz: Frozen, max_steps: int | None = None, *, free: dict[int, int]
             best_total[nd.cls] = total
             best_node[nd.cls] = i
             best_set[nd.cls] = s
-            for p in parents[nd.cls]:
-                if p not in queued:
-                    queued.add(p)
-                    queue.append(p)
+            _enqueue(parents[nd.cls], queued, queue)
     return best_node
 
 
@@ -217,10 +222,7 @@ def tree_greedy(fz: Frozen) -> list[int | None]:
             if cur is None or total < cur:
                 best[nd.cls] = total
                 best_node[nd.cls] = i
-                for p in parents[nd.cls]:
-                    if p not in queued:
-                        queued.add(p)
-                        queue.append(p)
+                _enqueue(parents[nd.cls], queued, queue)
     return best_node
 
 

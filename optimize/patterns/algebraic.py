@@ -424,11 +424,8 @@ def _reciprocal_splat(op, exact_only: bool):
     return float(r)
 
 
-@pattern("div_pow2", FAMILY, "stablehlo.divide", benefit=2)
-def div_pow2(op, rewriter):
-    """x / c → x * (1/c) for a float splat c = ±2^k whose reciprocal is a normal number
-    (then both round the same real number once: exact)."""
-    r = _reciprocal_splat(op, exact_only=True)
+def _div_by_reciprocal(op, rewriter, exact_only: bool) -> bool:
+    r = _reciprocal_splat(op, exact_only=exact_only)
     if r is None:
         return False
     x = op.operands[0]
@@ -437,16 +434,11 @@ def div_pow2(op, rewriter):
         return replace(rewriter, op, B.elementwise("stablehlo.multiply", [x, k], loc=op.location))
 
 
-@pattern("div_const_fast", FAMILY, "stablehlo.divide", benefit=1, fast_math=True)
-def div_const_fast(op, rewriter):
-    """x / c → x * (1/c) for any finite float splat c (one extra rounding)."""
-    r = _reciprocal_splat(op, exact_only=False)
-    if r is None:
-        return False
-    x = op.operands[0]
-    with rewriter.ip:
-        k = B.full(r, ir.RankedTensorType(x.type), loc=op.location)
-        return replace(rewriter, op, B.elementwise("stablehlo.multiply", [x, k], loc=op.location))
+variant("div_pow2", FAMILY, "stablehlo.divide", _div_by_reciprocal, True, benefit=2,
+        doc="x / c → x * (1/c) for a float splat c = ±2^k whose reciprocal is a normal number "
+            "(then both round the same real number once: exact).")
+variant("div_const_fast", FAMILY, "stablehlo.divide", _div_by_reciprocal, False, benefit=1, fast_math=True,
+        doc="x / c → x * (1/c) for any finite float splat c (one extra rounding).")
 
 
 @pattern("div_self_fast", FAMILY, "stablehlo.divide", benefit=3, fast_math=True)

@@ -15,7 +15,7 @@ from ...ir import build as B
 from ...ir import kernels as K
 from ...ir.attrs import all_ones_value, compare_attrs, compare_parts, read_constant, scalar_value
 from ...ir.types import element_type_of, is_float_type, np_dtype, ranked, shape_of
-from ...ir.values import defining_op, has_one_use, op_name
+from ...ir.values import def_of, defining_op, has_one_use, op_name
 from ._util import int_range
 
 FAMILY = "select"
@@ -109,8 +109,8 @@ def select_one_zero_to_convert(op, rewriter):
 def select_broadcast_scalar_pred(op, rewriter):
     """select(broadcast_in_dim(p: tensor<i1>), a, b) -> select(p, a, b) (rank-0 predicate)."""
     p, a, b = _select_parts(op)
-    d = defining_op(p)
-    if d is None or d.operation.name != "stablehlo.broadcast_in_dim":
+    d = def_of(p, "broadcast_in_dim")
+    if d is None:
         return False
     src = d.operands[0]
     if shape_of(src) != () or shape_of(p) == ():
@@ -208,8 +208,8 @@ def select_same_operands(op, rewriter):
 def select_not_pred(op, rewriter):
     """select(not p, a, b) -> select(p, b, a)."""
     p, a, b = _select_parts(op)
-    d = defining_op(p)
-    if d is None or d.operation.name != "stablehlo.not":
+    d = def_of(p, "not")
+    if d is None:
         return False
     with rewriter.ip:
         r = B.op1("stablehlo.select", [d.operands[0], b, a], op.results[0].type, loc=op.location)
