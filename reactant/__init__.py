@@ -19,22 +19,8 @@ _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # XLA's startup INFO lines;
 
 from . import tracing  # noqa: F401  (reactant.tracing)
 from .arrays import ConcreteRArray, ConcreteRNumber, to_rarray
-from .autodiff import (
-    Active,
-    BatchDuplicated,
-    Const,
-    Duplicated,
-    Forward,
-    ForwardWithPrimal,
-    Reverse,
-    ReverseWithPrimal,
-    autodiff,
-    gradient,
-    jacobian,
-    jvp,
-    value_and_gradient,
-    vjp,
-)
+from . import autodiff as _autodiff
+from .autodiff import *  # noqa: F401,F403  (modes, activities, autodiff and its conveniences)
 from .compiler import CompiledFunction, code_hlo, code_xla, compile
 from .runtime import devices
 from .tracing.autograph import keep
@@ -51,9 +37,7 @@ from .tracing.errors import (
 from .tracing.errors import IndexError_ as IndexError  # noqa: A004
 from .tracing.pytree import register_pytree_node
 
-__all__ = [
-    "Active", "BatchDuplicated", "Const", "Duplicated", "Forward", "ForwardWithPrimal", "Reverse",
-    "ReverseWithPrimal", "autodiff", "gradient", "jacobian", "jvp", "value_and_gradient", "vjp",
+__all__ = _autodiff.__all__ + [
     "cond", "fori_loop", "keep", "scan", "switch", "while_loop",
     "ArgumentError", "CompiledFunction", "ConcreteRArray", "ConcreteRNumber", "ConcretizationError",
     "DTypeError", "IndexError", "ReactantError", "ShapeError", "TracedRArray", "TracedRNumber",

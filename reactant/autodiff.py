@@ -15,17 +15,11 @@ import numpy as np
 from .compiler import CompiledFunction, Options
 from .tracing import active as _trace_active
 from .tracing import autodiff as _ad
-from .tracing.autodiff import (  # noqa: F401  (public)
-    Active,
-    BatchDuplicated,
-    Const,
-    Duplicated,
-    Forward,
-    ForwardWithPrimal,
-    Mode,
-    Reverse,
-    ReverseWithPrimal,
-)
+from .tracing.autodiff import (Active, BatchDuplicated, Const, Duplicated, Forward, ForwardWithPrimal,  # noqa: F401
+                                Mode, Reverse, ReverseWithPrimal)
+
+__all__ = ["Active", "BatchDuplicated", "Const", "Duplicated", "Forward", "ForwardWithPrimal", "Reverse",
+           "ReverseWithPrimal", "autodiff", "gradient", "jacobian", "jvp", "value_and_gradient", "vjp"]
 
 
 def _entry(mode, f, *args, seed=None):

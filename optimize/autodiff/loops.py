@@ -363,13 +363,20 @@ def _reverse_core(scope: Scope, w, info: WhileLoopInfo, init_vals, ct_init, acc_
                 poison = B.compare(kfinal, _i64(N), "GT")
         kstart.replace_all_uses_with(kval)
         kstart.owner.operation.erase()
+    ct_out, acc_out = _loop_outputs(scope, rev, A, O, poison, loc)
+    return ct_out, acc_out, prim
+
+
+def _loop_outputs(scope: Scope, rev, A, O, poison, loc) -> tuple[list, list]:
+    """The cotangents of the active slots and the accumulated ones of the captured values a
+    reverse loop returns; NaN when ``poison`` says the loop ran more than its stacks hold."""
     res = list(rev.results)
     ct_out, acc_out = res[:len(A)], res[len(A):len(A) + len(O)]
     if poison is not None:
         with scope.ip, loc:
             ct_out = [_poison(poison, g) for g in ct_out]
             acc_out = [_poison(poison, g) for g in acc_out]
-    return ct_out, acc_out, prim
+    return ct_out, acc_out
 
 
 def _poison(flag, g):
@@ -432,13 +439,7 @@ def _reverse_checkpointed(scope: Scope, w, info: WhileLoopInfo, init_vals, ct_in
                                    None, None)
     with ir.InsertionPoint(rbody), loc:
         B.create("stablehlo.return", list(ct_o) + list(acc_o) + [sm1], [])
-    res = list(rev.results)
-    ct_out, acc_out = res[:len(A)], res[len(A):len(A) + len(O)]
-    if poison is not None:
-        with scope.ip, loc:
-            ct_out = [_poison(poison, g) for g in ct_out]
-            acc_out = [_poison(poison, g) for g in acc_out]
-    return ct_out, acc_out
+    return _loop_outputs(scope, rev, A, O, poison, loc)
 
 
 __all__ = ["reverse_while", "LoopRevScope"]

@@ -136,6 +136,17 @@ def _key(v):
     return v  # egglog Values hash/compare by their raw bits (all Op classes share one sort)
 
 
+def _bottom_up(nodes, n: int):
+    """(parents per class, a queue of the leaf nodes, the set of queued nodes): the start of
+    a bottom-up pass over the e-graph."""
+    parents: list[list[int]] = [[] for _ in range(n)]
+    for i, nd in enumerate(nodes):
+        for ch in set(nd.children):
+            parents[ch].append(i)
+    queue = deque(i for i, nd in enumerate(nodes) if not nd.children)
+    return parents, queue, set(queue)
+
+
 def _enqueue(classes, queued: set, queue) -> None:
     """Queue the classes not queued yet (the parents of a class whose best cost improved)."""
     for p in classes:
@@ -156,12 +167,7 @@ def greedy_dag(fz: Frozen, max_steps: int | None = None, *, free: dict[int, int]
     best_set: list[dict | None] = [None] * n
     for c, i in (free or {}).items():
         best_total[c], best_node[c], best_set[c] = 0, i, {}
-    parents: list[list[int]] = [[] for _ in range(n)]
-    for i, nd in enumerate(nodes):
-        for ch in set(nd.children):
-            parents[ch].append(i)
-    queue = deque(i for i, nd in enumerate(nodes) if not nd.children)
-    queued = set(queue)
+    parents, queue, queued = _bottom_up(nodes, n)
     steps = 0
     limit = max_steps if max_steps is not None else 50 * max(1, len(nodes))
     while queue and steps < limit:
@@ -199,12 +205,7 @@ def tree_greedy(fz: Frozen) -> list[int | None]:
     nodes = fz.nodes
     best = [None] * n
     best_node: list[int | None] = [None] * n
-    parents: list[list[int]] = [[] for _ in range(n)]
-    for i, nd in enumerate(nodes):
-        for ch in set(nd.children):
-            parents[ch].append(i)
-    queue = deque(i for i, nd in enumerate(nodes) if not nd.children)
-    queued = set(queue)
+    parents, queue, queued = _bottom_up(nodes, n)
     steps, limit = 0, 20 * max(1, len(nodes))
     while queue and steps < limit:
         steps += 1
