@@ -137,6 +137,11 @@ def normalize_axis(axis: int, ndim: int) -> int:
     return a % ndim if ndim else 0
 
 
+def axis_sequence(axes, ndim: int) -> list[int]:
+    """An int or a sequence of axes as a list of non-negative axes, in the given order."""
+    return [normalize_axis(a, ndim) for a in ([axes] if isinstance(axes, int) else axes)]
+
+
 def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
     """``None`` -> all axes; int or tuple -> sorted non-negative tuple (duplicates rejected)."""
     if axis is None:

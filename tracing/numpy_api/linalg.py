@@ -13,7 +13,7 @@ from ..dtypes import is_complex, result_type
 from ..errors import ShapeError, UnsupportedError, describe
 from ..traced import TracedRArray
 from ._registry import implements
-from .convert import as_traced, broadcast_shapes, broadcast_to, dtype_for_promotion, normalize_axis
+from .convert import as_traced, axis_sequence, broadcast_shapes, broadcast_to, dtype_for_promotion, normalize_axis
 
 
 def _promote(*xs) -> list[TracedRArray]:
@@ -123,13 +123,9 @@ def tensordot(a, b, axes=2):
         ax_a = list(range(a.ndim - axes, a.ndim))
         ax_b = list(range(axes))
     else:
-        ax_a, ax_b = axes
-        ax_a = [ax_a] if isinstance(ax_a, int) else list(ax_a)
-        ax_b = [ax_b] if isinstance(ax_b, int) else list(ax_b)
+        ax_a, ax_b = axis_sequence(axes[0], a.ndim), axis_sequence(axes[1], b.ndim)
         if len(ax_a) != len(ax_b):
             raise ShapeError("tensordot: shape-mismatch for sum (axes lists differ in length)")
-        ax_a = [normalize_axis(d, a.ndim) for d in ax_a]
-        ax_b = [normalize_axis(d, b.ndim) for d in ax_b]
     for i, j in zip(ax_a, ax_b):
         if a.shape[i] != b.shape[j]:
             raise ShapeError(f"tensordot: shape-mismatch for sum: dim {i} of {describe(a)} != dim {j} of {describe(b)}")

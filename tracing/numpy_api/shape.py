@@ -10,8 +10,8 @@ from ..dtypes import result_type
 from ..errors import ShapeError, UnsupportedError, describe
 from ..traced import TracedRArray
 from ._registry import implements
-from .convert import (as_traced, broadcast_shapes, broadcast_to, dtype_for_promotion, flat_or_axis, normalize_axes,
-                      normalize_axis)
+from .convert import (as_traced, axis_sequence, broadcast_shapes, broadcast_to, dtype_for_promotion, flat_or_axis,
+                      normalize_axes, normalize_axis)
 
 
 def _resolve_shape(shape, size: int) -> tuple[int, ...]:
@@ -75,12 +75,9 @@ def swapaxes(a, axis1, axis2):
 @implements(np.moveaxis)
 def moveaxis(a, source, destination):
     x = as_traced(a)
-    src = [source] if isinstance(source, int) else list(source)
-    dst = [destination] if isinstance(destination, int) else list(destination)
+    src, dst = axis_sequence(source, x.ndim), axis_sequence(destination, x.ndim)
     if len(src) != len(dst):
         raise ShapeError("moveaxis: `source` and `destination` arguments must have the same number of elements")
-    src = [normalize_axis(s, x.ndim) for s in src]
-    dst = [normalize_axis(d, x.ndim) for d in dst]
     order = [n for n in range(x.ndim) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
