@@ -282,37 +282,9 @@ def _pow_rev(cx, op, cts, want):
 register("stablehlo.power", _pow_fwd, _pow_rev)
 
 
-def _atan2_slopes(cx, op):
-    a, b = prim(cx, op, 0), prim(cx, op, 1)
-    den = B.add(E.square(a), E.square(b))
-    return B.divide(b, den), B.divide(B.negate(a), den)
-
-
-def _atan2_fwd(cx, op, ts):
-    da, db = _atan2_slopes(cx, op)
-    return [tadd(tmul(ts[0], da), tmul(ts[1], db))]
-
-
-def _atan2_rev(cx, op, cts, want):
-    da, db = _atan2_slopes(cx, op)
-    return [B.multiply(cts[0], da) if want[0] else None, B.multiply(cts[0], db) if want[1] else None]
-
-
-register("stablehlo.atan2", _atan2_fwd, _atan2_rev)
-
-
-def _balanced(x, z, y):
-    """1 where x == z (0.5 if also y == z), else 0 (JAX's tie split for max/min)."""
-    one, zero, two = B.full_like(z, 1), B.zeros_like(z), B.full_like(z, 2)
-    num = B.select(B.compare(x, z, "EQ"), one, zero)
-    den = B.select(B.compare(y, z, "EQ"), two, one)
-    return B.divide(num, den)
-
-
-def _chooser(name):
-    def slopes(cx, op):
-        a, b, z = prim(cx, op, 0), prim(cx, op, 1), res(cx, op)
-        return _balanced(a, z, b), _balanced(b, z, a)
+def _register_by_slopes(name: str, slopes) -> None:
+    """Rules of a binary op from its partial derivatives ``slopes(cx, op) -> (d/da, d/db)``:
+    tangent ``ta * da + tb * db``, cotangents ``g * da`` and ``g * db``."""
 
     def fwd(cx, op, ts):
         sa, sb = slopes(cx, op)
@@ -325,8 +297,30 @@ def _chooser(name):
     register(name, fwd, rev)
 
 
-_chooser("stablehlo.maximum")
-_chooser("stablehlo.minimum")
+def _atan2_slopes(cx, op):
+    a, b = prim(cx, op, 0), prim(cx, op, 1)
+    den = B.add(E.square(a), E.square(b))
+    return B.divide(b, den), B.divide(B.negate(a), den)
+
+
+_register_by_slopes("stablehlo.atan2", _atan2_slopes)
+
+
+def _balanced(x, z, y):
+    """1 where x == z (0.5 if also y == z), else 0 (JAX's tie split for max/min)."""
+    one, zero, two = B.full_like(z, 1), B.zeros_like(z), B.full_like(z, 2)
+    num = B.select(B.compare(x, z, "EQ"), one, zero)
+    den = B.select(B.compare(y, z, "EQ"), two, one)
+    return B.divide(num, den)
+
+
+def _chooser_slopes(cx, op):
+    a, b, z = prim(cx, op, 0), prim(cx, op, 1), res(cx, op)
+    return _balanced(a, z, b), _balanced(b, z, a)
+
+
+_register_by_slopes("stablehlo.maximum", _chooser_slopes)
+_register_by_slopes("stablehlo.minimum", _chooser_slopes)
 
 
 def _rem_db(cx, op):
