@@ -1,7 +1,6 @@
 """The optimizer's command line: ``python -m reactant.optimize``."""
 
-import os
-import subprocess
+import runpy
 import sys
 
 import pytest
@@ -12,17 +11,19 @@ BENCH = "/work/shared/bench"
 SLICE_OF_DOT = f"{BENCH}/hlo/slice_of_dot.fwd.mlir"
 
 
-def test_module_entry_point(tmp_path):
+def test_module_entry_point(tmp_path, monkeypatch, capsys):
+    """``python -m reactant.optimize`` (its __main__ module, run in-process)."""
     out = tmp_path / "out.mlir"
-    r = subprocess.run([sys.executable, "-m", "reactant.optimize", SLICE_OF_DOT, "-o", str(out),
-                        "-p", "O2", "--stats"], capture_output=True, text=True, timeout=300,
-                       env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
-    assert r.returncode == 0, r.stderr
+    monkeypatch.setattr(sys, "argv", ["reactant.optimize", SLICE_OF_DOT, "-o", str(out), "-p", "O2", "--stats"])
+    with pytest.raises(SystemExit) as e:
+        runpy.run_module("reactant.optimize", run_name="__main__")
+    assert e.value.code == 0
+    r = capsys.readouterr()
     text = out.read_text()
     assert "func.func public @main" in text
     assert "-> tensor<10xf32>" in text and "stablehlo.multiply" in text
     # stats: one line per pass plus a total, with time and op counts
-    lines = [ln for ln in r.stderr.splitlines() if ln.split() and ln.split()[0] in
+    lines = [ln for ln in r.err.splitlines() if ln.split() and ln.split()[0] in
              ("inline", "canonicalize", "patterns", "cse", "total")]
     assert [ln.split()[0] for ln in lines][-1] == "total"
     assert all(len(ln.split()) == 4 or "skipped" in ln for ln in lines)

@@ -13,7 +13,6 @@ import math
 import os
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -334,11 +333,3 @@ def test_random_program_o0_equals_o2(prog):
         scale = float(np.max(np.abs(a[np.isfinite(a)]), initial=0.0)) or 1.0
         np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5 * scale,
                                    err_msg=f"\n--- O0 ---\n{src}\n--- O2 ---\n{opt}")
-
-
-def test_generator_makes_valid_programs():
-    """The generator itself: a fixed sample of programs parses and verifies."""
-    from hypothesis import find
-
-    prog = find(programs(), lambda p: "dot_general" in p[0] and "pad" in p[0])
-    assert parse_module(prog[0]).operation.verify()

@@ -88,13 +88,13 @@ def test_nested_loops():
                    modes=("rev",))
 
 
-def test_cond_both_branches():
+@pytest.mark.parametrize("sgn", [1.0, -1.0])  # each branch
+def test_cond_both_branches(sgn):
     def f(x, y):
         return lax.cond(jnp.sum(x) > 0, lambda: jnp.sin(x) * y, lambda: x * x * y[0])
 
-    for sgn in (1.0, -1.0):
-        x = np.abs(R.standard_normal(3)) * sgn
-        check_function(f, [x, R.standard_normal(3)])
+    x = np.abs(R.standard_normal(3)) * sgn
+    check_function(f, [x, R.standard_normal(3)])
 
 
 @pytest.mark.parametrize("k", [0, 1, 2])
@@ -252,7 +252,8 @@ def test_normalize_loop_from_corpus_against_jax_grad():
     np.testing.assert_allclose(t, ref, rtol=1e-3, atol=1e-6)
 
 
-def test_loop_inside_branch_and_branch_inside_loop_with_checkpointing():
+@pytest.mark.parametrize("sgn", [1.0, -1.0])  # each branch
+def test_loop_inside_branch_and_branch_inside_loop_with_checkpointing(sgn):
     def f(x, w):
         def body(i, c):
             return jnp.tanh(c * w) + 0.1 * x
@@ -261,11 +262,10 @@ def test_loop_inside_branch_and_branch_inside_loop_with_checkpointing():
         z = lax.fori_loop(0, 4, lambda i, c: lax.cond(i % 2 == 0, lambda: jnp.sin(c) * w, lambda: c * c), y)
         return jnp.sum(z)
 
-    for sgn in (1.0, -1.0):
-        x = np.abs(R.standard_normal(3)) * sgn
-        w = R.standard_normal(3)
-        check_function(f, [x, w])
-        check_function(f, [x, w], extra={"ad_checkpoint": 2}, modes=("rev",))
+    x = np.abs(R.standard_normal(3)) * sgn
+    w = R.standard_normal(3)
+    check_function(f, [x, w])
+    check_function(f, [x, w], extra={"ad_checkpoint": 2}, modes=("rev",))
 
 
 def test_scan_checkpointed_and_zero_trip_loop():
