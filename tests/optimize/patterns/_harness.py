@@ -1,8 +1,9 @@
-"""Test harness for rewrite patterns (families A): parse a small StableHLO module, apply one
-named pattern, check the IR, and run the module before and after through PJRT on random
-inputs (differential execution).
+"""The test harness for rewrite patterns: parse a small StableHLO module, apply one named
+pattern, check the IR, and run the module before and after through PJRT on random inputs
+(differential execution).
 
-A test table row is ``case(pattern_name, module_text, has=..., lacks=..., **options)``:
+A test table row is ``case(pattern_name, module_text, has=..., lacks=..., **options)``
+(or ``rcase(...)``, the same row written with regexes over the whole module):
 
 - ``has`` / ``lacks``: substrings that must / must not appear in ``@main`` after the rewrite
   (op names such as ``"stablehlo.add"`` or bits of text);
@@ -12,6 +13,8 @@ A test table row is ``case(pattern_name, module_text, has=..., lacks=..., **opti
   ``(rng, shape, dtype) -> array``; integer inputs are drawn from -20..20 (0..40 unsigned),
   booleans uniformly;
 - ``rtol`` / ``atol``: float tolerances; integer and boolean results compare exactly;
+- ``present`` / ``absent``: regexes that must / must not match the whole module after;
+- ``int_range``: draw integer inputs from this range instead (indices in bounds, say);
 - ``also``: more pattern names applied together with the first (for rewrites that need a
   helper pattern to show their effect); ``fast_math``: enable fast-math-only patterns.
 """
@@ -24,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pytest
 from jaxlib.mlir import ir
 
 from reactant.optimize.patterns import PATTERNS, apply_patterns
@@ -45,6 +49,9 @@ class Case:
     zero_sign: bool = True
     id: str = ""
     extra: dict = field(default_factory=dict)
+    present: tuple = ()
+    absent: tuple = ()
+    int_range: tuple | None = None
 
 
 def case(name: str, text: str, has=(), lacks=(), **kw) -> Case:
@@ -52,6 +59,19 @@ def case(name: str, text: str, has=(), lacks=(), **kw) -> Case:
     lacks = (lacks,) if isinstance(lacks, str) else tuple(lacks)
     c = Case(name, text, has, lacks, **kw)
     return c
+
+
+def rcase(pattern: str, text: str, present=(), absent=(), changed: bool = True, also=(), *, id: str = "",
+          int_range=(0, 8), rtol: float = 1e-5, atol: float = 1e-5, run: bool = True) -> Case:
+    """A row checked with regexes over the whole module; integer inputs in ``int_range``;
+    ``changed=False``: the pattern must not apply."""
+    return Case(pattern, text, fires=changed, also=tuple(also), id=id, rtol=rtol, atol=atol, run=run,
+                zero_sign=False, present=tuple(present), absent=tuple(absent), int_range=int_range)
+
+
+def params(cases) -> list:
+    """``pytest.param`` per row, with readable ids."""
+    return [pytest.param(c, id=i) for c, i in zip(cases, case_ids(cases))]
 
 
 def case_ids(cases) -> list[str]:
@@ -77,14 +97,19 @@ def to_text(module: ir.Module) -> str:
     return module.operation.get_asm(enable_debug_info=False)
 
 
-def rewrite(text: str, names, *, max_iterations: int = 16) -> str:
-    """Apply the named patterns to ``text``; returns the verified result's text."""
+def apply_named(text: str, names, *, max_iterations: int = 16) -> ir.Module:
+    """``text`` with the named patterns applied (verified)."""
     m = parse(text)
     pats = [PATTERNS[n] for n in names]
     with m.context, ir.Location.unknown(m.context):
         apply_patterns(m, pats, max_iterations=max_iterations)
         assert m.operation.verify()
-    return to_text(m)
+    return m
+
+
+def rewrite(text: str, names, *, max_iterations: int = 16) -> str:
+    """Apply the named patterns to ``text``; returns the verified result's text."""
+    return to_text(apply_named(text, names, max_iterations=max_iterations))
 
 
 def main_body(text: str) -> str:
@@ -126,10 +151,12 @@ def main_arg_types(text: str) -> list[tuple[tuple[int, ...], Any]]:
     return main_arg_specs(parse(text))
 
 
-def draw(rng: np.random.Generator, shape, dtype, how="normal"):
+def draw(rng: np.random.Generator, shape, dtype, how="normal", int_range=None):
     dtype = np.dtype(dtype)
     if dtype == np.bool_:
         return rng.random(shape) < 0.5
+    if dtype.kind in "iu" and int_range is not None:
+        return rng.integers(int_range[0], int_range[1], size=shape).astype(dtype)
     if dtype.kind in "iu":
         lo = 0 if dtype.kind == "u" else -20
         return rng.integers(lo, lo + 41, size=shape).astype(dtype)
@@ -175,9 +202,9 @@ def assert_same_results(before, after, *, rtol=1e-5, atol=1e-6, what="", zero_si
 
 
 def differential(before: str, after: str, *, inputs="normal", rtol=1e-5, atol=1e-6, seed=0,
-                 what="", zero_sign=True):
+                 what="", zero_sign=True, int_range=None):
     rng = np.random.default_rng(seed)
-    args = [draw(rng, s, d, inputs) for s, d in main_arg_types(before)]
+    args = [draw(rng, s, d, inputs, int_range) for s, d in main_arg_types(before)]
     assert_same_results(execute(before, args), execute(after, args), rtol=rtol, atol=atol, what=what,
                         zero_sign=zero_sign)
 
@@ -197,9 +224,13 @@ def check_case(c: Case) -> str:
         assert s in body, f"{c.name}: expected {s!r} in\n{body}"
     for s in c.lacks:
         assert s not in body, f"{c.name}: did not expect {s!r} in\n{body}"
+    for rx in c.present:
+        assert re.search(rx, after), f"{c.name}: expected /{rx}/ in\n{after}"
+    for rx in c.absent:
+        assert not re.search(rx, after), f"{c.name}: did not expect /{rx}/ in\n{after}"
     if c.run and c.fires:
         differential(before, after, inputs=c.inputs, rtol=c.rtol, atol=c.atol, what=c.name,
-                     zero_sign=c.zero_sign)
+                     zero_sign=c.zero_sign, int_range=c.int_range)
     return after
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from _harness_b import Case, apply_named, check_execution, check_rewrite, params, to_text
+from _harness import check_case, params, rcase, to_text
 
 LOOP_NORM = """
 func.func @main(%x: tensor<64xf32>) -> tensor<64xf32> {
@@ -30,7 +30,7 @@ func.func @main(%x: tensor<64xf32>) -> tensor<64xf32> {
 }"""
 
 CASES = [
-    Case("inline_call", """
+    rcase("inline_call", """
 func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = func.call @f(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   %1 = func.call @f(%0, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
@@ -44,7 +44,7 @@ func.func private @f(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
   %3 = stablehlo.add %2, %x : tensor<4xf32>
   return %3 : tensor<4xf32>
 }""", present=[r"stablehlo.multiply %arg0, %arg0", r"stablehlo.reduce"], absent=[r"func.call"]),
-    Case("inline_call", """
+    rcase("inline_call", """
 func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = func.call @f(%a) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
@@ -57,7 +57,7 @@ func.func private @g(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = func.call @f(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }""", changed=False, run=False, id="recursive-neg"),
-    Case("dead_private_function", """
+    rcase("dead_private_function", """
 func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = func.call @used(%a) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
@@ -70,7 +70,7 @@ func.func private @used(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.sine %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }""", present=[r"@used"], absent=[r"@unused"]),
-    Case("dead_private_function", """
+    rcase("dead_private_function", """
 func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = func.call @user(%a) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
@@ -85,9 +85,9 @@ func.func private @user(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = "enzyme.autodiff"(%x) {fn = @used, activity = [], ret_activity = []} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }""", present=[r"@used", r"@user"], absent=[r"@unused"], run=False, id="symbol-in-attribute"),
-    Case("while_licm", LOOP_NORM, also=("while_passthrough_arg",),
+    rcase("while_licm", LOOP_NORM, also=("while_passthrough_arg",),
          present=[r"stablehlo.sqrt .*\n.*stablehlo.while"], absent=[r"do \{[^}]*stablehlo.reduce"]),
-    Case("while_licm", """
+    rcase("while_licm", """
 func.func @main(%x: tensor<8xf32>, %y: tensor<8xf32>, %s: tensor<f32>) -> tensor<8xf32> {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %0:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<8xf32>
@@ -109,7 +109,7 @@ func.func @main(%x: tensor<8xf32>, %y: tensor<8xf32>, %s: tensor<f32>) -> tensor
 }""", present=[r"stablehlo.exponential %arg1 [\s\S]*stablehlo.while",
                r"do \{\n.*broadcast_in_dim %arg2"], absent=[r"do \{[\s\S]*exponential"],
          id="shared-cheap-op-copied"),
-    Case("while_passthrough_arg", """
+    rcase("while_passthrough_arg", """
 func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %0:3 = stablehlo.while(%i = %c0, %xx = %x, %acc = %x) : tensor<i32>, tensor<8xf32>, tensor<8xf32>
@@ -125,7 +125,7 @@ func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   }
   return %0#1, %0#2 : tensor<8xf32>, tensor<8xf32>
 }""", present=[r"stablehlo.add %iterArg_\d+, %arg0", r"return %arg0, %0#2"]),
-    Case("while_dead_arg", """
+    rcase("while_dead_arg", """
 func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %0:4 = stablehlo.while(%i = %c0, %j = %c0, %acc = %x, %junk = %x) : tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>
@@ -144,7 +144,7 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   return %0#2 : tensor<8xf32>
 }""", present=[r"stablehlo.while\(%iterArg = %c(_\d+)?, %iterArg_\d+ = %arg0\) : tensor<i32>, tensor<8xf32>\n"],
          absent=[r"exponential"]),
-    Case("while_duplicate_iv", """
+    rcase("while_duplicate_iv", """
 func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<i32>) {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %c00 = stablehlo.constant dense<0> : tensor<i32>
@@ -166,7 +166,7 @@ func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<i32>) {
   return %0#2, %0#1 : tensor<8xf32>, tensor<i32>
 }""", also=("while_dead_arg",), present=[r"stablehlo.convert %iterArg :", r"return %\d+#1, %\d+#0"],
          absent=[r"tensor<i32>, tensor<i32>, tensor<8xf32>"]),
-    Case("while_iv_compare_fold", """
+    rcase("while_iv_compare_fold", """
 func.func @main(%x: tensor<10xf32>) -> tensor<10xf32> {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %0:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<10xf32>
@@ -189,7 +189,7 @@ func.func @main(%x: tensor<10xf32>) -> tensor<10xf32> {
   }
   return %0#1 : tensor<10xf32>
 }""", present=[r"stablehlo.select %c, "], absent=[r"compare  LT, %iterArg, %c_\d+"]),
-    Case("while_zero_trip", """
+    rcase("while_zero_trip", """
 func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   %c0 = stablehlo.constant dense<5> : tensor<i32>
   %0:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<8xf32>
@@ -205,7 +205,7 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   }
   return %0#1 : tensor<8xf32>
 }""", present=[r"return %arg0"], absent=["stablehlo.while"]),
-    Case("while_single_trip", """
+    rcase("while_single_trip", """
 func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<i32>) {
   %c0 = stablehlo.constant dense<2> : tensor<i32>
   %0:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<8xf32>
@@ -221,7 +221,7 @@ func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<i32>) {
   }
   return %0#1, %0#0 : tensor<8xf32>, tensor<i32>
 }""", present=[r"stablehlo.sine %arg0"], absent=["stablehlo.while"]),
-    Case("while_single_trip", """
+    rcase("while_single_trip", """
 func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   %c0 = stablehlo.constant dense<1> : tensor<i32>
   %0:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<8xf32>
@@ -237,7 +237,7 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   }
   return %0#1 : tensor<8xf32>
 }""", changed=False, id="two-trips-neg"),
-    Case("while_map_to_elementwise", """
+    rcase("while_map_to_elementwise", """
 func.func @main(%x: tensor<16x3xf32>, %s: tensor<f32>) -> tensor<16x3xf32> {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %z = stablehlo.constant dense<0.0> : tensor<16x3xf32>
@@ -264,7 +264,7 @@ func.func @main(%x: tensor<16x3xf32>, %s: tensor<f32>) -> tensor<16x3xf32> {
   }
   return %0#1 : tensor<16x3xf32>
 }""", changed=False, id="per-iteration-scalar-in-wide-row-neg"),
-    Case("while_map_to_elementwise", """
+    rcase("while_map_to_elementwise", """
 func.func @main(%x: tensor<16xf32>, %s: tensor<f32>) -> (tensor<16xf32>, tensor<16x1xi32>) {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %z = stablehlo.constant dense<0.0> : tensor<16xf32>
@@ -294,7 +294,7 @@ func.func @main(%x: tensor<16xf32>, %s: tensor<f32>) -> (tensor<16xf32>, tensor<
   return %0#1, %0#2 : tensor<16xf32>, tensor<16x1xi32>
 }""", also=("while_dead_arg",), present=[r"stablehlo.divide %arg0", r"iota dim = 0 : tensor<16x1xi32>"],
          absent=[r"stablehlo.while"], id="reversed-rows"),
-    Case("while_read_before_write", """
+    rcase("while_read_before_write", """
 func.func @main(%x: tensor<10xf32>, %y: tensor<10xf32>) -> tensor<10xf32> {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %z = stablehlo.constant dense<0.0> : tensor<10xf32>
@@ -317,7 +317,7 @@ func.func @main(%x: tensor<10xf32>, %y: tensor<10xf32>) -> tensor<10xf32> {
   }
   return %0#1 : tensor<10xf32>
 }""", present=[r"dynamic_slice %arg1, "]),
-    Case("while_read_before_write", """
+    rcase("while_read_before_write", """
 func.func @main(%x: tensor<10xf32>, %y: tensor<10xf32>) -> tensor<10xf32> {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %z = stablehlo.constant dense<0.0> : tensor<10xf32>
@@ -340,7 +340,7 @@ func.func @main(%x: tensor<10xf32>, %y: tensor<10xf32>) -> tensor<10xf32> {
   }
   return %0#1 : tensor<10xf32>
 }""", changed=False, id="revisited-window-neg"),
-    Case("while_sum_to_reduce", """
+    rcase("while_sum_to_reduce", """
 func.func @main(%x: tensor<12xf32>, %s: tensor<f32>) -> tensor<12xf32> {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %z = stablehlo.constant dense<0.0> : tensor<12xf32>
@@ -369,7 +369,7 @@ func.func @main(%x: tensor<12xf32>, %s: tensor<f32>) -> tensor<12xf32> {
   return %0#1 : tensor<12xf32>
 }""", also=("while_dead_arg",), present=[r"stablehlo.reduce", r"stablehlo.tanh %arg0"],
          absent=[r"stablehlo.while"], rtol=1e-4, atol=1e-4),
-    Case("while_sum_to_reduce", """
+    rcase("while_sum_to_reduce", """
 func.func @main(%x: tensor<12xf32>, %y: tensor<12xf32>) -> tensor<12xf32> {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %0:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<12xf32>
@@ -389,7 +389,7 @@ func.func @main(%x: tensor<12xf32>, %y: tensor<12xf32>) -> tensor<12xf32> {
   }
   return %0#1 : tensor<12xf32>
 }""", changed=False, id="distributive-needs-fast-math-neg"),
-    Case("while_sum_to_reduce_fast", """
+    rcase("while_sum_to_reduce_fast", """
 func.func @main(%x: tensor<12xf32>, %y: tensor<12xf32>) -> tensor<12xf32> {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %0:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<12xf32>
@@ -410,7 +410,7 @@ func.func @main(%x: tensor<12xf32>, %y: tensor<12xf32>) -> tensor<12xf32> {
   return %0#1 : tensor<12xf32>
 }""", also=("while_dead_arg",), present=[r"stablehlo.reduce\(%arg0"], absent=[r"stablehlo.while"],
          rtol=1e-4, atol=1e-4),
-    Case("if_const_pred", """
+    rcase("if_const_pred", """
 func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   %p = stablehlo.constant dense<false> : tensor<i1>
   %0 = "stablehlo.if"(%p) ({
@@ -422,7 +422,7 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   }) : (tensor<i1>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }""", present=[r"stablehlo.cosine %arg0"], absent=[r"stablehlo.if", r"stablehlo.sine"]),
-    Case("case_const_index", """
+    rcase("case_const_index", """
 func.func @main(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %i = stablehlo.constant dense<1> : tensor<i32>
   %k = stablehlo.constant dense<7> : tensor<i32>
@@ -445,7 +445,7 @@ func.func @main(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   }) : (tensor<i32>) -> tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }""", present=[r"stablehlo.cosine %arg0", r"stablehlo.exponential %arg0"], absent=[r"stablehlo.case", "stablehlo.sine", "tanh"]),
-    Case("case_single_branch", """
+    rcase("case_single_branch", """
 func.func @main(%a: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {
   %0 = "stablehlo.case"(%i) ({
     %s = stablehlo.sine %a : tensor<4xf32>
@@ -453,7 +453,7 @@ func.func @main(%a: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {
   }) : (tensor<i32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }""", present=[r"stablehlo.sine %arg0"], absent=[r"stablehlo.case"]),
-    Case("branches_identical@if", """
+    rcase("branches_identical@if", """
 func.func @main(%a: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
   %0 = "stablehlo.if"(%p) ({
     %s = stablehlo.sine %a : tensor<4xf32>
@@ -466,7 +466,7 @@ func.func @main(%a: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
   }) : (tensor<i1>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }""", absent=[r"stablehlo.if"]),
-    Case("branches_identical@if", """
+    rcase("branches_identical@if", """
 func.func @main(%a: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
   %0 = "stablehlo.if"(%p) ({
     %s = stablehlo.sine %a : tensor<4xf32>
@@ -479,7 +479,7 @@ func.func @main(%a: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
   }) : (tensor<i1>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }""", changed=False, id="different-neg"),
-    Case("branches_identical@case", """
+    rcase("branches_identical@case", """
 func.func @main(%a: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {
   %0 = "stablehlo.case"(%i) ({
     %s = stablehlo.sine %a : tensor<4xf32>
@@ -490,7 +490,7 @@ func.func @main(%a: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {
   }) : (tensor<i32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }""", absent=[r"stablehlo.case"], int_range=(-2, 4)),
-    Case("if_to_select", """
+    rcase("if_to_select", """
 func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>, %p: tensor<i1>) -> (tensor<4xf32>, tensor<4xf32>) {
   %0:2 = "stablehlo.if"(%p) ({
     stablehlo.return %a, %b : tensor<4xf32>, tensor<4xf32>
@@ -499,7 +499,7 @@ func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>, %p: tensor<i1>) -> (tensor
   }) : (tensor<i1>) -> (tensor<4xf32>, tensor<4xf32>)
   return %0#0, %0#1 : tensor<4xf32>, tensor<4xf32>
 }""", present=[r"stablehlo.select %arg2, %arg0, %arg1 : tensor<i1>, tensor<4xf32>", r"return %0, %arg1"]),
-    Case("branches_unused_results@if", """
+    rcase("branches_unused_results@if", """
 func.func @main(%a: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
   %0:2 = "stablehlo.if"(%p) ({
     %s = stablehlo.sine %a : tensor<4xf32>
@@ -511,7 +511,7 @@ func.func @main(%a: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
   }) : (tensor<i1>) -> (tensor<4xf32>, tensor<4xf32>)
   return %0#1 : tensor<4xf32>
 }""", present=[r"\}\) : \(tensor<i1>\) -> tensor<4xf32>"], absent=[r"stablehlo.sine"]),
-    Case("branches_unused_results@case", """
+    rcase("branches_unused_results@case", """
 func.func @main(%a: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {
   %0:2 = "stablehlo.case"(%i) ({
     %s = stablehlo.sine %a : tensor<4xf32>
@@ -522,7 +522,7 @@ func.func @main(%a: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {
   }) : (tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>)
   return %0#0 : tensor<4xf32>
 }""", present=[r"\}\) : \(tensor<i32>\) -> tensor<4xf32>"], int_range=(-1, 3)),
-    Case("if_not_pred", """
+    rcase("if_not_pred", """
 func.func @main(%a: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
   %q = stablehlo.not %p : tensor<i1>
   %0 = "stablehlo.if"(%q) ({
@@ -534,7 +534,7 @@ func.func @main(%a: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
   }) : (tensor<i1>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }""", present=[r"stablehlo.if\"?\(?%arg1|if %arg1", r"cosine[\s\S]*sine"], absent=[r"stablehlo.not"]),
-    Case("case_two_branches_to_if", """
+    rcase("case_two_branches_to_if", """
 func.func @main(%a: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {
   %0 = "stablehlo.case"(%i) ({
     %s = stablehlo.sine %a : tensor<4xf32>
@@ -549,20 +549,16 @@ func.func @main(%a: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {
 
 
 @pytest.mark.parametrize("case", params(CASES))
-def test_rewrite(case):
-    check_rewrite(case)
-
-
-@pytest.mark.parametrize("case", params(CASES))
-def test_execution(case):
-    check_execution(case)
+def test_case(case):
+    """The rewrite, its IR, and the module before and after run through PJRT."""
+    check_case(case)
 
 
 def test_every_control_flow_pattern_has_a_case():
     from reactant.optimize.patterns import PATTERNS
 
     mine = {n for n, p in PATTERNS.items() if p.family == "control_flow"}
-    covered = {c.pattern for c in CASES if c.changed}
+    covered = {c.name for c in CASES if c.fires}
     assert mine <= covered, sorted(mine - covered)
 
 
