@@ -1,6 +1,5 @@
 """Before/after and differential-execution tests of the ``select`` pattern family."""
 
-import numpy as np
 import pytest
 
 from _harness import check_case, params, rcase
