@@ -21,6 +21,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from .passes import PassOptions, register_pass
 from ..ir import build as B
+from ..ir.attrs import is_splat_constant
 from ..ir.types import ranked, shape_of
 from ..ir.opinfo import ELEMENTWISE
 from ..ir.values import defining_op
@@ -64,11 +65,7 @@ class _Plan:
             self.internal.append(op)
             return True
         if op is not None and op.operation.name == "stablehlo.constant":
-            try:
-                splat = ir.DenseElementsAttr(op.attributes["value"]).is_splat
-            except Exception:
-                splat = False
-            if splat and shape and shape[0] == self.n:
+            if is_splat_constant(op.results[0]) and shape and shape[0] == self.n:
                 self.internal.append(op)
                 return True
         if not shape or shape[0] != self.n:

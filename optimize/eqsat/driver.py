@@ -277,9 +277,9 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict):
                     sol, choice = r, st
         else:
             sol = dag_cost(fz, choice, roots)
-    except Exception as e:  # egglog errors: keep the segment as it is
-        stat.error = f"egglog: {type(e).__name__}: {str(e)[:300]}"
-        log.debug("eqsat segment failed: %s", stat.error)
+    except eb.EggSmolError as e:  # egglog refused the segment: keep it as it is
+        stat.error = f"egglog: {str(e)[:300]}"
+        log.debug("eqsat segment left as it is: %s", stat.error)
         return None
     if sol is None:
         stat.error = "no extraction"

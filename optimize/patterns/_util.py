@@ -62,10 +62,9 @@ def int_range(v: ir.Value, _depth: int = 0, env: dict | None = None) -> tuple[in
     ``env`` maps values (e.g. a loop's induction variable) to known bounds."""
     if env and v in env:
         return env[v]
-    try:
-        dt = np_dtype(element_type_of(v))
-    except Exception:
+    if not isinstance(v.type, ir.RankedTensorType):  # tokens, tuples
         return None
+    dt = np_dtype(v.type.element_type)
     if dt is None or dt.kind not in "iu" or _depth > 32:
         return None
     tb = _type_bounds(dt)

@@ -909,9 +909,8 @@ def _eval_batched(v: ir.Value, env: dict, depth: int = 0):
         return env[v]
     if depth > 32:
         return None
-    try:
-        tt = ir.RankedTensorType(v.type)
-    except Exception:
+    tt = v.type
+    if not isinstance(tt, ir.RankedTensorType):  # tokens, tuples
         return None
     dt = np_dtype(tt.element_type)
     n = 1
