@@ -21,8 +21,8 @@ import time
 from ..ir import context as irc
 from ..ir.context import count_ops
 from .passes import PASSES, PassOptions, PassStat, run_pipeline
-from .pipelines import LEVELS, pipeline
 from .patterns import PATTERNS
+from .pipelines import LEVELS, pipeline
 
 
 def _split(values) -> list[str]:

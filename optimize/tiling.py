@@ -19,12 +19,12 @@ from __future__ import annotations
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from .passes import PassOptions, register_pass
 from ..ir import build as B
 from ..ir.attrs import is_splat_constant
-from ..ir.types import ranked, shape_of
 from ..ir.opinfo import ELEMENTWISE
+from ..ir.types import ranked, shape_of
 from ..ir.values import defining_op
+from .passes import PassOptions, register_pass
 
 CHUNK = 16384  # updates per iteration: indices + updates of a chunk stay in L2
 MIN_UPDATES = 1 << 18  # below this the loop overhead outweighs the saved memory traffic

@@ -14,13 +14,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from . import _jax_adapter as jx
+from . import runtime
 from .tracing import active as _trace_active
 from .tracing.array_methods import NumpyArrayMethods
 from .tracing.dtypes import canonical
 from .tracing.errors import ArgumentError
 from .tracing.pytree import tree_map
-from . import _jax_adapter as jx
-from . import runtime
 
 
 class Signature(NamedTuple):

@@ -23,8 +23,8 @@ from jaxlib.mlir import ir
 from . import _jax_adapter as jx
 from . import runtime
 from .arrays import ConcreteRArray, ConcreteRNumber, Signature, _sign_unknown, _signature, sig_id
-from .optimize import PassOptions, compile_pipeline, run_pipeline
 from .ir.contracts import strip_contract_attrs
+from .optimize import PassOptions, compile_pipeline, run_pipeline
 from .tracing import active as _trace_active
 from .tracing import autograph
 from .tracing.errors import ArgumentError

@@ -14,9 +14,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from jaxlib.mlir import ir
 
-from .context import current
 from ..ir.regions import defined_inside
 from ..ir.types import spec_of
+from .context import current
 from .numpy_api.convert import as_traced
 from .pytree import TreeDef, flatten, unflatten
 from .traced import TracedRArray, TracedRNumber, wrap

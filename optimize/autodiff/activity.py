@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
-from ...ir.types import is_inexact_tensor
 from ...ir.regions import captured_values, terminator
+from ...ir.types import is_inexact_tensor
 from .rules import NONDIFF
 
 

@@ -15,11 +15,11 @@ from jaxlib.mlir import ir
 
 from ...ir.context import functions
 from ...ir.markers import MARKERS, SEEDED, WITH_DERIVATIVE, WITH_TANGENT, Activity as A
+from ...ir.regions import callee_name, terminator, walk_nested
 from ..passes import PassOptions
 from .activity import Activity
 from .errors import ADError
 from .forward import expand_forward
-from ...ir.regions import callee_name, terminator, walk_nested
 from .ir_util import add_sort_permutation, make_working_copy, sort_permutation_operand
 from .markers import fn_symbol, parse_marker
 from .reverse import expand_reverse

@@ -12,13 +12,13 @@ from __future__ import annotations
 from jaxlib.mlir import ir
 
 from ...ir import build as B
-from ...ir.types import element_type_of, i64, is_inexact_tensor, ranked, shape_of
-from ...ir.markers import Activity as A, RETURNS_PRIMAL, WITH_TANGENT
-from .activity import Activity
-from .errors import ADError
 from ...ir.attrs import copy_attrs
 from ...ir.loops import while_parts
+from ...ir.markers import Activity as A, RETURNS_PRIMAL, WITH_TANGENT
 from ...ir.regions import block_ops, captured_values, clone_op, terminator
+from ...ir.types import element_type_of, i64, is_inexact_tensor, ranked, shape_of
+from .activity import Activity
+from .errors import ADError
 from .rules import NONDIFF, RULES
 
 

@@ -49,11 +49,11 @@ from jaxlib.mlir import ir
 
 from ...ir import build as B
 from ...ir.loops import WhileLoopInfo, analyze, slot_of, while_parts
+from ...ir.regions import block_ops, captured_values, clone_op, terminator, walk_nested
 from ...ir.types import element_type_of, i64, ranked, shape_of
+from ...ir.values import defining_op, is_within
 from . import emit as E
 from .errors import ADError
-from ...ir.regions import block_ops, captured_values, clone_op, terminator, walk_nested
-from ...ir.values import defining_op, is_within
 from .ir_util import NO_MOVE
 from .reverse import Scope, SegmentScope, reverse_block
 

@@ -25,14 +25,14 @@ from __future__ import annotations
 from jaxlib.mlir import ir
 
 from ...ir import build as B
-from ...ir.types import element_type_of, is_integer_type
+from ...ir.attrs import copy_attrs
 from ...ir.markers import Activity as A, RETURNS_PRIMAL, SEEDED
+from ...ir.regions import block_ops, captured_values, clone_op, terminator
+from ...ir.types import element_type_of, is_integer_type
+from ...ir.values import defining_op, is_within
 from . import emit as E
 from .activity import Activity
 from .errors import ADError
-from ...ir.attrs import copy_attrs
-from ...ir.regions import block_ops, captured_values, clone_op, terminator
-from ...ir.values import defining_op, is_within
 from .ir_util import NO_MOVE
 from .rules import NONDIFF, RULES
 

@@ -15,12 +15,12 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ...ir import build as B
 from ...ir.attrs import i64_list
+from ...ir.attrs import copy_attrs
+from ...ir.contracts import IN_BOUNDS
+from ...ir.regions import terminator
 from ...ir.types import element_type_of, i1, i64, like, rank_of, ranked, shape_of
 from . import emit as E
-from ...ir.contracts import IN_BOUNDS
 from .errors import ADError
-from ...ir.attrs import copy_attrs
-from ...ir.regions import terminator
 from .ir_util import sort_permutation_operand
 from .rules import or_zeros, prim, register, res
 from .rules_reduce import body_kind

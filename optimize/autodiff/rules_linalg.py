@@ -21,10 +21,10 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from ...ir import build as B
 from ...ir import shapes
 from ...ir.attrs import i64_array, i64_attr, i64_list, padding_attr
+from ...ir.attrs import copy_attrs
 from ...ir.types import complex_part_type, element_type_of, is_complex_type, rank_of, ranked, shape_of
 from . import emit as E
 from .errors import ADError
-from ...ir.attrs import copy_attrs
 from .rules import prim, register, res, tadd, tsub
 
 # ---------------------------------------------------------------------------------------------

@@ -7,10 +7,10 @@ from jaxlib.mlir import ir
 
 from ...ir import build as B
 from ...ir.attrs import i64_array, i64_list, padding_attr
+from ...ir.regions import terminator
 from ...ir.types import element_type_of, is_integer_type, rank_of, ranked, shape_of
 from . import emit as E
 from .errors import ADError
-from ...ir.regions import terminator
 from .ir_util import iota_dimension
 from .rules import prim, register, res, tadd
 

@@ -20,12 +20,12 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 
-from ._registry import pattern
 from ...ir import build as B
 from ...ir import kernels as K
 from ...ir.attrs import i64_list, is_splat_constant, read_constant
-from ...ir.types import np_dtype, num_elements, shape_of, tensor_type
 from ...ir.opinfo import reduce_body_kind
+from ...ir.types import np_dtype, num_elements, shape_of, tensor_type
+from ._registry import pattern
 
 FAMILY = "constants"
 FOLD_LIMIT = 65_536

@@ -19,17 +19,17 @@ import re
 import numpy as np
 from jaxlib.mlir import ir
 
-from ._registry import pattern, replace
 from ...ir import build as B
 from ...ir.attrs import compare_attrs, compare_parts, copy_attrs, i64_array, i64_list, same_constant, scalar_value
-from ...ir.types import element_type_of, is_ranked_tensor, np_dtype, ranked, shape_of
-from ...ir.values import defining_op, has_one_use, is_defined_outside
 from ...ir.context import functions
 from ...ir.evaluate import evaluate_op, evaluate_value
 from ...ir.loops import analyze, while_parts
 from ...ir.opinfo import ELEMENTWISE, info, is_pure_op
 from ...ir.regions import (attrs_equal, captured_values, clone_block, regions_equivalent, replace_uses_within,
                            single_block, terminator)
+from ...ir.types import element_type_of, is_ranked_tensor, np_dtype, ranked, shape_of
+from ...ir.values import defining_op, has_one_use, is_defined_outside
+from ._registry import pattern, replace
 from ._util import int_range
 
 FAMILY = "control_flow"

@@ -22,13 +22,13 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from ._registry import pattern, replace, variant
 from ...ir import build as B
 from ...ir import shapes
-from ...ir.evaluate import evaluate_value
 from ...ir.attrs import i64_list, scalar_value
+from ...ir.evaluate import evaluate_value
 from ...ir.types import element_type_of, is_float_type, num_elements, ranked, shape_of
 from ...ir.values import def_of, defining_op, has_one_use
+from ._registry import pattern, replace, variant
 
 FAMILY = "dot"
 EVAL_LIMIT = 1 << 16

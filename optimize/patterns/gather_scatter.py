@@ -13,13 +13,13 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as _hlo
 
-from ._registry import pattern, replace
 from ...ir import build as B
 from ...ir.attrs import compare_attrs, i64_array, i64_list, scalar_value
-from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
-from ...ir.values import defining_op
 from ...ir.evaluate import evaluate_value
 from ...ir.loops import analyze
+from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
+from ...ir.values import defining_op
+from ._registry import pattern, replace
 from ._util import int_range
 
 FAMILY = "gather_scatter"

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
-from ._registry import identity_pattern, pattern, replace
 from ...ir import build as B
 from ...ir import shapes
 from ...ir.attrs import i64_list, splat_value
 from ...ir.types import element_type_of, num_elements, ranked, shape_of
 from ...ir.values import def_of, defining_op, has_one_use
+from ._registry import identity_pattern, pattern, replace
 
 FAMILY = "layout"
 

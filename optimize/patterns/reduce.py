@@ -18,12 +18,12 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 
-from ._registry import pattern, replace
 from ...ir import build as B
 from ...ir.attrs import i64_list, scalar_value
+from ...ir.opinfo import reduce_body_kind, reduce_identity
 from ...ir.types import element_type_of, is_float_type, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import def_of, defining_op, has_one_use
-from ...ir.opinfo import reduce_body_kind, reduce_identity
+from ._registry import pattern, replace
 from ._util import is_reduce_identity
 
 FAMILY = "reduce"

@@ -12,14 +12,14 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 
-from ._registry import pattern, replace
 from ...ir import build as B
 from ...ir import shapes
 from ...ir.attrs import copy_attrs, i64_array, i64_list, int_attr_value, read_constant, scalar_value
-from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
-from ...ir.values import def_of, defining_op, has_one_use, op_name, user_ops
 from ...ir.evaluate import evaluate_op, evaluate_value
 from ...ir.opinfo import ELEMENTWISE
+from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
+from ...ir.values import def_of, defining_op, has_one_use, op_name, user_ops
+from ._registry import pattern, replace
 from ._util import int_range
 
 FAMILY = "slicing"

@@ -12,8 +12,8 @@ from typing import Sequence
 import numpy as np
 from jaxlib.mlir import ir
 
-from ..context import current
 from ...ir.attrs import dense_attr
+from ..context import current
 from ..dtypes import canonical
 from ..errors import ShapeError, describe
 from ..traced import TracedRArray, wrap

@@ -6,12 +6,12 @@ from typing import Callable, Sequence
 
 from jaxlib.mlir import ir
 
-from ...ir.contracts import IN_BOUNDS
-from ..errors import ShapeError, describe
-from ..traced import TracedRArray
 from ...ir import build as B
 from ...ir import shapes
 from ...ir.attrs import i64_array
+from ...ir.contracts import IN_BOUNDS
+from ..errors import ShapeError, describe
+from ..traced import TracedRArray
 from ._core import build_region, emit, emit1, results_of
 
 

@@ -6,11 +6,11 @@ from typing import Callable, Sequence
 
 from jaxlib.mlir import ir
 
-from ..errors import ShapeError, describe
-from ..traced import TracedRArray
 from ...ir import build as B
 from ...ir import shapes
 from ...ir.attrs import i64_array, i64_attr
+from ..errors import ShapeError, describe
+from ..traced import TracedRArray
 from ._core import build_region, emit, results_of
 
 Body = Callable[..., Sequence[TracedRArray]]

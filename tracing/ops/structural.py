@@ -7,10 +7,10 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import IndexError_, ShapeError, describe
-from ..traced import TracedRArray
 from ...ir import shapes
 from ...ir.attrs import i64_array, i64_attr
+from ..errors import IndexError_, ShapeError, describe
+from ..traced import TracedRArray
 from ._core import emit1
 
 
