@@ -5,8 +5,12 @@ layer (each imports this package; it imports none of them).
 - ``types``: NumPy dtypes <-> element types, tensor types and shapes of values;
 - ``attrs``: op attributes and constants (``DenseElementsAttr``) in both directions;
 - ``values``: the def-use graph (defining ops, uses, region membership);
-- ``contracts``: discardable facts a producer tells the optimizer;
-- ``markers``: the automatic-differentiation marker vocabulary.
+- ``shapes`` and ``build``: one shape rule and one builder per StableHLO op;
+- ``opinfo``, ``kernels`` and ``evaluate``: the table of op facts, exact NumPy kernels, the
+  evaluator built on them;
+- ``regions`` and ``loops``: walking, cloning and inlining regions; the while-loop analysis;
+- ``contracts`` and ``markers``: facts a producer tells the optimizer; the AD marker vocabulary.
 """
 
-from . import attrs, context, contracts, markers, types, values  # noqa: F401
+from . import (attrs, build, context, contracts, evaluate, kernels, loops, markers, opinfo,  # noqa: F401
+               regions, shapes, types, values)

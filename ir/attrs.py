@@ -14,7 +14,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from .types import bfloat16, is_complex_type, np_dtype, tensor_type
+from .types import bfloat16, element_type, is_complex_type, np_dtype, ranked, tensor_type
 from .values import defining_op
 
 
@@ -22,10 +22,6 @@ from .values import defining_op
 def i64_array(values: Sequence[int]) -> ir.Attribute:
     """``array<i64: ...>`` (DenseI64ArrayAttr: permutations, dimensions, slice bounds)."""
     return ir.DenseI64ArrayAttr.get([int(v) for v in values])
-
-
-def bool_array(values: Sequence[bool]) -> ir.Attribute:
-    return ir.DenseBoolArrayAttr.get([bool(v) for v in values])
 
 
 def i64_attr(v: int) -> ir.Attribute:
@@ -50,11 +46,6 @@ def i64_list(attr: ir.Attribute | None) -> list[int]:
 
 def int_attr_value(attr: ir.Attribute) -> int:
     return ir.IntegerAttr(attr).value
-
-
-def get_attr(op, name: str, default=None):
-    attrs = op.attributes
-    return attrs[name] if name in attrs else default
 
 
 def copy_attrs(op) -> dict:
@@ -99,8 +90,6 @@ def dense_attr(array, type_: ir.RankedTensorType | None = None) -> ir.DenseEleme
     ``type_`` gives the tensor type (``array`` is converted to its element's dtype and
     broadcast to its shape); without it the type follows the array's dtype and shape."""
     if type_ is None:
-        from .types import element_type, ranked
-
         array = np.asarray(array)
         type_ = ranked(array.shape, element_type(array.dtype))
     et = type_.element_type
@@ -229,24 +218,6 @@ def is_scalar_value(v: ir.Value, value) -> bool:
             return bool(np.isnan(s))
         return s == value and bool(np.signbit(s)) == bool(np.signbit(value))
     return s == value
-
-
-def scalar_int(v: ir.Value) -> int | None:
-    """The value of a rank-0 (or one-element) integer constant, seen through ``convert``
-    between integer types; None otherwise."""
-    op = defining_op(v)
-    while op is not None and op.operation.name == "stablehlo.convert":
-        if not isinstance(tensor_type(v).element_type, ir.IntegerType):
-            return None
-        v = op.operands[0]
-        op = defining_op(v)
-    if not isinstance(tensor_type(v).element_type, ir.IntegerType) or len(tensor_type(v).shape) > 1 \
-            or (tensor_type(v).shape and tensor_type(v).shape[0] != 1):
-        return None
-    a = read_constant(v)
-    if a is None:
-        return None
-    return int(a.reshape(-1)[0])
 
 
 def all_ones_value(et: ir.Type):

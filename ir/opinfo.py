@@ -91,10 +91,6 @@ def info(name: str) -> OpInfo:
     return OPS.get(name, _UNKNOWN_IMPURE)
 
 
-def is_elementwise(name: str) -> bool:
-    return name in ELEMENTWISE
-
-
 def is_pure_op(op) -> bool:
     """No side effects, recursively through regions (loops and branches included)."""
     o = op.operation

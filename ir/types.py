@@ -90,19 +90,6 @@ def is_integer_type(t: ir.Type) -> bool:
     return isinstance(t, ir.IntegerType)
 
 
-def is_bool_type(t: ir.Type) -> bool:
-    return isinstance(t, ir.IntegerType) and t.width == 1
-
-
-def is_signed_int_type(t: ir.Type) -> bool:
-    """A signless integer of more than one bit (StableHLO treats signless as signed)."""
-    return isinstance(t, ir.IntegerType) and t.width > 1 and not t.is_unsigned
-
-
-def is_unsigned_type(t: ir.Type) -> bool:
-    return isinstance(t, ir.IntegerType) and t.width > 1 and t.is_unsigned
-
-
 def is_inexact_type(t: ir.Type) -> bool:
     """Any float (f8 included) or complex: the element types that carry derivatives."""
     return is_any_float_type(t) or is_complex_type(t)
@@ -146,11 +133,6 @@ def rank_of(v: ir.Value | ir.Type) -> int:
 
 def element_type_of(v: ir.Value | ir.Type) -> ir.Type:
     return tensor_type(v).element_type
-
-
-def dtype_of(v: ir.Value | ir.Type) -> np.dtype | None:
-    """The NumPy dtype of a tensor value's elements (None where NumPy has none)."""
-    return np_dtype(element_type_of(v))
 
 
 def spec_of(t: ir.Type) -> tuple[tuple[int, ...], np.dtype]:

@@ -31,10 +31,6 @@ def user_ops(v: ir.Value) -> list:
     return [u.owner for u in v.uses]
 
 
-def num_uses(v: ir.Value) -> int:
-    return sum(1 for _ in v.uses)
-
-
 def has_one_use(v: ir.Value) -> bool:
     it = iter(v.uses)
     return next(it, None) is not None and next(it, None) is None
