@@ -51,11 +51,29 @@ def copy_buffer(buf: Array) -> Array:
         return jax.device_put(buf, buf.sharding, donate=False, may_alias=False)
 
 
-def result_handler(shape: tuple[int, ...], dtype: np.dtype, device):
-    """A prebuilt handler turning an executable's output into a jax.Array without checks."""
-    return xc.array_result_handler(
-        ShapedArray(shape, dtype), SingleDeviceSharding(device), committed=True, _skip_checks=True
-    )
+def result_handler(shape: tuple[int, ...], dtype: np.dtype, placement):
+    """A prebuilt handler turning an executable's output (on a device, or sharded over a mesh
+    as a jax NamedSharding says) into a jax.Array without checks."""
+    sharding = placement if isinstance(placement, jax.sharding.Sharding) else SingleDeviceSharding(placement)
+    return xc.array_result_handler(ShapedArray(shape, dtype), sharding, committed=True, _skip_checks=True)
+
+
+_JAX_MESHES: dict = {}
+
+
+def named_sharding(devices: np.ndarray, axis_names: tuple, spec: tuple):
+    """The jax NamedSharding of a mesh (devices ndarray, axis names) and a spec (public API)."""
+    key = (tuple(d.id for d in devices.flat), devices.shape, axis_names)
+    mesh = _JAX_MESHES.get(key)
+    if mesh is None:
+        mesh = _JAX_MESHES[key] = jax.sharding.Mesh(devices, axis_names)
+    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*spec))
+
+
+def device_put_sharded(value, sharding) -> Array:
+    """``value`` (host array or jax Array) placed by a jax sharding, 64-bit dtypes kept."""
+    with x64_scope():
+        return jax.device_put(value, sharding)
 
 
 def compile_and_load(client, code: str | bytes, devices: Sequence[Any], options: CompileOptions):

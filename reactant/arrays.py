@@ -20,7 +20,8 @@ from .tracing import active as _trace_active
 from .tracing.array_methods import NumpyArrayMethods
 from .tracing.dtypes import canonical
 from .tracing.errors import ArgumentError
-from .tracing.pytree import tree_map
+from .sharding import NamedSharding, ShardingError, as_sharding
+from .tracing.pytree import flatten, prefix_leaves, tree_map, unflatten
 
 
 class Signature(NamedTuple):
@@ -37,13 +38,21 @@ class Signature(NamedTuple):
     nonneg: bool
 
 
+class Shard(NamedTuple):
+    """One device's piece of an array: ``index`` is the tuple of slices it covers."""
+
+    device: Any
+    index: tuple
+    data: np.ndarray
+
+
 class ConcreteRArray(NumpyArrayMethods):
     """An array on a device. ``np.asarray(x)`` / ``x.to_numpy()`` copy it back to the host."""
 
     __slots__ = ("_buf", "_sig", "_sid", "__weakref__")
 
-    def __init__(self, data: Any, *, device=None):
-        buf, nonneg = _to_buffer(data, device)
+    def __init__(self, data: Any, *, device=None, sharding=None):
+        buf, nonneg = _to_buffer(data, device, sharding)
         self._buf = buf
         self._sig = _signature(buf, weak=False, nonneg=nonneg)
         self._sid = sig_id(self._sig)
@@ -73,7 +82,15 @@ class ConcreteRArray(NumpyArrayMethods):
 
     @property
     def sharding(self):
-        return self._buf.sharding
+        """A ``reactant.sharding.NamedSharding`` for an array placed on a mesh, else its device."""
+        p = self._sig.placement
+        return p if isinstance(p, NamedSharding) else self.device
+
+    @property
+    def addressable_shards(self) -> list:
+        """The pieces this process holds: ``Shard(device, index, data)`` per device, ``index``
+        the tuple of slices of the global array, ``data`` a NumPy copy."""
+        return [Shard(s.device, s.index, np.asarray(s.data)) for s in self._buf.addressable_shards]
 
     @property
     def buffer(self) -> jx.Array:
@@ -250,11 +267,25 @@ def _known_nonneg(arr: np.ndarray) -> bool:
     return arr.dtype.kind == "i" and arr.ndim > 0 and (arr.size == 0 or bool(arr.min() >= 0))
 
 
-def _to_buffer(data: Any, device):
-    """A device buffer holding ``data`` and whether it is a non-negative integer array."""
+def _to_buffer(data: Any, device, sharding=None):
+    """A device buffer holding ``data`` (on ``device``, or placed by ``sharding``) and whether
+    it is a non-negative integer array."""
     nonneg = False
     if isinstance(data, ConcreteRArray):
         data, nonneg = data._buf, data._sig.nonneg
+    if sharding is not None:
+        s = as_sharding(sharding)
+        shape = np.shape(data)
+        s.dims(len(shape))  # rank check, naming the spec
+        s.check_shape(shape)
+        if not isinstance(data, jx.Array):
+            arr = np.asarray(data)
+            if arr.dtype == object:
+                raise ArgumentError(f"cannot move {type(data).__name__} to a device: it is not an array of numbers")
+            canonical(arr.dtype)
+            nonneg = _known_nonneg(arr)
+            data = arr
+        return jx.device_put_sharded(data, runtime.jax_sharding(s)), nonneg
     if isinstance(data, jx.Array):
         # our own copy: donating it later must not invalidate the caller's jax array
         buf = jx.copy_buffer(data) if device is None else jx.device_put(np.asarray(data), device)
@@ -266,29 +297,49 @@ def _to_buffer(data: Any, device):
     return jx.device_put(arr, device if device is not None else runtime.default_device()), _known_nonneg(arr)
 
 
-def to_rarray(obj: Any, *, device=None, track_numbers: bool = False) -> Any:
+def to_rarray(obj: Any, *, device=None, sharding=None, track_numbers: bool = False) -> Any:
     """Move ``obj`` to a device: every NumPy array (and, with ``track_numbers=True``, every
     Python/NumPy scalar) in the pytree ``obj`` becomes a ``ConcreteRArray`` /
     ``ConcreteRNumber``; the structure is kept. NumPy scalars always become ConcreteRNumbers.
 
-    ``device`` defaults to the first device of the default (CPU) client.
+    ``device`` defaults to the first device of the default (CPU) client. ``sharding`` places
+    the arrays over a mesh instead: one ``reactant.sharding.NamedSharding`` for every leaf, or a
+    pytree prefix of ``obj`` holding shardings (``None`` entries: the default device).
     """
+    is_leaf = lambda x: isinstance(x, (ConcreteRArray, np.ndarray))  # noqa: E731
+    leaves, tree = flatten(obj, is_leaf)
+    if sharding is None or _is_sharding(sharding):
+        per_leaf = [sharding] * len(leaves)
+    else:
+        try:
+            per_leaf = prefix_leaves(sharding, obj, lambda s: s is None or _is_sharding(s), is_leaf)
+        except ValueError as e:
+            raise ShardingError(f"sharding= must be a sharding or a pytree prefix of the arrays: {e}") from None
+    placed = []  # nothing is returned (or left half-placed) unless every leaf moves
+    for leaf, s in zip(leaves, per_leaf):
+        placed.append(_move(leaf, device, s, track_numbers))
+    return unflatten(tree, placed)
 
-    def move(leaf):
-        if isinstance(leaf, ConcreteRArray):
-            return leaf if device is None else type(leaf)(leaf, device=device)
-        if isinstance(leaf, (np.ndarray, jx.Array)) or (
-            hasattr(leaf, "__array__") and not isinstance(leaf, (str, bytes)) and not np.isscalar(leaf)
-        ):
-            arr = ConcreteRArray(leaf, device=device)
-            return ConcreteRNumber._wrap(arr._buf, arr._sig) if arr.shape == () else arr
-        if isinstance(leaf, np.generic) or (
-            track_numbers and isinstance(leaf, (bool, int, float, complex)) and not isinstance(leaf, np.generic)
-        ):
-            weak = not isinstance(leaf, np.generic)
-            buf, _ = _to_buffer(np.asarray(leaf), device)  # Python scalars: NumPy's default dtypes
-            return ConcreteRNumber._wrap(buf, _signature(buf, weak))
-        return leaf
 
-    return tree_map(move, obj, is_leaf=lambda x: isinstance(x, (ConcreteRArray, np.ndarray)))
+def _is_sharding(s) -> bool:
+    return isinstance(s, NamedSharding) or (hasattr(s, "mesh") and hasattr(s, "spec"))
+
+
+def _move(leaf, device, sharding, track_numbers: bool):
+    if isinstance(leaf, ConcreteRArray):
+        if device is None and sharding is None:
+            return leaf
+        return type(leaf)(leaf, device=device, sharding=sharding)
+    if isinstance(leaf, (np.ndarray, jx.Array)) or (
+        hasattr(leaf, "__array__") and not isinstance(leaf, (str, bytes)) and not np.isscalar(leaf)
+    ):
+        arr = ConcreteRArray(leaf, device=device, sharding=sharding)
+        return ConcreteRNumber._wrap(arr._buf, arr._sig) if arr.shape == () else arr
+    if isinstance(leaf, np.generic) or (
+        track_numbers and isinstance(leaf, (bool, int, float, complex)) and not isinstance(leaf, np.generic)
+    ):
+        weak = not isinstance(leaf, np.generic)
+        buf, _ = _to_buffer(np.asarray(leaf), device, sharding)  # Python scalars: NumPy's default dtypes
+        return ConcreteRNumber._wrap(buf, _signature(buf, weak))
+    return leaf
 

@@ -28,7 +28,9 @@ from .optimize import PassOptions, compile_pipeline, run_pipeline
 from .tracing import active as _trace_active
 from .tracing import autograph
 from .tracing.errors import ArgumentError
-from .tracing.pytree import TreeDef, flatten, structure_key, unflatten
+from .sharding import NamedSharding, ShardingError, as_sharding
+from .sharding.shardy import annotate_main, propagate, result_shardings
+from .tracing.pytree import TreeDef, flatten, prefix_leaves, structure_key, unflatten
 from .tracing.trace import TracedProgram, trace
 
 # Bounds of the tables that grow per call signature; past a bound the oldest entry is dropped
@@ -58,6 +60,9 @@ class Options:
     # that are only known at run time
     ad_checkpoint: str | int | None = None
     ad_max_trip_count: int | None = None
+    # shardings of the results of an SPMD program: a sharding or a pytree prefix of the result
+    # (None: the shardings propagation gives)
+    out_shardings: Any = None
 
     def pass_options(self) -> PassOptions:
         return PassOptions(ad_checkpoint=self.ad_checkpoint, ad_max_trip_count=self.ad_max_trip_count)
@@ -188,6 +193,9 @@ class _Compiled:
         prog = trace(fn, leaves, tree, inputs, keep_loops=self.options.loops == "keep")
         if self.options.donate and prog.aliases:
             _set_aliasing(prog)
+        mesh, arg_shardings = _spmd_inputs(leaves)
+        if mesh is not None:  # one SPMD program over the mesh: Shardy annotations on @main
+            annotate_main(prog.module, mesh, arg_shardings)
         if level is not False:
             passes = compile_pipeline(list(level) if isinstance(level, (list, tuple)) else level,
                                       has_autodiff=_has_autodiff(prog.module))
@@ -197,14 +205,27 @@ class _Compiled:
 
     def _compile(self, leaves, tree) -> "_Entry":
         concretes = [x for x in leaves if isinstance(x, ConcreteRArray)]
-        device = _common_device(concretes)
+        mesh, _ = _spmd_inputs(leaves)
+        device = None if mesh is not None else _common_device(concretes)
         prog = self._lower(leaves, tree, self.options.optimize)
         _check_no_autodiff_left(prog.module)
         with prog.tc.ctx:
             strip_contract_attrs(prog.module)  # facts for our optimizer only
-        code = _bytecode(prog.module)
-        exe = runtime.compile_module(code, [device])
-        return _Entry(exe, prog, device, self.options.donate)
+        if mesh is None:
+            if self.options.out_shardings is not None:
+                raise ShardingError("out_shardings is for programs over a mesh: no argument is sharded",
+                                    hint="place the arguments with reactant.to_rarray(x, sharding=...)")
+            exe = runtime.compile_module(_bytecode(prog.module), [device])
+            return _Entry(exe, prog, [device] * len(prog.output_specs), self.options.donate)
+        with prog.tc.ctx:
+            wanted = _output_shardings(prog, self.options.out_shardings)
+            if any(s is not None for s in wanted):
+                annotate_main(prog.module, mesh, [None] * len(prog.input_specs), wanted)
+            propagate(prog.module)  # what XLA would choose, now readable: the results' shardings
+            outs = result_shardings(prog.module, mesh)
+        devices = list(mesh.devices.flat)
+        exe = runtime.compile_module(_bytecode(prog.module), devices, num_partitions=mesh.size)
+        return _Entry(exe, prog, outs, self.options.donate)
 
 
 def _dispatch(state: "_Compiled", *args, **kwargs):
@@ -242,15 +263,16 @@ class _Entry:
     """One compiled executable and how to map Python values in and out of it."""
 
     __slots__ = ("exe", "execute", "handlers", "out_sigs", "out_sids", "out_classes", "out_tree",
-                 "out_leaves", "writeback", "donate", "device", "fast_run")
+                 "out_leaves", "writeback", "donate", "fast_run", "calls")
 
-    def __init__(self, exe, prog: TracedProgram, device, donate: bool):
+    def __init__(self, exe, prog: TracedProgram, placements: list, donate: bool):
+        """``placements``: per output, its device or (SPMD) its NamedSharding."""
         self.exe = exe
         self.execute = exe.execute_sharded
-        self.device = device
-        self.handlers = [jx.result_handler(s, d, device) for s, d in prog.output_specs]
-        dev_key = runtime.sharding_key(jx.SingleDeviceSharding(device))
-        self.out_sigs = [Signature(s, d, dev_key, False, False) for s, d in prog.output_specs]
+        self.handlers = [jx.result_handler(s, d, runtime.jax_sharding(p) if isinstance(p, NamedSharding) else p)
+                         for (s, d), p in zip(prog.output_specs, placements)]
+        self.out_sigs = [Signature(s, d, p if isinstance(p, NamedSharding) else p.id, False, False)
+                         for (s, d), p in zip(prog.output_specs, placements)]
         self.out_sids = [sig_id(s) for s in self.out_sigs]
         self.out_classes = [ConcreteRNumber if s == () else ConcreteRArray for s, _ in prog.output_specs]
         self.out_tree = prog.out_tree
@@ -260,6 +282,22 @@ class _Entry:
         # the common case, one array returned and nothing updated, gets its own short path
         single = not self.writeback and self.out_leaves == [0] and prog.out_tree.kind is None
         self.fast_run = self._single_runner() if single else self.run
+        self.calls = 0
+        if _has_collectives(exe):  # queued collective programs deadlock XLA's CPU rendezvous
+            self.fast_run = self._synced(self.fast_run)
+
+    def _synced(self, run: Callable) -> Callable:
+        """``run`` that waits for the device every ``SYNC_EVERY`` calls (XLA's CPU collectives
+        abort past ~100 queued dispatches of a program with collectives)."""
+
+        def synced(bufs: list, concretes) -> Any:
+            out = run(bufs, concretes)
+            self.calls += 1
+            if self.calls % SYNC_EVERY == 0:
+                _block_all(out)
+            return out
+
+        return synced
 
     def _single_runner(self) -> Callable:
         execute, handlers = self.execute, self.handlers
@@ -291,6 +329,58 @@ class _Entry:
             else:
                 res.append(d[1])
         return unflatten(self.out_tree, res)
+
+
+SYNC_EVERY = 16
+
+
+def _block_all(out) -> None:
+    for leaf in flatten(out, is_leaf=_is_concrete)[0]:
+        if isinstance(leaf, ConcreteRArray):
+            jx.block_until_ready(leaf._buf)
+
+
+def _has_collectives(exe) -> bool:
+    text = jx.optimized_hlo_text(exe)
+    return any(k in text for k in ("all-reduce", "all-gather", "collective-permute", "all-to-all",
+                                   "reduce-scatter"))
+
+
+def _spmd_inputs(leaves) -> tuple:
+    """(mesh, per-input sharding) when the device arrays among ``leaves`` are placed on a mesh;
+    (None, None) when they live on single devices. Arrays of two meshes, or a single-device
+    array next to mesh-placed ones, are a ShardingError."""
+    placements = [x._sig.placement for x in leaves if isinstance(x, ConcreteRArray)]
+    sharded = [p for p in placements if isinstance(p, NamedSharding)]
+    if not sharded:
+        return None, None
+    meshes = {p.mesh for p in sharded}
+    if len(meshes) > 1:
+        raise ShardingError(f"arguments are placed on {len(meshes)} different meshes: "
+                            + ", ".join(map(repr, meshes)), hint="place every argument on one mesh")
+    if len(sharded) != len(placements):
+        raise ShardingError("an argument on a single device is passed with arguments placed on a mesh",
+                            hint="place it with reactant.to_rarray(x, sharding=reactant.sharding.Replicated(mesh))")
+    return sharded[0].mesh, sharded
+
+
+def _output_shardings(prog: TracedProgram, spec) -> list:
+    """Per output of the program, the sharding asked for with ``out_shardings`` (or None)."""
+    n = len(prog.output_specs)
+    if spec is None:
+        return [None] * n
+    result = unflatten(prog.out_tree, list(range(len(prog.out_leaves))))
+    try:
+        per_leaf = prefix_leaves(spec, result, lambda s: s is None or isinstance(s, NamedSharding)
+                                 or hasattr(s, "spec"))
+    except ValueError as e:
+        raise ShardingError(f"out_shardings must be a sharding or a pytree prefix of the result: {e}") from None
+    out: list = [None] * n
+    for d, s in zip(prog.out_leaves, per_leaf):
+        if type(d) is int and s is not None:
+            out[d] = as_sharding(s)
+            out[d].check_shape(prog.output_specs[d][0])
+    return out
 
 
 def _undonate_duplicates(bufs: list, aliases) -> list:
@@ -421,7 +511,8 @@ def _bytecode(module: ir.Module) -> bytes:
 
 def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_numbers: bool = False,
             donate: bool = True, loops: str = "unroll", control_flow: bool = True,
-            ad_checkpoint: str | int | None = None, ad_max_trip_count: int | None = None):
+            ad_checkpoint: str | int | None = None, ad_max_trip_count: int | None = None,
+            out_shardings: Any = None):
     """Compile ``fn`` with XLA on first call for each call signature.
 
     Use bare (``@reactant.compile``) or with options (``@reactant.compile(optimize="O1")``).
@@ -430,11 +521,14 @@ def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_nu
     StableHLO control flow; ``loops="keep"`` emits every ``for ... in range`` as a loop.
     ``ad_checkpoint`` ("sqrt" or a period) trades memory for recomputation in reverse mode
     through loops; ``ad_max_trip_count`` bounds loops whose trip count is only known at run time.
+    Arguments placed on a mesh (``reactant.to_rarray(x, sharding=...)``) make one SPMD program;
+    ``out_shardings`` (a sharding or a pytree prefix of the result) fixes its results'
+    shardings, otherwise they are the ones Shardy's propagation gives.
     """
     if loops not in ("unroll", "keep"):
         raise ValueError(f"loops must be 'unroll' or 'keep', got {loops!r}")
     opts = Options(tuple(optimize) if isinstance(optimize, list) else optimize, track_numbers, donate, loops,
-                   control_flow, ad_checkpoint, ad_max_trip_count)
+                   control_flow, ad_checkpoint, ad_max_trip_count, out_shardings)
     opts.pass_options()  # validates the AD options now, naming a bad one
     if fn is None:
         return lambda f: CompiledFunction(f, opts)

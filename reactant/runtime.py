@@ -6,6 +6,7 @@ import functools
 from typing import Any
 
 from . import _jax_adapter as jx
+from .sharding import NamedSharding, as_sharding
 from .optimize.eqsat import cost as _eqsat_cost
 
 # the optimizer's cost model is calibrated by running programs: through this runtime
@@ -28,9 +29,14 @@ def default_device():
 
 
 def sharding_key(sharding) -> Any:
-    """A hashable description of where a buffer lives (device id, or the sharding itself)."""
+    """Where a buffer lives: a device id, or a ``reactant.sharding.NamedSharding`` (hashable)."""
     dev = jx.single_device(sharding)
-    return sharding if dev is None else dev.id
+    return as_sharding(sharding) if dev is None else dev.id
+
+
+def jax_sharding(s: NamedSharding):
+    """The jax sharding that places buffers as ``s`` says."""
+    return jx.named_sharding(s.mesh.devices, s.mesh.axis_names, s.spec)
 
 
 def compile_module(code: str | bytes, devices_: list, *, num_partitions: int = 1):

@@ -157,3 +157,19 @@ def _unflatten(t: TreeDef, it):
 def tree_map(f: Callable, obj: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
     leaves, tree = flatten(obj, is_leaf)
     return unflatten(tree, [f(x) for x in leaves])
+
+
+def prefix_leaves(prefix: Any, obj: Any, is_prefix_leaf: Callable[[Any], bool],
+                  is_leaf: Callable[[Any], bool] | None = None) -> list:
+    """For each leaf of ``obj`` (in flatten order), the entry of ``prefix`` that covers it:
+    ``prefix`` has ``obj``'s structure down to its own leaves (``is_prefix_leaf``), each of
+    which applies to the whole subtree of ``obj`` below it (JAX's pytree-prefix rule)."""
+    if is_prefix_leaf(prefix):
+        return [prefix] * len(flatten(obj, is_leaf)[0])
+    pc, oc = _children(prefix), _children(obj)
+    if pc is None or oc is None or pc[0] is not oc[0] or pc[1] != oc[1] or len(pc[2]) != len(oc[2]):
+        raise ValueError(f"{type(prefix).__name__} is not a prefix of the structure of {type(obj).__name__}")
+    out: list = []
+    for p, o in zip(pc[2], oc[2]):
+        out += prefix_leaves(p, o, is_prefix_leaf, is_leaf)
+    return out
