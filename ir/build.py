@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
@@ -444,3 +445,80 @@ def triangular_solve(a: ir.Value, b: ir.Value, *, left_side: bool, lower: bool, 
                {"left_side": bool_attr(left_side), "lower": bool_attr(lower),
                 "unit_diagonal": bool_attr(unit_diagonal), "transpose_a": hlo.TransposeAttr.get(transpose_a)},
                loc=loc, ip=ip)
+
+
+# -- collectives (SPMD: groups and pairs name logical device ids, i.e. partitions) -------------------
+def _groups_attr(groups) -> ir.Attribute:
+    g = np.asarray(groups, dtype=np.int64)
+    return dense_attr(g, ir.RankedTensorType.get(list(g.shape), ir.IntegerType.get_signless(64)))
+
+
+def _channel(handle: int) -> ir.Attribute:
+    # type 1: DEVICE_TO_DEVICE; a channel makes the ids partition (not replica) ids
+    return ir.Attribute.parse(f"#stablehlo.channel_handle<handle = {int(handle)}, type = 1>")
+
+
+def all_reduce(x: ir.Value, groups, kind: str = "stablehlo.add", *, channel: int = 1,
+               loc: Loc = None, ip: IP = None) -> ir.Value:
+    """``x`` combined with op ``kind`` over the devices of each group."""
+    op = create("stablehlo.all_reduce", [x], [x.type],
+                {"replica_groups": _groups_attr(groups), "channel_handle": _channel(channel),
+                 "use_global_device_ids": ir.UnitAttr.get()}, regions=1, loc=loc, ip=ip)
+    scalar_body(op.regions[0], element_type_of(x), kind, loc=loc)
+    return op.result
+
+
+def all_gather(x: ir.Value, dim: int, groups, *, channel: int = 1, loc: Loc = None, ip: IP = None) -> ir.Value:
+    """The blocks of a group's devices concatenated along ``dim`` (in group order)."""
+    t = tensor_type(x)
+    shape = shapes.all_gather(t.shape, dim, len(groups[0]))
+    return op1("stablehlo.all_gather", [x], ranked(shape, t.element_type),
+               {"all_gather_dim": i64_attr(dim), "replica_groups": _groups_attr(groups),
+                "channel_handle": _channel(channel), "use_global_device_ids": ir.UnitAttr.get()}, loc=loc, ip=ip)
+
+
+def reduce_scatter(x: ir.Value, dim: int, groups, kind: str = "stablehlo.add", *, channel: int = 1,
+                   loc: Loc = None, ip: IP = None) -> ir.Value:
+    """``x`` combined over a group's devices, device k keeping block k along ``dim``."""
+    t = tensor_type(x)
+    shape = shapes.reduce_scatter(t.shape, dim, len(groups[0]))
+    op = create("stablehlo.reduce_scatter", [x], [ranked(shape, t.element_type)],
+                {"scatter_dimension": i64_attr(dim), "replica_groups": _groups_attr(groups),
+                 "channel_handle": _channel(channel), "use_global_device_ids": ir.UnitAttr.get()},
+                regions=1, loc=loc, ip=ip)
+    scalar_body(op.regions[0], t.element_type, kind, loc=loc)
+    return op.result
+
+
+def collective_permute(x: ir.Value, pairs, *, channel: int = 1, loc: Loc = None, ip: IP = None) -> ir.Value:
+    """Device ``dst`` receives ``x`` of device ``src`` for each (src, dst) pair; zeros where
+    no pair targets a device."""
+    return op1("stablehlo.collective_permute", [x], x.type,
+               {"source_target_pairs": _groups_attr(np.asarray(pairs, dtype=np.int64).reshape(-1, 2)),
+                "channel_handle": _channel(channel)}, loc=loc, ip=ip)
+
+
+def all_to_all(x: ir.Value, split_dim: int, concat_dim: int, groups, *, channel: int = 1,
+               loc: Loc = None, ip: IP = None) -> ir.Value:
+    """Block k of ``split_dim`` goes to the group's k-th device, which concatenates what it
+    receives along ``concat_dim`` (in group order)."""
+    t = tensor_type(x)
+    n = len(groups[0])
+    shape = shapes.all_to_all(t.shape, split_dim, concat_dim, n)
+    return op1("stablehlo.all_to_all", [x], ranked(shape, t.element_type),
+               {"split_dimension": i64_attr(split_dim), "concat_dimension": i64_attr(concat_dim),
+                "split_count": i64_attr(n), "replica_groups": _groups_attr(groups),
+                "channel_handle": _channel(channel)}, loc=loc, ip=ip)
+
+
+def partition_id(*, loc: Loc = None, ip: IP = None) -> ir.Value:
+    """This device's logical id (``ui32``)."""
+    return op1("stablehlo.partition_id", [], ranked([], ir.IntegerType.get_unsigned(32)), loc=loc, ip=ip)
+
+
+def collective_groups(op: ir.Operation) -> np.ndarray:
+    """The ``replica_groups`` (or ``source_target_pairs``) of a collective op, as an array."""
+    key = "source_target_pairs" if op.name == "stablehlo.collective_permute" else "replica_groups"
+    attr = ir.DenseIntElementsAttr(op.attributes[key])
+    shape = tuple(ir.RankedTensorType(attr.type).shape)
+    return np.array([attr[i] for i in range(len(attr))], dtype=np.int64).reshape(shape)

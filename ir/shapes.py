@@ -92,3 +92,24 @@ def reduce_window(shape: Sequence[int], window: Sequence[int], strides: Sequence
         extent = (w - 1) * wd + 1
         out.append(0 if padded == 0 or extent > padded else (padded - extent) // s + 1)
     return tuple(out)
+
+
+# -- collectives ----------------------------------------------------------------------------------
+def all_gather(shape: Sequence[int], dim: int, count: int) -> tuple[int, ...]:
+    """Each of ``count`` devices' blocks concatenated along ``dim``."""
+    return tuple(s * count if i == dim else s for i, s in enumerate(shape))
+
+
+def reduce_scatter(shape: Sequence[int], dim: int, count: int) -> tuple[int, ...]:
+    """One of ``count`` blocks along ``dim`` (its size divisible by ``count``)."""
+    if shape[dim] % count:
+        raise ValueError(f"dimension {dim} of size {shape[dim]} is not divisible by {count}")
+    return tuple(s // count if i == dim else s for i, s in enumerate(shape))
+
+
+def all_to_all(shape: Sequence[int], split_dim: int, concat_dim: int, count: int) -> tuple[int, ...]:
+    """``split_dim`` cut in ``count`` blocks sent to the devices, received blocks concatenated
+    along ``concat_dim``."""
+    out = list(reduce_scatter(shape, split_dim, count))
+    out[concat_dim] *= count
+    return tuple(out)

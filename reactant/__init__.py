@@ -22,6 +22,9 @@ from .arrays import ConcreteRArray, ConcreteRNumber, to_rarray
 from . import autodiff as _autodiff
 from .autodiff import *  # noqa: F401,F403  (modes, activities, autodiff and its conveniences)
 from .compiler import CompiledFunction, code_hlo, code_xla, compile
+from . import services as _services  # noqa: F401  (what the sharding layer asks of reactant)
+from . import sharding  # noqa: F401  (reactant.sharding)
+from .sharding import ShardingError
 from .runtime import devices
 from .tracing.autograph import keep
 from .tracing.control_flow import cond, fori_loop, scan, switch, while_loop
@@ -40,7 +43,7 @@ from .tracing.pytree import register_pytree_node
 __all__ = _autodiff.__all__ + [
     "cond", "fori_loop", "keep", "scan", "switch", "while_loop",
     "ArgumentError", "CompiledFunction", "ConcreteRArray", "ConcreteRNumber", "ConcretizationError",
-    "DTypeError", "IndexError", "ReactantError", "ShapeError", "TracedRArray", "TracedRNumber",
+    "DTypeError", "IndexError", "ReactantError", "ShapeError", "ShardingError", "TracedRArray", "TracedRNumber",
     "UnsupportedError", "code_hlo", "code_xla", "compile", "devices", "register_pytree_node",
     "to_rarray",
 ]

@@ -29,7 +29,7 @@ from .tracing import active as _trace_active
 from .tracing import autograph
 from .tracing.errors import ArgumentError
 from .sharding import NamedSharding, ShardingError, as_sharding
-from .sharding.shardy import annotate_main, propagate, result_shardings
+from .sharding.shardy import annotate_main, propagated_result_shardings
 from .tracing.pytree import TreeDef, flatten, prefix_leaves, structure_key, unflatten
 from .tracing.trace import TracedProgram, trace
 
@@ -194,8 +194,9 @@ class _Compiled:
         if self.options.donate and prog.aliases:
             _set_aliasing(prog)
         mesh, arg_shardings = _spmd_inputs(leaves)
+        mesh = _program_mesh(prog, leaves, mesh)
         if mesh is not None:  # one SPMD program over the mesh: Shardy annotations on @main
-            annotate_main(prog.module, mesh, arg_shardings)
+            annotate_main(prog.module, mesh, arg_shardings or [None] * len(prog.input_specs))
         if level is not False:
             passes = compile_pipeline(list(level) if isinstance(level, (list, tuple)) else level,
                                       has_autodiff=_has_autodiff(prog.module))
@@ -205,9 +206,9 @@ class _Compiled:
 
     def _compile(self, leaves, tree) -> "_Entry":
         concretes = [x for x in leaves if isinstance(x, ConcreteRArray)]
-        mesh, _ = _spmd_inputs(leaves)
-        device = None if mesh is not None else _common_device(concretes)
         prog = self._lower(leaves, tree, self.options.optimize)
+        mesh = prog.tc.extensions.get("mesh")
+        device = None if mesh is not None else _common_device(concretes)
         _check_no_autodiff_left(prog.module)
         with prog.tc.ctx:
             strip_contract_attrs(prog.module)  # facts for our optimizer only
@@ -221,8 +222,9 @@ class _Compiled:
             wanted = _output_shardings(prog, self.options.out_shardings)
             if any(s is not None for s in wanted):
                 annotate_main(prog.module, mesh, [None] * len(prog.input_specs), wanted)
-            propagate(prog.module)  # what XLA would choose, now readable: the results' shardings
-            outs = result_shardings(prog.module, mesh)
+            # results placed as propagation places them, fixed on @main so XLA agrees
+            outs = propagated_result_shardings(prog.module, mesh)
+            annotate_main(prog.module, mesh, [None] * len(prog.input_specs), outs)
         devices = list(mesh.devices.flat)
         exe = runtime.compile_module(_bytecode(prog.module), devices, num_partitions=mesh.size)
         return _Entry(exe, prog, outs, self.options.donate)
@@ -344,6 +346,22 @@ def _has_collectives(exe) -> bool:
     text = jx.optimized_hlo_text(exe)
     return any(k in text for k in ("all-reduce", "all-gather", "collective-permute", "all-to-all",
                                    "reduce-scatter"))
+
+
+def _program_mesh(prog: TracedProgram, leaves, args_mesh):
+    """The mesh the program runs on: its arguments' and the one its constraints and shard_maps
+    name must agree; recorded on the trace (``extensions["mesh"]``)."""
+    traced = prog.tc.extensions.get("mesh")
+    if traced is not None and args_mesh is not None and traced != args_mesh:
+        raise ShardingError(f"the function places values on {traced!r} but its arguments are on {args_mesh!r}",
+                            hint="use one mesh for the arguments and inside the function")
+    if traced is not None and args_mesh is None and any(isinstance(x, ConcreteRArray) for x in leaves):
+        raise ShardingError(f"the function runs on {traced!r} (reactant.sharding.constrain or shard_map) but its "
+                            "arguments are on a single device",
+                            hint="place them with reactant.to_rarray(x, sharding=reactant.sharding.Replicated(mesh))")
+    mesh = args_mesh or traced
+    prog.tc.extensions["mesh"] = mesh
+    return mesh
 
 
 def _spmd_inputs(leaves) -> tuple:

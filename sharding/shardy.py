@@ -79,15 +79,28 @@ def annotate_main(module: ir.Module, mesh: Mesh, args: Sequence[NamedSharding | 
                         for s, r in zip(results, outs)])
 
 
-def propagate(module: ir.Module) -> None:
+def propagate(module: ir.Module | ir.Operation) -> None:
     """Shardy's propagation: every op and ``@main``'s open results get shardings."""
-    PassManager.parse("builtin.module(sdy-propagation-pipeline)", context=module.context).run(module.operation)
+    op = module.operation
+    PassManager.parse("builtin.module(sdy-propagation-pipeline)", context=op.context).run(op)
+
+
+def propagated_result_shardings(module: ir.Module, mesh: Mesh) -> list[NamedSharding]:
+    """The shardings propagation gives ``@main``'s results, read from a propagated copy (the
+    module itself stays as traced: XLA propagates again, and refuses the reshards that
+    propagation makes of sharding constraints)."""
+    probe = module.operation.clone()
+    try:
+        propagate(probe)
+        return result_shardings(probe, mesh)
+    finally:
+        probe.erase()
 
 
 _DIM = re.compile(r"\{([^{}]*)\}")
 
 
-def result_shardings(module: ir.Module, mesh: Mesh) -> list[NamedSharding]:
+def result_shardings(module: ir.Module | ir.Operation, mesh: Mesh) -> list[NamedSharding]:
     """The shardings of ``@main``'s results as annotated (after propagation): replicated where
     a result has none, or one a named sharding cannot express (a sub-axis)."""
     fn = main_func(module)

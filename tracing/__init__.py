@@ -1,7 +1,7 @@
 """reactant.tracing: traced arrays, the trace context, the StableHLO op builders (``ops``),
 NumPy dispatch (``numpy_api``), pytrees and the function tracer."""
 
-from . import numpy_api, ops  # noqa: F401
+from . import frontend, numpy_api, ops  # noqa: F401
 from .context import TraceContext, active, current, tracing  # noqa: F401
 from .errors import (  # noqa: F401
     ArgumentError, ConcretizationError, DTypeError, IndexError_, ReactantError, ShapeError,

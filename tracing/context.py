@@ -41,6 +41,8 @@ class TraceContext:
         self.call_cache: dict = {}
         # values known to hold no negative element (integer inputs seen on the host)
         self.nonneg_values: set[ir.Value] = set()
+        # facts other layers record about the program (the sharding layer's mesh)
+        self.extensions: dict = {}
 
     # -- types ------------------------------------------------------------------------------
     def elem_type(self, dtype: np.dtype) -> ir.Type:

@@ -1,0 +1,28 @@
+"""What the layers below may ask of reactant (``reactant.ir.frontend.Runtime``): the sharding
+layer reshards device arrays and runs ``shard_map`` on them outside a trace."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .ir import frontend as F
+
+
+class ReactantRuntime:
+    def is_device_array(self, x: Any) -> bool:
+        from .arrays import ConcreteRArray
+
+        return isinstance(x, ConcreteRArray)
+
+    def reshard(self, x: Any, sharding: Any) -> Any:
+        from .arrays import to_rarray
+
+        return to_rarray(x, sharding=sharding)
+
+    def compiled(self, fn: Callable) -> Callable:
+        from .compiler import compile
+
+        return compile(fn)
+
+
+F.register_runtime(ReactantRuntime())
