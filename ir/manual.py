@@ -139,3 +139,25 @@ def varying(body: ir.Block, arg_vary: Sequence[frozenset], sizes: dict[str, int]
 
     block(body)
     return vary
+
+
+def _sharding_text(s) -> str:
+    text = str(s)
+    return text[len("#sdy.sharding"):] if text.startswith("#sdy.sharding<") else text
+
+
+def create_manual(operands: Sequence[ir.Value], result_types: Sequence[ir.Type], in_shardings: Sequence,
+                  out_shardings: Sequence, axes: Sequence[str], block_types: Sequence[ir.Type], *,
+                  loc: ir.Location | None = None, ip: ir.InsertionPoint | None = None) -> tuple:
+    """A ``sdy.manual_computation`` (shardings as ``#sdy.sharding`` attributes or their
+    ``<@mesh, [...]>`` texts) and its empty body block of ``block_types``."""
+    attrs = {
+        "in_shardings": ir.Attribute.parse(
+            "#sdy.sharding_per_value<[" + ", ".join(map(_sharding_text, in_shardings)) + "]>"),
+        "out_shardings": ir.Attribute.parse(
+            "#sdy.sharding_per_value<[" + ", ".join(map(_sharding_text, out_shardings)) + "]>"),
+        "manual_axes": ir.Attribute.parse("#sdy<manual_axes{" + ", ".join(f'"{a}"' for a in axes) + "}>"),
+    }
+    op = ir.Operation.create(MANUAL, results=list(result_types), operands=list(operands), attributes=attrs,
+                             regions=1, loc=loc, ip=ip)
+    return op, ir.Block.create_at_start(op.regions[0], list(block_types))

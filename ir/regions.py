@@ -10,7 +10,7 @@ from jaxlib.mlir import ir
 
 from .attrs import copy_attrs
 
-TERMINATORS = ("func.return", "stablehlo.return")
+TERMINATORS = ("func.return", "stablehlo.return", "sdy.return")
 
 
 def single_block(region: ir.Region) -> ir.Block | None:

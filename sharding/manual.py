@@ -21,7 +21,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from ..ir import frontend as F
-from ..ir.manual import MANUAL, varying
+from ..ir.manual import create_manual, varying
 from ..ir.types import ranked, tensor_type
 from .errors import ShardingError
 from .mesh import Mesh, NamedSharding, as_mesh
@@ -199,14 +199,8 @@ def _trace(fe, f, mesh: Mesh, in_specs, out_specs, check_vma: bool, args: tuple)
              for s, t in zip(all_specs, types + [tensor_type(v) for v in captured])]
     sh_out = [tensor_sharding(NamedSharding(mesh, s), ir.RankedTensorType(t).rank, mesh_name=mesh_name)
               for s, t in zip(out_specs_leaves, glob)]
-    attrs = {
-        "in_shardings": _per_value(sh_in),
-        "out_shardings": _per_value(sh_out),
-        "manual_axes": ir.Attribute.parse("#sdy<manual_axes{" + ", ".join(f'"{a}"' for a in ctx.axes) + "}>"),
-    }
-    op = fe.emit(MANUAL, values + captured, glob, attrs, regions=1)
-    block_types = local + [v.type for v in captured]
-    blk = ir.Block.create_at_start(op.regions[0], block_types)
+    with fe.building():
+        op, blk = create_manual(values + captured, glob, sh_in, sh_out, ctx.axes, local + [v.type for v in captured])
     with ir.InsertionPoint(blk), op.location:
         call = ir.Operation.create("func.call", results=list(out_types), operands=list(blk.arguments),
                                    attributes={"callee": ir.FlatSymbolRefAttr.get(sym)})
@@ -214,11 +208,6 @@ def _trace(fe, f, mesh: Mesh, in_specs, out_specs, check_vma: bool, args: tuple)
     if check_vma:
         _check_replication(fe, name, op, mesh, all_specs, out_specs_leaves)
     return rebuild_out([fe.wrap(r) for r in op.results])
-
-
-def _per_value(shardings: list) -> ir.Attribute:
-    return ir.Attribute.parse("#sdy.sharding_per_value<[" + ", ".join(str(s)[len("#sdy.sharding"):]
-                                                                      for s in shardings) + "]>")
 
 
 def _check_replication(fe, name: str, op, mesh: Mesh, in_specs: list, out_specs: list) -> None:

@@ -5,7 +5,8 @@ propagation), and *useful* when a differentiated output depends differentiably o
 (backward propagation). Only values that are both (*active*) get derivative code. Integer
 and boolean values are never active; ops marked non-differentiable in the rule table cut
 the dependence (compare, floor, iota, ...). Loops are solved to a fixed point over their
-carried values; branch results join over the branches. Values captured by nested regions
+carried values; branch results join over the branches; a manual computation's body
+argument and result follow its operands and returned values. Values captured by nested regions
 take part like any operand.
 """
 
@@ -13,7 +14,8 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
-from ...ir.regions import captured_values, terminator
+from ...ir.manual import MANUAL
+from ...ir.regions import TERMINATORS, captured_values, terminator
 from ...ir.types import is_inexact_tensor
 from .rules import NONDIFF
 
@@ -78,7 +80,16 @@ class Activity:
                 for j, r in enumerate(op.results):
                     if _diff(r) and any(terminator(reg.blocks[0]).operands[j] in varied for reg in op.regions):
                         varied.add(r)
-            elif name in NONDIFF or name in ("func.return", "stablehlo.return"):
+            elif name == MANUAL:
+                body = op.regions[0].blocks[0]
+                for v, a in zip(op.operands, body.arguments):
+                    if v in varied and _diff(a):
+                        varied.add(a)
+                self._vary_block(body)
+                for r, v in zip(op.results, terminator(body).operands):
+                    if v in varied and _diff(r):
+                        varied.add(r)
+            elif name in NONDIFF or name in TERMINATORS:
                 continue
             else:
                 ins = any(v in varied for v in op.operands)
@@ -120,7 +131,16 @@ class Activity:
                         if r in useful and ret.operands[j] in varied:
                             useful.add(ret.operands[j])
                     self._use_block(blk)
-            elif name in NONDIFF or name in ("func.return", "stablehlo.return"):
+            elif name == MANUAL:
+                body = op.regions[0].blocks[0]
+                for r, v in zip(op.results, terminator(body).operands):
+                    if r in useful and v in varied:
+                        useful.add(v)
+                self._use_block(body)
+                for v, a in zip(op.operands, body.arguments):
+                    if a in useful and v in varied:
+                        useful.add(v)
+            elif name in NONDIFF or name in TERMINATORS:
                 continue
             else:
                 if any(r in useful for r in op.results):

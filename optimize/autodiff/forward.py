@@ -14,6 +14,7 @@ from jaxlib.mlir import ir
 from ...ir import build as B
 from ...ir.attrs import copy_attrs
 from ...ir.loops import while_parts
+from ...ir.manual import MANUAL, create_manual, manual_axes, per_value_shardings
 from ...ir.markers import Activity as A, RETURNS_PRIMAL, WITH_TANGENT
 from ...ir.regions import block_ops, captured_values, clone_op, terminator
 from ...ir.types import element_type_of, i64, is_inexact_tensor, ranked, shape_of
@@ -72,6 +73,8 @@ class Forward:
                 self._while(op, P, T)
             elif name in ("stablehlo.if", "stablehlo.case"):
                 self._branch(op, P, T)
+            elif name == MANUAL:
+                self._manual(op, P, T)
             else:
                 self._op(op, P, T)
 
@@ -169,6 +172,43 @@ class Forward:
             Pb, Tb = Env(P), Env(T)
             with ir.InsertionPoint(blk), op.location:
                 self._tangent_region(src, Pb, Tb, V, op.results)
+        self._bind_results(op, new, V, P, T)
+
+    # -- manual computations (shard_map) -------------------------------------------------------
+    def _manual(self, op, P: Env, T: Env) -> None:
+        """The primal and tangents in one manual computation: tangent lanes enter and leave
+        sharded as their primals (collectives in the body have linear forward rules)."""
+        n = len(op.results)
+        V = [j for j in range(n) if self.act.is_active(op.results[j])]
+        tans = [T.lookup(v) for v in op.operands]
+        if not V:
+            if not (self.reuse_primal and n and P.lookup(op.results[0]) is not None):
+                self._plain(op, P)
+            return
+        W = self.W
+        body = op.regions[0].blocks[0]
+        ret = terminator(body)
+        ins, outs = per_value_shardings(op, "in_shardings"), per_value_shardings(op, "out_shardings")
+        I = [i for i, t in enumerate(tans) if t is not None]
+        operands = [P.get(v) for v in op.operands] + [x for i in I for x in tans[i]]
+        types = [r.type for r in op.results] + [op.results[j].type for j in V for _ in range(W)]
+        block_types = [a.type for a in body.arguments] + [body.arguments[i].type for i in I for _ in range(W)]
+        with op.location:
+            new, blk = create_manual(operands, types, ins + [ins[i] for i in I for _ in range(W)],
+                                     outs + [outs[j] for j in V for _ in range(W)], manual_axes(op), block_types)
+        args = list(blk.arguments)
+        Pb, Tb = Env(), Env()  # the body is isolated from above
+        Pb.update(body.arguments, args[:len(body.arguments)])
+        for k, i in enumerate(I):
+            base = len(body.arguments) + k * W
+            Tb.set(body.arguments[i], args[base:base + W])
+        with ir.InsertionPoint(blk), op.location:
+            self.block(block_ops(body), Pb, Tb)
+            vals = [Pb.get(v) for v in ret.operands]
+            for j in V:
+                t = Tb.lookup(ret.operands[j])
+                vals += t if t is not None else [B.zeros(ret.operands[j].type) for _ in range(W)]
+            B.create("sdy.return", vals, [])
         self._bind_results(op, new, V, P, T)
 
     def _tangent_region(self, src: ir.Block, Pb: Env, Tb: Env, V: list, results) -> None:

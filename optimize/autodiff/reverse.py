@@ -22,10 +22,13 @@ Scopes say where primal values come from and where code goes:
 
 from __future__ import annotations
 
+import numpy as np
 from jaxlib.mlir import ir
 
 from ...ir import build as B
 from ...ir.attrs import copy_attrs
+from ...ir.manual import (MANUAL, axis_groups, create_manual, manual_axes, mesh_axes, per_value_shardings,
+                          sharding_axes, varying)
 from ...ir.markers import Activity as A, RETURNS_PRIMAL, SEEDED
 from ...ir.regions import block_ops, captured_values, clone_op, terminator
 from ...ir.types import element_type_of, is_integer_type
@@ -53,6 +56,8 @@ class Scope:
         self.ct: dict = {}
         self.plain: dict = {}  # source while op -> its plain clone in this scope
         self.P: dict = {}
+        # inside a manual computation: (value -> varying axes, mesh axis sizes)
+        self.manual = parent.manual if parent is not None else None
 
     def get(self, v):  # pragma: no cover - overridden
         raise NotImplementedError
@@ -143,6 +148,17 @@ def _cheap(o, src_op) -> bool:
     return True
 
 
+class ManualScope(Scope):
+    """The body of a manual computation's adjoint (isolated from above: every primal value
+    is recomputed in it)."""
+
+    def get(self, v):
+        r = self.P.get(v)
+        if r is None:
+            raise ADError("internal: primal value not available in the manual computation's adjoint")
+        return r
+
+
 class SegmentScope(Scope):
     """A block with no source values of its own (the body of a checkpoint segment loop)."""
 
@@ -179,6 +195,9 @@ def reverse_block(scope: Scope, ops) -> None:
         if name in ("stablehlo.if", "stablehlo.case"):
             reverse_branch(scope, op, cts)
             continue
+        if name == MANUAL:
+            reverse_manual(scope, op, cts)
+            continue
         if name in NONDIFF:
             continue
         want = [act.is_active(v) for v in op.operands]
@@ -192,9 +211,73 @@ def reverse_block(scope: Scope, ops) -> None:
             raise ADError(f"no derivative rule for {name}", op)
         with scope.ip, op.location:
             outs = list(rule.rev(scope, op, cts, want))
+            if scope.manual is not None:
+                outs = [_sum_over_devices(scope, op, v, g) if w and g is not None else g
+                        for v, w, g in zip(op.operands, want, outs)]
         for v, w, g in zip(op.operands, want, outs):
             if w and g is not None:
                 scope.add_ct(v, g)
+
+
+def _sum_over_devices(scope: Scope, op, v, g):
+    """Where a value invariant over some mesh axes feeds an op whose results vary over them
+    (an implicit broadcast to the devices), its cotangent is the sum over those devices."""
+    vary, sizes = scope.manual
+    out = frozenset().union(*(vary.get(r, frozenset()) for r in op.results))
+    extra = [a for a in sizes if a in out and a not in vary.get(v, frozenset())]
+    return B.all_reduce(g, axis_groups(sizes, extra).tolist()) if extra else g
+
+
+def reverse_manual(scope: Scope, op, cts) -> None:
+    """The adjoint of a manual computation is a manual computation: it takes the primal
+    operands and the results' cotangents (sharded as the results), recomputes the body's
+    forward pass, runs its adjoint, and returns the active operands' cotangents (sharded as
+    the operands). A result declared replicated over axes its value varies over reaches
+    each of those devices as an equal share of its cotangent."""
+    act = scope.eng.act
+    body = op.regions[0].blocks[0]
+    ret = terminator(body)
+    I = [i for i, v in enumerate(op.operands) if act.is_active(v)]
+    J = [j for j, g in enumerate(cts) if g is not None]
+    if not I or not J:
+        return
+    ins, outs = per_value_shardings(op, "in_shardings"), per_value_shardings(op, "out_shardings")
+    sizes = mesh_axes(_module_op(op))
+    arg_vary = [frozenset(a for d in sharding_axes(t) for a in d) for t in ins]
+    vary = varying(body, arg_vary, sizes)
+    operands = [scope.get(v) for v in op.operands] + [cts[j] for j in J]
+    block_types = [a.type for a in body.arguments] + [ret.operands[j].type for j in J]
+    with scope.ip, op.location:
+        new, blk = create_manual(operands, [op.operands[i].type for i in I], ins + [outs[j] for j in J],
+                                 [ins[i] for i in I], manual_axes(op), block_types)
+    ms = ManualScope(scope.eng, None, ir.InsertionPoint(blk))
+    ms.manual = (vary, sizes)
+    ms.P = dict(zip(body.arguments, blk.arguments))
+    with ms.ip, op.location:
+        forward_sweep(ms, block_ops(body))
+        nb = len(body.arguments)
+        for k, j in enumerate(J):
+            g = blk.arguments[nb + k]
+            r = ret.operands[j]
+            split = {a for d in sharding_axes(outs[j]) for a in d}
+            claimed = [a for a in sizes if a in vary.get(r, frozenset()) and a not in split]
+            if claimed:
+                share = int(np.prod([sizes[a] for a in claimed]))
+                g = B.divide(g, B.full_like(g, share))
+            ms.add_ct(r, g)
+    reverse_block(ms, block_ops(body))
+    with ms.ip, op.location:
+        B.create("sdy.return", [ms.ct.get(body.arguments[i]) if ms.ct.get(body.arguments[i]) is not None
+                                else B.zeros(body.arguments[i].type) for i in I], [])
+    for i, r in zip(I, new.results):
+        scope.add_ct(op.operands[i], r)
+
+
+def _module_op(op):
+    o = op
+    while o.parent is not None:
+        o = o.parent
+    return o
 
 
 def reverse_branch(scope: Scope, op, cts) -> None:

@@ -126,3 +126,4 @@ from . import rules_reduce  # noqa: E402,F401
 from . import rules_index  # noqa: E402,F401
 from . import rules_linalg  # noqa: E402,F401
 from . import rules_control  # noqa: E402,F401
+from . import rules_collective  # noqa: E402,F401
