@@ -30,3 +30,9 @@ def test_heat_equation_one_while_matches_numpy_and_jax_grad():
     assert text.count("stablehlo.while") == 1
     g = reactant.compile(lambda a, k: reactant.gradient(h.loss, a, k, 0.25), ad_max_trip_count=256)(u0, n)
     np.testing.assert_allclose(np.asarray(g), h.jax_reference(u0_np, 100, 0.25), rtol=1e-10, atol=1e-12)
+
+
+def test_sharded_training_matches_numpy(capsys):
+    runpy.run_path(os.path.join(EXAMPLES, "sharded_training.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert out.count("parameters equal NumPy's: True") == 3 and "all equal: True" in out
