@@ -96,6 +96,20 @@ def collective_axes(op, sizes: dict[str, int]) -> frozenset:
     return frozenset(sizes) if axes is None else axes
 
 
+def _callee(call):
+    """The ``func.func`` a ``func.call`` names, found in the enclosing module."""
+    from .regions import callee_name
+
+    top = call
+    while top.parent is not None:
+        top = top.parent
+    name = callee_name(call)
+    for o in top.regions[0].blocks[0].operations:
+        if o.operation.name == "func.func" and ir.StringAttr(o.attributes["sym_name"]).value == name:
+            return o
+    return None
+
+
 def varying(body: ir.Block, arg_vary: Sequence[frozenset], sizes: dict[str, int]) -> dict:
     """Value -> the set of manual axes it varies over, for every value of ``body`` (nested
     regions included), given the arguments' sets."""
@@ -118,6 +132,12 @@ def varying(body: ir.Block, arg_vary: Sequence[frozenset], sizes: dict[str, int]
                     ins if name == "stablehlo.all_gather" else ins | axes)
             elif name in ("stablehlo.partition_id", "stablehlo.replica_id"):
                 out = everything
+            elif name == "func.call" and _callee(op) is not None:
+                fb = _callee(op).regions[0].blocks[0]
+                sub = varying(fb, [of(v) for v in op.operands], sizes)
+                for r, v in zip(op.results, terminator(fb).operands):
+                    vary[r] = sub.get(v, frozenset())
+                continue
             elif len(op.regions):
                 out = ins | frozenset().union(*(of(v) for v in captured_values(op)))
                 # region arguments take the operands' sets; iterate loops to a fixed point

@@ -271,3 +271,13 @@ def test_bad_shard_map_use_is_a_clear_error(mesh, mesh2):
     single = reactant.to_rarray(np.ones(16))
     err(lambda x: constrain(x, Replicated(mesh)), single, match="arguments are on a single device")
     err(lambda x: constrain(x, Replicated(mesh2)), a, match="arguments are on")
+
+
+def test_collectives_in_a_helper_called_twice(mesh):
+    # the helper is traced once and called (func.call): its psum still makes the result invariant
+    def helper(t):
+        return psum(np.sum(t * t), "d")
+
+    a = R.standard_normal((16, 3))
+    f = reactant.compile(shard_map(lambda x: helper(x) + helper(2 * x), mesh, ("d",), None))
+    np.testing.assert_allclose(float(f(rows(a, mesh))), 5 * np.sum(a * a), rtol=1e-12)
