@@ -31,7 +31,7 @@ from ...ir.manual import (MANUAL, axis_groups, create_manual, manual_axes, mesh_
                           sharding_axes, varying)
 from ...ir.markers import Activity as A, RETURNS_PRIMAL, SEEDED
 from ...ir.regions import block_ops, captured_values, clone_op, terminator
-from ...ir.types import element_type_of, is_integer_type
+from ...ir.types import element_type_of, is_integer_type, ranked, shape_of
 from ...ir.values import defining_op, is_within
 from . import emit as E
 from .activity import Activity
@@ -174,7 +174,7 @@ def forward_sweep(scope: Scope, ops) -> None:
             new = clone_op(op, scope.get)
         for a, b in zip(op.results, new.results):
             scope.P[a] = b
-        if op.name in ("stablehlo.while", "stablehlo.if", "stablehlo.case"):
+        if op.name in ("stablehlo.while", "stablehlo.if", "stablehlo.case", MANUAL):
             scope.plain[op] = new
 
 
@@ -230,10 +230,14 @@ def _sum_over_devices(scope: Scope, op, v, g):
 
 def reverse_manual(scope: Scope, op, cts) -> None:
     """The adjoint of a manual computation is a manual computation: it takes the primal
-    operands and the results' cotangents (sharded as the results), recomputes the body's
-    forward pass, runs its adjoint, and returns the active operands' cotangents (sharded as
-    the operands). A result declared replicated over axes its value varies over reaches
-    each of those devices as an equal share of its cotangent."""
+    operands, the results' cotangents (sharded as the results) and the primal values its body
+    needs, and returns the active operands' cotangents (sharded as the operands).
+
+    Where the primal ran in this scope's forward sweep, the values the adjoint needs are
+    extra results of the primal (a tape: each device's value, stacked along a new leading
+    dimension split over every manual axis); otherwise (inside a reverse loop) the body's
+    forward pass is recomputed in the adjoint. A result declared replicated over axes its
+    value varies over reaches each of those devices as an equal share of its cotangent."""
     act = scope.eng.act
     body = op.regions[0].blocks[0]
     ret = terminator(body)
@@ -242,19 +246,27 @@ def reverse_manual(scope: Scope, op, cts) -> None:
     if not I or not J:
         return
     ins, outs = per_value_shardings(op, "in_shardings"), per_value_shardings(op, "out_shardings")
+    axes = manual_axes(op)
     sizes = mesh_axes(_module_op(op))
-    arg_vary = [frozenset(a for d in sharding_axes(t) for a in d) for t in ins]
-    vary = varying(body, arg_vary, sizes)
+    vary = varying(body, [frozenset(a for d in sharding_axes(t) for a in d) for t in ins], sizes)
+    plain = scope.plain.get(op)
     operands = [scope.get(v) for v in op.operands] + [cts[j] for j in J]
     block_types = [a.type for a in body.arguments] + [ret.operands[j].type for j in J]
     with scope.ip, op.location:
-        new, blk = create_manual(operands, [op.operands[i].type for i in I], ins + [outs[j] for j in J],
-                                 [ins[i] for i in I], manual_axes(op), block_types)
-    ms = ManualScope(scope.eng, None, ir.InsertionPoint(blk))
+        adj, blk = create_manual(operands, [op.operands[i].type for i in I], ins + [outs[j] for j in J],
+                                 [ins[i] for i in I], axes, block_types)
+    if plain is None:
+        ms = ManualScope(scope.eng, None, ir.InsertionPoint(blk))
+        ms.P = dict(zip(body.arguments, blk.arguments))
+        with ms.ip, op.location:
+            forward_sweep(ms, block_ops(body))
+    else:
+        with ir.InsertionPoint(blk), op.location:
+            sentinel = B.create("enzyme.sentinel", [], [])
+        ms = TapeManualScope(scope.eng, ir.InsertionPoint(blk), ir.InsertionPoint(sentinel), op)
+        ms.P = dict(zip(body.arguments, blk.arguments))
     ms.manual = (vary, sizes)
-    ms.P = dict(zip(body.arguments, blk.arguments))
     with ms.ip, op.location:
-        forward_sweep(ms, block_ops(body))
         nb = len(body.arguments)
         for k, j in enumerate(J):
             g = blk.arguments[nb + k]
@@ -262,15 +274,132 @@ def reverse_manual(scope: Scope, op, cts) -> None:
             split = {a for d in sharding_axes(outs[j]) for a in d}
             claimed = [a for a in sizes if a in vary.get(r, frozenset()) and a not in split]
             if claimed:
-                share = int(np.prod([sizes[a] for a in claimed]))
-                g = B.divide(g, B.full_like(g, share))
+                g = B.divide(g, B.full_like(g, int(np.prod([sizes[a] for a in claimed]))))
             ms.add_ct(r, g)
     reverse_block(ms, block_ops(body))
     with ms.ip, op.location:
         B.create("sdy.return", [ms.ct.get(body.arguments[i]) if ms.ct.get(body.arguments[i]) is not None
                                 else B.zeros(body.arguments[i].type) for i in I], [])
-    for i, r in zip(I, new.results):
+    if plain is not None:
+        sentinel.erase()
+        if ms.tape:
+            adj = _with_tape(scope, op, plain, adj, ms.tape, axes, sizes)
+    for i, r in zip(I, adj.results):
         scope.add_ct(op.operands[i], r)
+
+
+class TapeManualScope(Scope):
+    """The body of a manual computation's adjoint whose primal ran in the forward sweep: the
+    primal values it needs are taped (placeholders until the primal is rebuilt to return
+    them); constants and cheap index arithmetic are recomputed."""
+
+    def __init__(self, eng, ip, head_ip, src_op):
+        super().__init__(eng, None, ip)
+        self.head_ip = head_ip
+        self.src_op = src_op
+        self.tape: list = []  # (source value, placeholder)
+
+    def get(self, v):
+        r = self.P.get(v)
+        if r is not None:
+            return r
+        o = defining_op(v)
+        if o is None or o.parent.operation != self.src_op:
+            raise ADError("internal: a value from outside an isolated manual computation")
+        if _recompute(o):
+            with self.head_ip, o.location:
+                new = clone_op(o, self.get)  # operands taped or recomputed in turn
+            for a, b in zip(o.results, new.results):
+                self.P[a] = b
+            return self.P[v]
+        with self.head_ip, o.location:
+            ph = E.placeholder(v.type)
+        self.tape.append((v, ph))
+        self.P[v] = ph
+        return ph
+
+
+def _recompute(o) -> bool:
+    """Recompute rather than tape: constants, iotas, plain data movement and integer index
+    arithmetic (of whatever their operands are)."""
+    if o.name in ("stablehlo.constant", "stablehlo.iota"):
+        return True
+    if len(o.regions) or o.name in NO_MOVE:
+        return False
+    return o.name in _CHEAP_MOVES or all(is_integer_type(element_type_of(r)) for r in o.results)
+
+
+def _stacked(sharding_text: str, axes, rank: int) -> str:
+    """``<@mesh, [{axes...}, {}, ...]>``: a new leading dimension split over ``axes``."""
+    mesh = sharding_text[1:sharding_text.index(",")]
+    dims = ["{" + ", ".join(f'"{a}"' for a in axes) + "}"] + ["{}"] * rank
+    return f"<{mesh}, [{', '.join(dims)}]>"
+
+
+def _move_body(src: ir.Block, dst: ir.Block, after) -> None:
+    """Move every op of ``src`` to the end of ``dst`` (after op ``after``), its block arguments'
+    uses going to ``dst``'s first arguments."""
+    for a, b in zip(src.arguments, dst.arguments):
+        a.replace_all_uses_with(b)
+    for o in list(src.operations):
+        o.operation.move_after(after)
+        after = o.operation
+
+
+def _with_tape(scope: Scope, op, plain, adj, tape: list, axes, sizes):
+    """Rebuild the primal manual computation ``plain`` to also return the taped values and
+    the adjoint ``adj`` to take them; returns the new adjoint."""
+    n_dev = int(np.prod([sizes[a] for a in axes]))
+    first = per_value_shardings(op, "in_shardings")[0] if len(op.operands) else per_value_shardings(
+        op, "out_shardings")[0]
+    shapes = [shape_of(v.type) for v, _ in tape]
+    local = [ranked([1, *s], element_type_of(v)) for (v, _), s in zip(tape, shapes)]
+    glob = [ranked([n_dev, *s], element_type_of(v)) for (v, _), s in zip(tape, shapes)]
+    stack = [_stacked(first, axes, len(s)) for s in shapes]
+    # the primal, returning each device's taped values
+    body = op.regions[0].blocks[0]
+    pbody = plain.regions[0].blocks[0]
+    clone_of = {}
+    for a, b in zip(block_ops(body), block_ops(pbody)):
+        clone_of.update(zip(a.results, b.results))
+    clone_of.update(zip(body.arguments, pbody.arguments))
+    ins, outs = per_value_shardings(op, "in_shardings"), per_value_shardings(op, "out_shardings")
+    with ir.InsertionPoint(plain), op.location:
+        prim, pblk = create_manual(list(plain.operands), [r.type for r in plain.results] + glob, ins, outs + stack,
+                                   axes, [a.type for a in pbody.arguments])
+        anchor = B.create("enzyme.sentinel", [], [], ip=ir.InsertionPoint(pblk))
+    old_ret = terminator(pbody)
+    _move_body(pbody, pblk, anchor)
+    with ir.InsertionPoint(old_ret), op.location:
+        extra = [B.reshape(clone_of[v], [1, *s]) for (v, _), s in zip(tape, shapes)]
+        B.create("sdy.return", list(old_ret.operands) + extra, [])
+    old_ret.erase()
+    anchor.erase()
+    n = len(plain.results)
+    for a, b in zip(plain.results, prim.results):
+        a.replace_all_uses_with(b)
+    for src_r, b in zip(op.results, list(prim.results)[:n]):
+        if src_r in scope.P:
+            scope.P[src_r] = b
+    plain.erase()
+    scope.plain[op] = prim
+    # the adjoint, taking them
+    ablk = adj.regions[0].blocks[0]
+    a_ins = ins + [per_value_shardings(adj, "in_shardings")[k] for k in range(len(ins), len(adj.operands))]
+    with ir.InsertionPoint(adj), op.location:
+        new, nblk = create_manual(list(adj.operands) + list(prim.results)[n:], [r.type for r in adj.results],
+                                  a_ins + stack, per_value_shardings(adj, "out_shardings"), axes,
+                                  [a.type for a in ablk.arguments] + local)
+    k0 = len(ablk.arguments)
+    with ir.InsertionPoint(nblk), op.location:
+        anchor = B.create("enzyme.sentinel", [], [])
+        for (_, ph), s, arg in zip(tape, shapes, list(nblk.arguments)[k0:]):
+            ph.replace_all_uses_with(B.reshape(arg, list(s)))
+            ph.owner.operation.erase()
+    _move_body(ablk, nblk, list(nblk.operations)[-1].operation)
+    anchor.erase()
+    adj.erase()
+    return new
 
 
 def _module_op(op):

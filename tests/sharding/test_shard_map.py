@@ -281,3 +281,37 @@ def test_collectives_in_a_helper_called_twice(mesh):
     a = R.standard_normal((16, 3))
     f = reactant.compile(shard_map(lambda x: helper(x) + helper(2 * x), mesh, ("d",), None))
     np.testing.assert_allclose(float(f(rows(a, mesh))), 5 * np.sum(a * a), rtol=1e-12)
+
+
+def test_gradient_through_loops_inside_and_around_shard_map(mesh):
+    x = R.standard_normal((16, 3))
+
+    def block_step(b):  # a loop inside the block (taped residuals feed its adjoint)
+        def body(i, c):
+            return np.sin(c) * 1.5 + psum(np.sum(c), "d") * 0.01
+        return reactant.fori_loop(0, 3, body, b)
+
+    def inner(x):
+        return np.sum(shard_map(block_step, mesh, ("d",), ("d",))(x) ** 2)
+
+    def outer(x):  # shard_map in a loop body (its adjoint recomputes the block)
+        for _ in range(reactant.keep(3)):
+            x = shard_map(lambda b: np.sin(b) * 1.5 + psum(np.sum(b), "d") * 0.01, mesh, ("d",), ("d",))(x)
+        return np.sum(x ** 2)
+
+    def jstep(c):
+        return jnp.sin(c) * 1.5 + jnp.sum(c) * 0.01
+
+    def jloss(x):
+        for _ in range(3):
+            x = jstep(x)
+        return jnp.sum(x ** 2)
+
+    with jax.enable_x64(True):
+        want = np.asarray(jax.grad(jloss)(x))
+    for f in (inner, outer):
+        (g,) = _grads(f, rows(x, mesh))
+        np.testing.assert_allclose(np.asarray(g), want, rtol=1e-10)
+        t = R.standard_normal(x.shape)
+        _, jt = reactant.compile(lambda x, t: reactant.jvp(f, (x,), (t,)))(rows(x, mesh), rows(t, mesh))
+        np.testing.assert_allclose(float(jt), np.sum(want * t), rtol=1e-10)
