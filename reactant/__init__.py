@@ -18,11 +18,14 @@ import os as _os
 _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # XLA's startup INFO lines; before jax loads
 
 from . import tracing  # noqa: F401  (reactant.tracing)
+from . import distributed  # noqa: F401  (reactant.distributed: multi-process runs)
 from .arrays import ConcreteRArray, ConcreteRNumber, to_rarray
 from . import autodiff as _autodiff
 from .autodiff import *  # noqa: F401,F403  (modes, activities, autodiff and its conveniences)
 from .compiler import CompiledFunction, code_hlo, code_xla, compile
 from .runtime import devices
+from . import sharding  # noqa: F401  (reactant.sharding: meshes and shardings)
+from .sharding import ShardingError
 from .tracing.autograph import keep
 from .tracing.control_flow import cond, fori_loop, scan, switch, while_loop
 from .tracing import TracedRArray, TracedRNumber
@@ -40,8 +43,8 @@ from .tracing.pytree import register_pytree_node
 __all__ = _autodiff.__all__ + [
     "cond", "fori_loop", "keep", "scan", "switch", "while_loop",
     "ArgumentError", "CompiledFunction", "ConcreteRArray", "ConcreteRNumber", "ConcretizationError",
-    "DTypeError", "IndexError", "ReactantError", "ShapeError", "TracedRArray", "TracedRNumber",
-    "UnsupportedError", "code_hlo", "code_xla", "compile", "devices", "register_pytree_node",
+    "DTypeError", "IndexError", "ReactantError", "ShapeError", "ShardingError", "TracedRArray", "TracedRNumber",
+    "UnsupportedError", "code_hlo", "code_xla", "compile", "devices", "distributed", "register_pytree_node",
     "to_rarray",
 ]
 __version__ = "0.1.0"
