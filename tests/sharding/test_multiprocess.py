@@ -31,6 +31,7 @@ def run_processes(scenario: str, n: int) -> list[dict]:
     env = {k: v for k, v in os.environ.items()
            if k != "XLA_FLAGS" and not k.startswith(("REACTANT_COORDINATOR", "REACTANT_NUM_PROC",
                                                      "REACTANT_PROCESS_ID", "JAX_COORDINATOR"))}
+    env["REACTANT_EQSAT_CALIBRATE"] = "0"  # the default cost constants: no calibration run
     procs = [subprocess.Popen([sys.executable, WORKER, scenario, str(port), str(i)], env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(n)]
     outs = []
@@ -64,6 +65,10 @@ def test_two_processes_form_one_mesh(spmd):
         # rows 0-7 live on process 0's devices, 8-15 on process 1's: only those are placed
         assert r["local_shards"] == [[8 * pid + 2 * k, 8 * pid + 2 * k + 2] for k in range(4)]
         assert r["local_shards_match"]
+    # the optimizer must make the same program everywhere: process 0's cost constants win
+    from reactant.optimize.eqsat.cost import DEFAULTS
+
+    assert spmd[0]["cost_constants"] == spmd[1]["cost_constants"] == DEFAULTS
 
 
 def inputs():
