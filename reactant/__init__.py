@@ -18,6 +18,7 @@ import os as _os
 _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # XLA's startup INFO lines; before jax loads
 
 from . import tracing  # noqa: F401  (reactant.tracing)
+from . import distributed  # noqa: F401  (reactant.distributed: multi-process runs)
 from .arrays import ConcreteRArray, ConcreteRNumber, to_rarray
 from . import autodiff as _autodiff
 from .autodiff import *  # noqa: F401,F403  (modes, activities, autodiff and its conveniences)
@@ -44,7 +45,7 @@ __all__ = _autodiff.__all__ + [
     "cond", "fori_loop", "keep", "scan", "switch", "while_loop",
     "ArgumentError", "CompiledFunction", "ConcreteRArray", "ConcreteRNumber", "ConcretizationError",
     "DTypeError", "IndexError", "ReactantError", "ShapeError", "ShardingError", "TracedRArray", "TracedRNumber",
-    "UnsupportedError", "code_hlo", "code_xla", "compile", "devices", "register_pytree_node",
+    "UnsupportedError", "code_hlo", "code_xla", "compile", "devices", "distributed", "register_pytree_node",
     "to_rarray",
 ]
 __version__ = "0.1.0"

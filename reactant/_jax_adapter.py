@@ -98,12 +98,12 @@ def block_until_ready(buf: Array) -> None:
 
 def time_programs(progs: dict, rounds: int = 15) -> dict[str, list[float]]:
     """Compile every (StableHLO text, NumPy inputs) program of ``progs`` for the default
-    client's first device, warm each up, then run them round-robin ``rounds`` times; returns
-    the seconds of every run per program (for the optimizer's cost-model calibration)."""
+    client's first local device, warm each up, then run them round-robin ``rounds`` times;
+    returns the seconds of every run per program (for the optimizer's cost-model calibration)."""
     import time
 
     client = backend()
-    dev = client.devices()[0]
+    dev = client.local_devices()[0]
     exes = {}
     for name, (text, args) in progs.items():
         exe = compile_and_load(client, text, [dev], default_compile_options())
@@ -121,3 +121,92 @@ def time_programs(progs: dict, rounds: int = 15) -> dict[str, list[float]]:
             times[name].append(time.perf_counter() - t0)
     return times
 
+
+
+# -- multi-process (jax's distributed runtime) ------------------------------------------------
+
+
+def backends_initialized() -> bool:
+    """Whether a PJRT client exists already (then the distributed runtime can no longer start)."""
+    from jax._src import xla_bridge
+
+    return xla_bridge.backends_are_initialized()
+
+
+def detect_cluster(coordinator_address, num_processes, process_id, local_device_ids, timeout: int) -> tuple:
+    """Fill the unset ones of the four parameters from a cluster environment jax recognises
+    (Slurm, Open MPI, Cloud TPU, ...); unchanged when none is found."""
+    from jax._src import clusters
+
+    return tuple(clusters.ClusterEnv.auto_detect_unset_distributed_params(
+        coordinator_address, num_processes, process_id, local_device_ids, None, timeout))
+
+
+def ensure_cpu_collectives() -> None:
+    """Cross-process collectives on the CPU go through gloo unless another implementation was chosen."""
+    if jax.config.jax_cpu_collectives_implementation in (None, "", "none"):
+        jax.config.update("jax_cpu_collectives_implementation", "gloo")
+
+
+def distributed_initialize(coordinator_address: str, num_processes: int, process_id: int,
+                           local_device_ids, timeout: int) -> None:
+    """jax's distributed runtime with every parameter given (no detection of its own)."""
+    jax.distributed.initialize(coordinator_address=coordinator_address, num_processes=num_processes,
+                               process_id=process_id, local_device_ids=local_device_ids,
+                               cluster_detection_method="deactivate", initialization_timeout=timeout)
+
+
+def distributed_is_initialized() -> bool:
+    return jax.distributed.is_initialized()
+
+
+def distributed_shutdown() -> None:
+    """Stop jax's distributed runtime, each part even when another fails (a client whose
+    connection failed reports that on shutdown): the point is to leave nothing behind."""
+    from jax._src import distributed
+
+    state = distributed.global_state
+    for name in ("preemption_sync_manager", "client", "service"):  # jax's shutdown order
+        part = getattr(state, name)
+        if part is not None:
+            try:
+                part.shutdown()
+            except Exception:  # noqa: BLE001
+                pass
+            setattr(state, name, None)
+
+
+def kv_set(key: str, value: str) -> None:
+    """Publish ``value`` under ``key`` in the coordinator's key-value store."""
+    from jax._src import distributed
+
+    distributed.global_state.client.key_value_set(key, value)
+
+
+def kv_get(key: str, timeout_s: float) -> str:
+    """The value under ``key`` in the coordinator's store, waiting for it up to ``timeout_s``."""
+    from jax._src import distributed
+
+    return distributed.global_state.client.blocking_key_value_get(key, int(timeout_s * 1000))
+
+
+def process_index() -> int:
+    return jax.process_index()
+
+
+def process_count() -> int:
+    return jax.process_count()
+
+
+def global_devices() -> list:
+    return list(jax.devices())
+
+
+def local_devices() -> list:
+    return list(jax.local_devices())
+
+
+def make_array_from_callback(shape: tuple, sharding, callback) -> Array:
+    """A global array whose addressable shards are ``callback(index)`` (64-bit dtypes kept)."""
+    with x64_scope():
+        return jax.make_array_from_callback(shape, sharding, callback)

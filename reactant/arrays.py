@@ -98,12 +98,26 @@ class ConcreteRArray(NumpyArrayMethods):
         return self._buf
 
     # -- host conversion --------------------------------------------------------------------
+    def _host(self) -> np.ndarray:
+        """The whole value on the host (read-only view or copy). Across processes, only an
+        array this process holds entirely (fully addressable, or replicated) can be read."""
+        buf = self._buf
+        if not self._readable():
+            raise ShardingError(
+                f"this array of shape {self.shape} is sharded over devices of several processes; "
+                f"this process holds only {len(buf.addressable_shards)} of its "
+                f"{len(buf.sharding.device_set)} shards",
+                hint="read this process's pieces with .addressable_shards, or replicate it first on every "
+                     "process (reactant.distributed.gather(x), or a compiled function with "
+                     "out_shardings=reactant.sharding.Replicated(mesh))")
+        return np.asarray(buf)
+
     def to_numpy(self) -> np.ndarray:
         """A writable host copy."""
-        return np.array(self._buf, copy=True)
+        return np.array(self._host(), copy=True)
 
     def __array__(self, dtype=None, copy=None):
-        arr = np.asarray(self._buf)
+        arr = self._host()
         if dtype is not None and np.dtype(dtype) != arr.dtype:
             return arr.astype(dtype)
         if copy or not arr.flags.writeable:
@@ -112,7 +126,7 @@ class ConcreteRArray(NumpyArrayMethods):
 
     def __reactant_concrete__(self) -> np.ndarray:
         """Its value as a NumPy array (a constant when captured by a traced function)."""
-        return np.asarray(self._buf)
+        return self._host()
 
     def __dlpack__(self, *args, **kwargs):
         return self._buf.__dlpack__(*args, **kwargs)
@@ -125,34 +139,40 @@ class ConcreteRArray(NumpyArrayMethods):
         return self
 
     def item(self, *args):
-        return np.asarray(self._buf).item(*args)
+        return self._host().item(*args)
 
     def tolist(self):
-        return np.asarray(self._buf).tolist()
+        return self._host().tolist()
 
     def __float__(self):
-        return float(np.asarray(self._buf))
+        return float(self._host())
 
     def __int__(self):
-        return int(np.asarray(self._buf))
+        return int(self._host())
 
     def __complex__(self):
-        return complex(np.asarray(self._buf))
+        return complex(self._host())
 
     def __bool__(self):
-        return bool(np.asarray(self._buf))
+        return bool(self._host())
 
     def __index__(self):
         if self.dtype.kind not in "iu":
             raise TypeError("only integer arrays can be used as an index")
-        return int(np.asarray(self._buf))
+        return int(self._host())
 
     def __repr__(self) -> str:
-        body = np.array2string(np.asarray(self._buf), separator=", ", prefix=f"{type(self).__name__}(")
-        return f"{type(self).__name__}({body}, dtype={self.dtype})"
+        name = type(self).__name__
+        if not self._readable():
+            return f"{name}(<shape {self.shape} sharded over several processes>, dtype={self.dtype})"
+        body = np.array2string(np.asarray(self._buf), separator=", ", prefix=f"{name}(")
+        return f"{name}({body}, dtype={self.dtype})"
 
     def __str__(self) -> str:
-        return str(np.asarray(self._buf))
+        return str(np.asarray(self._buf)) if self._readable() else repr(self)
+
+    def _readable(self) -> bool:
+        return self._buf.is_fully_addressable or self._buf.is_fully_replicated
 
     __hash__ = None
 
@@ -178,7 +198,7 @@ class ConcreteRArray(NumpyArrayMethods):
         from .eager import eager_getitem
 
         if _trace_active() is not None:
-            return np.asarray(self._buf)[index] if not _has_tracer(index) else _traced_getitem(self, index)
+            return self._host()[index] if not _has_tracer(index) else _traced_getitem(self, index)
         return eager_getitem(self, index)
 
     def __setitem__(self, index, value):
@@ -215,7 +235,7 @@ def _is_concrete(x) -> bool:
 
 
 def _as_constant(x):
-    return np.asarray(x._buf) if isinstance(x, ConcreteRArray) else x
+    return x._host() if isinstance(x, ConcreteRArray) else x
 
 
 def _has_tracer(index) -> bool:
@@ -228,7 +248,7 @@ def _has_tracer(index) -> bool:
 def _traced_getitem(x: ConcreteRArray, index):
     from .tracing.numpy_api import as_traced
 
-    return as_traced(np.asarray(x._buf))[index]
+    return as_traced(x._host())[index]
 
 
 def _signature(buf, weak: bool, nonneg: bool = False) -> Signature:
@@ -283,8 +303,9 @@ def _to_buffer(data: Any, device, sharding=None):
             if arr.dtype == object:
                 raise ArgumentError(f"cannot move {type(data).__name__} to a device: it is not an array of numbers")
             canonical(arr.dtype)
-            nonneg = _known_nonneg(arr)
-            data = arr
+            # every process passes the same global array; each places only its own shards
+            return jx.make_array_from_callback(arr.shape, runtime.jax_sharding(s), arr.__getitem__), \
+                _known_nonneg(arr)
         return jx.device_put_sharded(data, runtime.jax_sharding(s)), nonneg
     if isinstance(data, jx.Array):
         # our own copy: donating it later must not invalidate the caller's jax array
@@ -302,9 +323,12 @@ def to_rarray(obj: Any, *, device=None, sharding=None, track_numbers: bool = Fal
     Python/NumPy scalar) in the pytree ``obj`` becomes a ``ConcreteRArray`` /
     ``ConcreteRNumber``; the structure is kept. NumPy scalars always become ConcreteRNumbers.
 
-    ``device`` defaults to the first device of the default (CPU) client. ``sharding`` places
-    the arrays over a mesh instead: one ``reactant.sharding.NamedSharding`` for every leaf, or a
-    pytree prefix of ``obj`` holding shardings (``None`` entries: the default device).
+    ``device`` defaults to this process's first device of the default (CPU) client.
+    ``sharding`` places the arrays over a mesh instead: one ``reactant.sharding.NamedSharding``
+    for every leaf, or a pytree prefix of ``obj`` holding shardings (``None`` entries: the
+    default device). Over a mesh spanning several processes (``reactant.distributed``), every
+    process passes the same globally-shaped host array and only the shards of its own devices
+    are placed (like ``jax.make_array_from_callback``): the others are never read.
     """
     is_leaf = lambda x: isinstance(x, (ConcreteRArray, np.ndarray))  # noqa: E731
     leaves, tree = flatten(obj, is_leaf)

@@ -20,12 +20,19 @@ def client(platform: str | None = None):
 
 
 def devices(platform: str | None = None) -> list:
-    """Devices of the default (CPU) client."""
+    """Devices of the default (CPU) client: those of every process after
+    ``reactant.distributed.initialize`` (like ``jax.devices()``)."""
     return list(client(platform).devices())
 
 
+def local_devices(platform: str | None = None) -> list:
+    """The devices this process drives (all of them in a single-process run)."""
+    return list(client(platform).local_devices())
+
+
 def default_device():
-    return devices()[0]
+    """Where arrays go when no device or sharding is given: this process's first device."""
+    return local_devices()[0]
 
 
 def sharding_key(sharding) -> Any:
