@@ -417,8 +417,9 @@ def _undonate_duplicates(bufs: list, aliases) -> list:
 def _put(table: dict, key, value, bound: int) -> None:
     """Insert into a table of at most ``bound`` entries, dropping the oldest (dicts keep
     insertion order). The caller holds the table's lock; readers need none."""
-    if key not in table and len(table) >= bound:
-        del table[next(iter(table))]
+    if key not in table:
+        while table and len(table) >= bound:
+            del table[next(iter(table))]
     table[key] = value
 
 
