@@ -61,39 +61,36 @@ def init(rng, d_in=16, hidden=64, d_out=8, batch=256):
     return params, x, y
 
 
-def data_parallel(steps=10):
-    rng = np.random.default_rng(0)
-    params, x, y = init(rng)
-    mesh = make_mesh((8,), ("data",))
-    p = reactant.to_rarray(params, sharding=Replicated(mesh))
-    xs, ys = reactant.to_rarray((x, y), sharding=NamedSharding(mesh, ("data",)))
+def train(params, x, y, param_sharding, batch_sharding, steps):
+    """``steps`` compiled training steps on placed arrays; whether the parameters equal the
+    NumPy reference, the last loss, the placed parameters and the compiled step."""
+    p = reactant.to_rarray(params, sharding=param_sharding)
+    xs, ys = reactant.to_rarray((x, y), sharding=batch_sharding)
     step = reactant.compile(train_step)
     for _ in range(steps):
         last = step(p, xs, ys)
     ref = numpy_reference(params, x, y, steps)
     ok = all(np.allclose(np.asarray(p[k]), ref[k], rtol=1e-9, atol=1e-12) for k in ref)
-    print(f"data parallel: loss {float(last):.6f}, parameters equal NumPy's: {ok}, "
-          f"w1 placed {p['w1'].sharding}")
+    return ok, float(last), p, lambda: reactant.code_xla(step, p, xs, ys)
+
+
+def data_parallel(steps=10):
+    params, x, y = init(np.random.default_rng(0))
+    mesh = make_mesh((8,), ("data",))
+    ok, last, p, _ = train(params, x, y, Replicated(mesh), NamedSharding(mesh, ("data",)), steps)
+    print(f"data parallel: loss {last:.6f}, parameters equal NumPy's: {ok}, w1 placed {p['w1'].sharding}")
     return ok
 
 
 def tensor_parallel(steps=10):
-    rng = np.random.default_rng(1)
-    params, x, y = init(rng)
+    params, x, y = init(np.random.default_rng(1))
     mesh = make_mesh((2, 4), ("data", "model"))
     shard = {"w1": NamedSharding(mesh, (None, "model")),  # columns of W1 (and b1) over "model"
              "b1": NamedSharding(mesh, ("model",)),
              "w2": NamedSharding(mesh, ("model",))}       # rows of W2 over "model"
-    p = reactant.to_rarray(params, sharding=shard)
-    xs, ys = reactant.to_rarray((x, y), sharding=NamedSharding(mesh, ("data",)))
-    step = reactant.compile(train_step)
-    for _ in range(steps):
-        last = step(p, xs, ys)
-    ref = numpy_reference(params, x, y, steps)
-    ok = all(np.allclose(np.asarray(p[k]), ref[k], rtol=1e-9, atol=1e-12) for k in ref)
-    hlo = reactant.code_xla(step, p, xs, ys)
-    print(f"tensor parallel: loss {float(last):.6f}, parameters equal NumPy's: {ok}, "
-          f"w1 stays {p['w1'].sharding}, all-reduces per step: {hlo.count('all-reduce(')}")
+    ok, last, p, hlo = train(params, x, y, shard, NamedSharding(mesh, ("data",)), steps)
+    print(f"tensor parallel: loss {last:.6f}, parameters equal NumPy's: {ok}, "
+          f"w1 stays {p['w1'].sharding}, all-reduces per step: {hlo().count('all-reduce(')}")
     return ok
 
 

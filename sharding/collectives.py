@@ -118,11 +118,7 @@ def psum_scatter(x: Any, axis_name: str | Sequence[str], *, scatter_dimension: i
     n = len(groups[0])
 
     def scatter(v):
-        shape = list(tensor_type(v).shape)
-        d = _dim(scatter_dimension, len(shape), "psum_scatter")
-        if shape[d] % n or (not tiled and shape[d] != n):
-            raise ShardingError(f"psum_scatter: dimension {d} of size {shape[d]} does not split over the {n} devices "
-                                f"of axes {list(axes)}")
+        shape, d = _split_dim(v, scatter_dimension, n, tiled, axes, "psum_scatter")
         r = B.reduce_scatter(v, d, groups, channel=_channel(fe))
         return r if tiled else B.reshape(r, shape[:d] + shape[d + 1:])
 
@@ -156,11 +152,7 @@ def all_to_all(x: Any, axis_name: str | Sequence[str], split_axis: int, concat_a
     n = len(groups[0])
 
     def exchange(v):
-        shape = list(tensor_type(v).shape)
-        s = _dim(split_axis, len(shape), "all_to_all")
-        if shape[s] % n or (not tiled and shape[s] != n):
-            raise ShardingError(f"all_to_all: dimension {s} of size {shape[s]} does not split over the {n} devices "
-                                f"of axes {list(axes)}")
+        shape, s = _split_dim(v, split_axis, n, tiled, axes, "all_to_all")
         if tiled:
             return B.all_to_all(v, s, _dim(concat_axis, len(shape), "all_to_all"), groups, channel=_channel(fe))
         r = B.all_to_all(v, s, s, groups, channel=_channel(fe))  # position j now holds device j's block
@@ -187,6 +179,17 @@ def axis_index(axis_name: str | Sequence[str]) -> Any:
             c = B.remainder(B.divide(pid, B.constant(np.int32(stride))), B.constant(np.int32(sizes[a])))
             idx = c if idx is None else B.add(B.multiply(idx, B.constant(np.int32(sizes[a]))), c)
     return fe.wrap(idx)
+
+
+def _split_dim(v, dim: int, n: int, tiled: bool, axes, what: str) -> tuple[list[int], int]:
+    """``v``'s shape and the dimension ``dim`` that is cut into ``n`` blocks (its size ``n``
+    when not ``tiled``)."""
+    shape = list(tensor_type(v).shape)
+    d = _dim(dim, len(shape), what)
+    if shape[d] % n or (not tiled and shape[d] != n):
+        raise ShardingError(f"{what}: dimension {d} of size {shape[d]} does not split over the {n} devices "
+                            f"of axes {list(axes)}")
+    return shape, d
 
 
 def _dim(d: int, rank: int, what: str) -> int:
