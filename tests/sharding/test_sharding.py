@@ -207,3 +207,12 @@ def test_jax_meshes_and_shardings_are_accepted(mesh):
     x = reactant.to_rarray(np.arange(16.0).reshape(8, 2), sharding=s)
     assert x.sharding == NamedSharding(mesh, ("x",))
     assert NamedSharding(jmesh, ("x",)) == x.sharding
+
+
+def test_a_mesh_over_two_platforms_is_an_error():
+    class OtherDevice:  # stands for an accelerator next to the CPU devices
+        id, platform = 1000, "gpu"
+
+    cpu = reactant.devices()[0]
+    with pytest.raises(ShardingError, match="devices of one platform, got \\['cpu', 'gpu'\\]"):
+        Mesh(np.array([cpu, OtherDevice()], dtype=object), ("x",))
