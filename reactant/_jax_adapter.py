@@ -88,6 +88,11 @@ def optimized_hlo_text(executable) -> str:
     return "\n".join(m.to_string() for m in executable.hlo_modules())
 
 
+def cost_analysis(executable) -> dict[str, float]:
+    """XLA's cost estimate of a compiled executable (flops, bytes accessed, ...)."""
+    return {k: float(v) for k, v in executable.cost_analysis().items()}
+
+
 def default_compile_options() -> CompileOptions:
     return xc.CompileOptions()
 

@@ -562,8 +562,17 @@ def code_hlo(f: Callable, *args, optimize: bool | str | list = True, **kwargs) -
 
 
 def code_xla(f: Callable, *args, **kwargs) -> str:
-    """XLA's optimized HLO for ``f(*args, **kwargs)``."""
+    """XLA's optimized HLO for ``f(*args, **kwargs)`` (per device for an SPMD program)."""
+    return jx.optimized_hlo_text(_entry_for(f, args, kwargs).exe)
+
+
+def cost_analysis(f: Callable, *args, **kwargs) -> dict[str, float]:
+    """XLA's cost estimate of the executable for ``f(*args, **kwargs)``: ``flops``,
+    ``transcendentals``, ``bytes accessed`` (per device for an SPMD program)."""
+    return jx.cost_analysis(_entry_for(f, args, kwargs).exe)
+
+
+def _entry_for(f: Callable, args: tuple, kwargs: dict) -> "_Entry":
     cf = f if isinstance(f, CompiledFunction) else CompiledFunction(f, Options())
     leaves, tree = flatten((args, kwargs), is_leaf=_is_concrete)
-    entry = cf._state._compile(leaves, tree)
-    return jx.optimized_hlo_text(entry.exe)
+    return cf._state._compile(leaves, tree)

@@ -216,3 +216,12 @@ def test_a_mesh_over_two_platforms_is_an_error():
     cpu = reactant.devices()[0]
     with pytest.raises(ShardingError, match="devices of one platform, got \\['cpu', 'gpu'\\]"):
         Mesh(np.array([cpu, OtherDevice()], dtype=object), ("x",))
+
+
+def test_cost_analysis_is_per_device(mesh):
+    a, b = np.ones((64, 32), np.float32), np.ones((32, 16), np.float32)
+    f = reactant.compile(lambda a, b: a @ b)
+    one = reactant.cost_analysis(f, reactant.to_rarray(a), reactant.to_rarray(b))
+    rows = reactant.cost_analysis(f, reactant.to_rarray(a, sharding=NamedSharding(mesh, ("x",))),
+                                  reactant.to_rarray(b, sharding=Replicated(mesh)))
+    assert one["flops"] == 2 * 64 * 32 * 16 and rows["flops"] == one["flops"] / 8
