@@ -225,3 +225,20 @@ def test_cost_analysis_is_per_device(mesh):
     rows = reactant.cost_analysis(f, reactant.to_rarray(a, sharding=NamedSharding(mesh, ("x",))),
                                   reactant.to_rarray(b, sharding=Replicated(mesh)))
     assert one["flops"] == 2 * 64 * 32 * 16 and rows["flops"] == one["flops"] / 8
+
+
+def test_pad_and_slice_stencil_exchanges_one_row_each_way(mesh):
+    # the slice_pad rewrite turns slices of a padded array into pads of slices, which XLA
+    # partitions into two one-row halo exchanges (as traced: six larger collective-permutes)
+    def step(u):
+        p = np.pad(u, 1)
+        return u + 0.1 * (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] - 4 * u)
+
+    a = R.standard_normal((64, 32)).astype(np.float32)
+    u = reactant.to_rarray(a, sharding=NamedSharding(mesh, ("x",)))
+    hlo = reactant.code_xla(reactant.compile(step), u)
+    permutes = [line for line in hlo.splitlines() if " collective-permute(" in line]
+    assert len(permutes) == 2 and all("f32[1,32]" in line for line in permutes)
+    traced = reactant.code_xla(reactant.compile(step, optimize="O0"), u)
+    assert traced.count(" collective-permute(") > 2
+    np.testing.assert_allclose(np.asarray(reactant.compile(step)(u)), step(a), rtol=1e-5, atol=1e-6)
