@@ -24,6 +24,7 @@ from . import autodiff as _autodiff
 from .autodiff import *  # noqa: F401,F403  (modes, activities, autodiff and its conveniences)
 from .compiler import CompiledFunction, code_hlo, code_xla, compile, cost_analysis
 from . import services as _services  # noqa: F401  (what the sharding layer asks of reactant)
+from . import random  # noqa: F401  (reactant.random: generators with device state)
 from . import sharding  # noqa: F401  (reactant.sharding)
 from .sharding import ShardingError
 from .runtime import devices
@@ -45,7 +46,7 @@ __all__ = _autodiff.__all__ + [
     "cond", "fori_loop", "keep", "scan", "switch", "while_loop",
     "ArgumentError", "CompiledFunction", "ConcreteRArray", "ConcreteRNumber", "ConcretizationError",
     "DTypeError", "IndexError", "ReactantError", "ShapeError", "ShardingError", "TracedRArray", "TracedRNumber",
-    "UnsupportedError", "code_hlo", "code_xla", "compile", "cost_analysis", "devices", "distributed", "register_pytree_node",
+    "UnsupportedError", "code_hlo", "code_xla", "compile", "cost_analysis", "devices", "distributed", "random", "register_pytree_node",
     "to_rarray",
 ]
 __version__ = "0.1.0"

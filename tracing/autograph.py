@@ -31,6 +31,7 @@ import numpy as np
 from . import control_flow as cf
 from .errors import ConcretizationError, ReactantError
 from .functions import cached_call
+from .host_random import refuse_numpy_random
 from .traced import TracedRArray
 
 # -- the Undefined sentinel -------------------------------------------------------------------------
@@ -213,6 +214,7 @@ class _Runtime:
 
     # calls ---------------------------------------------------------------------------------------
     def call(self, fn):
+        refuse_numpy_random(fn)
         conv = convert(fn, self.keep_loops, strict=False)
         if not _convertible(getattr(fn, "__func__", fn)):
             return conv  # library code: called as it is

@@ -9,7 +9,8 @@ from ._core import build_region, constant, emit, emit1, full, results_of  # noqa
 from .elementwise import *  # noqa: F401,F403
 from .elementwise import abs, complex_, compare, convert, bitcast_convert, select, clamp  # noqa: F401,A004
 from .indexing import gather, scatter  # noqa: F401
-from .linalg import dot_general  # noqa: F401
+from .linalg import cholesky, dot_general  # noqa: F401
+from .random import rng_bit_generator  # noqa: F401
 from .reduction import reduce, reduce_window, sort  # noqa: F401
 from .structural import (  # noqa: F401
     broadcast_in_dim, concatenate, dynamic_slice, dynamic_update_slice, iota, pad, reshape,

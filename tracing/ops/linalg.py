@@ -42,3 +42,11 @@ def dot_general(
         p = hlo.PrecisionAttr.get(precision)
         attrs["precision_config"] = ir.ArrayAttr.get([p, p])
     return emit1("stablehlo.dot_general", [lhs, rhs], shape, dt, attrs)
+
+
+def cholesky(a: TracedRArray, *, lower: bool = True) -> TracedRArray:
+    """``stablehlo.cholesky`` of a (batch of) symmetric positive definite matrices: NaN where
+    the factorization fails."""
+    if len(a.shape) < 2 or a.shape[-1] != a.shape[-2] or a.dtype.kind not in "fc":
+        raise ShapeError(f"cholesky needs square float matrices, got {describe(a)}")
+    return emit1("stablehlo.cholesky", [a], a.shape, a.dtype, {"lower": ir.BoolAttr.get(lower)})
