@@ -17,6 +17,7 @@ clear error naming the line if their test turns out to be traced.
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import inspect
 import os
@@ -337,6 +338,77 @@ def _escape(nodes) -> str | None:
     return v.found
 
 
+# -- early returns from ifs ------------------------------------------------------------------------------
+_RET = "__rt_return"
+
+
+class _IfReturns(ast.NodeVisitor):
+    """A ``return`` reached through ifs only (not inside loops, try/with, or nested defs)."""
+
+    found = False
+
+    def visit_Return(self, node):
+        self.found = True
+
+    def _stop(self, node):
+        pass
+
+    visit_For = visit_While = visit_AsyncFor = visit_With = visit_AsyncWith = visit_Try = _stop
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = _stop
+
+
+def _if_returns(node) -> bool:
+    v = _IfReturns()
+    v.visit(node)
+    return v.found
+
+
+def _always_returns(stmts: list) -> bool:
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        return True
+    return isinstance(last, ast.If) and _always_returns(last.body) and _always_returns(last.orelse)
+
+
+def _lower_returns(stmts: list) -> list:
+    """``if c: return a`` + rest  ->  ``if c: return a else: rest``: the statements after an if
+    that may return move into its branches that do not, so every return ends a path."""
+    for i, s in enumerate(stmts):
+        if isinstance(s, ast.If) and _if_returns(s):
+            rest = stmts[i + 1:]
+            s.body = _lower_returns(s.body if _always_returns(s.body) else s.body + copy.deepcopy(rest))
+            s.orelse = _lower_returns(s.orelse if _always_returns(s.orelse) else s.orelse + copy.deepcopy(rest))
+            return stmts[:i] + [s]
+    return stmts
+
+
+def _assign_returns(stmts: list) -> None:
+    """Returns ending the paths of if-chains become assignments of the result variable."""
+    if not stmts:
+        return
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        value = last.value if last.value is not None else ast.Constant(None)
+        stmts[-1] = ast.copy_location(ast.Assign(targets=[ast.Name(_RET, ast.Store())], value=value), last)
+    elif isinstance(last, ast.If):
+        _assign_returns(last.body)
+        _assign_returns(last.orelse)
+
+
+def _single_exit(body: list) -> list:
+    """A function body whose ifs return early, as one ending in a single ``return`` (so ifs on
+    traced values convert: each branch computes the result); unchanged when no if returns."""
+    if not any(isinstance(s, ast.If) and _if_returns(s) for s in body):
+        return body
+    body = _lower_returns(body)
+    _assign_returns(body)
+    init = ast.copy_location(ast.Assign(targets=[ast.Name(_RET, ast.Store())], value=ast.Constant(None)), body[0])
+    ret = ast.copy_location(ast.Return(ast.Name(_RET, ast.Load())), body[-1])
+    return [init] + body + [ret]
+
+
 # -- the transformer --------------------------------------------------------------------------------
 class _Transformer:
     def __init__(self, filename: str):
@@ -565,7 +637,7 @@ def _convert(fn: types.FunctionType, keep_loops: bool) -> types.FunctionType:
         ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
         fdef.decorator_list = []
     tr = _Transformer(os.path.abspath(filename))
-    fdef.body = tr.block(fdef.body, set())
+    fdef.body = tr.block(_single_exit(fdef.body), set())
     if tr.counter == 0 and not _has_calls(fdef):
         return fn
     freevars = fn.__code__.co_freevars
@@ -586,8 +658,12 @@ def _convert(fn: types.FunctionType, keep_loops: bool) -> types.FunctionType:
             cells.append(c.cell_contents)
         except ValueError:
             cells.append(_undefined("<closure>", "a closure variable that is not yet assigned"))
-    new = ns["__reactant_factory__"](_Runtime(keep_loops), *cells)
-    new.__defaults__ = fn.__defaults__
+    made = ns["__reactant_factory__"](_Runtime(keep_loops), *cells)
+    # read the original closure cells, not copies of their values: a variable the enclosing
+    # scope rebinds later (nonlocal) is seen by the cached converted function too
+    live = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    closure = tuple(live.get(name, cell) for name, cell in zip(made.__code__.co_freevars, made.__closure__ or ()))
+    new = types.FunctionType(made.__code__, made.__globals__, made.__name__, fn.__defaults__, closure or None)
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__wrapped__ = fn
     functools.update_wrapper(new, fn, updated=())

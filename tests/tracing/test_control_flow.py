@@ -253,13 +253,14 @@ def test_loop_carry_shape_change_is_an_error():
 
 def test_return_break_inside_traced_constructs_are_clear_errors():
     def f(x):
-        if x.sum() > 0:
-            return x
+        for _ in range(3):  # a return inside a loop stays a return (ifs alone are converted)
+            if x.sum() > 0:
+                return x
         return -x
 
     with pytest.raises(reactant.ConcretizationError, match="if containing return") as e:
         reactant.compile(f)(reactant.to_rarray(np.ones(2)))
-    assert f"test_control_flow.py:{f.__code__.co_firstlineno + 1}" in str(e.value)
+    assert f"test_control_flow.py:{f.__code__.co_firstlineno + 2}" in str(e.value)
 
     def g(x):
         while x.sum() < 10:
@@ -336,3 +337,68 @@ def test_grad_through_scan():
         return c + ys.sum()
 
     _grad_check(f, fj, x)
+
+
+def _chain(x, k):
+    s = x.sum()
+    if s > 5:
+        return x - k
+    elif s > 1:
+        y = x * 10
+        if s > 1.4:
+            return y + 1
+    else:
+        return -x
+    return y
+
+
+@pytest.mark.parametrize("v", [[0.5, 1.0], [0.2, 0.3], [3.0, 4.0], [0.6, 0.6]])
+def test_early_returns_from_ifs_on_traced_values(v):
+    a = np.array(v)
+    f = reactant.compile(_chain)
+    np.testing.assert_allclose(np.asarray(f(reactant.to_rarray(a), 1)), _chain(a, 1))
+    assert f.compile_count == 1
+
+
+def test_early_return_on_a_concrete_test_keeps_python_semantics():
+    def f(x, flag):
+        if flag:
+            return x * 2
+        if x.shape[0] > 5:
+            return None  # a path that returns nothing, taken only on the host
+        return x + 1
+
+    x = reactant.to_rarray(np.arange(3.0))
+    np.testing.assert_allclose(np.asarray(reactant.compile(f)(x, True)), [0, 2, 4])
+    np.testing.assert_allclose(np.asarray(reactant.compile(f)(x, False)), [1, 2, 3])
+
+
+def test_an_early_return_without_a_value_on_every_path_is_a_clear_error():
+    def f(x):
+        if x.sum() > 1:
+            return x
+
+    with pytest.raises(reactant.ReactantError, match="branches return different structures"):
+        reactant.compile(f)(reactant.to_rarray(np.ones(3)))
+
+
+def test_converted_functions_read_rebound_closure_variables():
+    def make():
+        k = 1.0
+
+        def f(x):
+            if x.sum() > 0:  # converted (control flow), cached per function
+                return np.sin(x) * k
+            return x
+
+        def set_k(v):
+            nonlocal k
+            k = v
+
+        return f, set_k
+
+    f, set_k = make()
+    x = reactant.to_rarray(np.ones(3))
+    a = np.asarray(reactant.compile(f)(x))
+    set_k(5.0)
+    np.testing.assert_allclose(np.asarray(reactant.compile(f)(x)), 5 * a)
