@@ -125,7 +125,7 @@ class ConcreteRArray(NumpyArrayMethods):
         return arr
 
     def __reactant_concrete__(self) -> np.ndarray:
-        """Its value as a NumPy array (a constant when captured by a traced function)."""
+        """Its value as a NumPy array (what a trace with no program to read it from embeds)."""
         return self._host()
 
     def __dlpack__(self, *args, **kwargs):
@@ -176,12 +176,12 @@ class ConcreteRArray(NumpyArrayMethods):
 
     __hash__ = None
 
-    # -- NumPy protocols: eager execution (or constants inside a trace) ---------------------
+    # -- NumPy protocols: eager execution (inside a trace: an implicit input) ----------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         from .eager import eager_ufunc
 
         if _trace_active() is not None:
-            inputs = tuple(_as_constant(x) for x in inputs)
+            inputs = tuple(_as_traced(x) for x in inputs)
             return getattr(ufunc, method)(*inputs, **kwargs)
         return eager_ufunc(ufunc, method, inputs, kwargs)
 
@@ -189,8 +189,8 @@ class ConcreteRArray(NumpyArrayMethods):
         from .eager import eager_function
 
         if _trace_active() is not None:
-            args = tree_map(_as_constant, args, is_leaf=_is_concrete)
-            kwargs = tree_map(_as_constant, kwargs, is_leaf=_is_concrete)
+            args = tree_map(_as_traced, args, is_leaf=_is_concrete)
+            kwargs = tree_map(_as_traced, kwargs, is_leaf=_is_concrete)
             return func(*args, **kwargs)
         return eager_function(func, args, kwargs)
 
@@ -198,7 +198,7 @@ class ConcreteRArray(NumpyArrayMethods):
         from .eager import eager_getitem
 
         if _trace_active() is not None:
-            return self._host()[index] if not _has_tracer(index) else _traced_getitem(self, index)
+            return _as_traced(self)[index]
         return eager_getitem(self, index)
 
     def __setitem__(self, index, value):
@@ -234,21 +234,12 @@ def _is_concrete(x) -> bool:
     return isinstance(x, ConcreteRArray)
 
 
-def _as_constant(x):
-    return x._host() if isinstance(x, ConcreteRArray) else x
-
-
-def _has_tracer(index) -> bool:
-    from .tracing import TracedRArray
-
-    items = index if isinstance(index, tuple) else (index,)
-    return any(isinstance(i, TracedRArray) for i in items)
-
-
-def _traced_getitem(x: ConcreteRArray, index):
+def _as_traced(x):
+    """Inside a trace, a device array the traced code reads: an implicit input of the program
+    (``TraceContext.capture``)."""
     from .tracing.numpy_api import as_traced
 
-    return as_traced(x._host())[index]
+    return as_traced(x) if isinstance(x, ConcreteRArray) else x
 
 
 def _signature(buf, weak: bool, nonneg: bool = False) -> Signature:

@@ -135,6 +135,8 @@ class _Compiled:
         leaves, tree = flatten((args, kwargs), is_leaf=_is_concrete)
         key, bufs, concretes = self._key(leaves, tree)
         entry = self._cache.get(key)
+        if entry is not None and entry.holders and not entry.current():
+            entry = None  # a global or closure variable now holds another array: trace again
         if entry is None:
             if self.options.track_numbers:  # runtime inputs for Python numbers, converted once
                 leaves = [_track(x) if type(x) in _PY_NUMBERS else x for x in leaves]
@@ -144,7 +146,7 @@ class _Compiled:
                 self.compile_count += 1
             concretes = [x for x in leaves if isinstance(x, ConcreteRArray)]
             bufs = [c._buf for c in concretes]
-        if tree_key is not None:  # later calls like this one: fast
+        if tree_key is not None and not entry.holders:  # later calls like this one: fast
             with self._lock:
                 _put(self._fast_trees, tree_key, entry.fast_run, FAST_MAX)
                 if not kwargs and not entry.writeback and _all_arrays(args):
@@ -193,7 +195,7 @@ class _Compiled:
         prog = trace(fn, leaves, tree, inputs, keep_loops=self.options.loops == "keep")
         if self.options.donate and prog.aliases:
             _set_aliasing(prog)
-        mesh, arg_shardings = _spmd_inputs(leaves)
+        mesh, arg_shardings = _spmd_inputs(list(leaves) + prog.captured)
         mesh = _program_mesh(prog, leaves, mesh)
         if mesh is not None:  # one SPMD program over the mesh: Shardy annotations on @main
             annotate_main(prog.module, mesh, arg_shardings or [None] * len(prog.input_specs))
@@ -208,7 +210,7 @@ class _Compiled:
         concretes = [x for x in leaves if isinstance(x, ConcreteRArray)]
         prog = self._lower(leaves, tree, self.options.optimize)
         mesh = prog.tc.extensions.get("mesh")
-        device = None if mesh is not None else _common_device(concretes)
+        device = None if mesh is not None else _common_device(concretes + prog.captured)
         _check_no_autodiff_left(prog.module)
         with prog.tc.ctx:
             strip_contract_attrs(prog.module)  # facts for our optimizer only
@@ -217,7 +219,7 @@ class _Compiled:
                 raise ShardingError("out_shardings is for programs over a mesh: no argument is sharded",
                                     hint="place the arguments with reactant.to_rarray(x, sharding=...)")
             exe = runtime.compile_module(_bytecode(prog.module), [device])
-            return _Entry(exe, prog, [device] * len(prog.output_specs), self.options.donate)
+            return _Entry(exe, prog, [device] * len(prog.output_specs), self.options.donate, self.fn)
         with prog.tc.ctx:
             wanted = _output_shardings(prog, self.options.out_shardings)
             if any(s is not None for s in wanted):
@@ -227,7 +229,7 @@ class _Compiled:
             annotate_main(prog.module, mesh, [None] * len(prog.input_specs), outs)
         devices = list(mesh.devices.flat)
         exe = runtime.compile_module(_bytecode(prog.module), devices, num_partitions=mesh.size)
-        return _Entry(exe, prog, outs, self.options.donate)
+        return _Entry(exe, prog, outs, self.options.donate, self.fn)
 
 
 def _dispatch(state: "_Compiled", *args, **kwargs):
@@ -265,10 +267,11 @@ class _Entry:
     """One compiled executable and how to map Python values in and out of it."""
 
     __slots__ = ("exe", "execute", "handlers", "out_sigs", "out_sids", "out_classes", "out_tree",
-                 "out_leaves", "writeback", "donate", "fast_run", "calls")
+                 "out_leaves", "writeback", "donate", "fast_run", "run", "calls", "captured", "holders")
 
-    def __init__(self, exe, prog: TracedProgram, placements: list, donate: bool):
-        """``placements``: per output, its device or (SPMD) its NamedSharding."""
+    def __init__(self, exe, prog: TracedProgram, placements: list, donate: bool, fn: Callable | None = None):
+        """``placements``: per output, its device or (SPMD) its NamedSharding; ``fn``: the
+        traced function (where captured arrays are looked up again at each call)."""
         self.exe = exe
         self.execute = exe.execute_sharded
         self.handlers = [jx.result_handler(s, d, runtime.jax_sharding(p) if isinstance(p, NamedSharding) else p)
@@ -282,11 +285,35 @@ class _Entry:
         self.writeback = prog.aliases  # (argument, output) pairs of in-place updates
         self.donate = donate
         # the common case, one array returned and nothing updated, gets its own short path
+        self.run = self._run
         single = not self.writeback and self.out_leaves == [0] and prog.out_tree.kind is None
-        self.fast_run = self._single_runner() if single else self.run
+        self.fast_run = self._single_runner() if single else self._run
         self.calls = 0
+        # device arrays the function reads without receiving them: their current buffers are
+        # passed after the arguments' at every call
+        self.captured = prog.captured
+        self.holders = _holders(prog.captured, fn) if prog.captured else ()
+        if prog.captured:
+            self.fast_run = self._with_captured(self.fast_run)
+            self.run = self._with_captured(self.run)
         if _has_collectives(exe):  # queued collective programs deadlock XLA's CPU rendezvous
             self.fast_run = self._synced(self.fast_run)
+
+    def _with_captured(self, run: Callable) -> Callable:
+        captured = self.captured
+
+        def with_captured(bufs: list, concretes) -> Any:
+            return run(list(bufs) + [c._buf for c in captured], concretes)
+
+        return with_captured
+
+    def current(self) -> bool:
+        """Whether the captured arrays are still what the function's globals and closure
+        variables hold (a name rebound to another array needs a new trace)."""
+        for holder, key, obj in self.holders:
+            if (holder.get(key) if isinstance(holder, dict) else _cell(holder)) is not obj:
+                return False
+        return True
 
     def _synced(self, run: Callable) -> Callable:
         """``run`` that waits for the device every ``SYNC_EVERY`` calls (XLA's CPU collectives
@@ -314,7 +341,7 @@ class _Entry:
 
         return run
 
-    def run(self, bufs: list, concretes) -> Any:
+    def _run(self, bufs: list, concretes) -> Any:
         if self.writeback and self.donate:
             bufs = _undonate_duplicates(bufs, self.writeback)
         outs = self.execute(bufs).consume_with_handlers(self.handlers)
@@ -334,6 +361,32 @@ class _Entry:
 
 
 SYNC_EVERY = 16
+
+
+def _holders(captured: list, fn: Callable) -> tuple:
+    """Where ``fn`` finds each captured array: (its globals, name, array) or (closure cell,
+    None, array), for arrays a global or closure variable of ``fn`` holds directly."""
+    fn = getattr(fn, "__wrapped__", fn)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return ()
+    out = []
+    cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    for obj in captured:
+        for name in code.co_names:
+            if fn.__globals__.get(name) is obj:
+                out.append((fn.__globals__, name, obj))
+        for cell in cells.values():
+            if _cell(cell) is obj:
+                out.append((cell, None, obj))
+    return tuple(out)
+
+
+def _cell(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # emptied
+        return None
 
 
 def _block_all(out) -> None:

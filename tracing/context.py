@@ -43,6 +43,11 @@ class TraceContext:
         self.nonneg_values: set[ir.Value] = set()
         # facts other layers record about the program (the sharding layer's mesh)
         self.extensions: dict = {}
+        # device arrays the traced code reads without receiving them as arguments: implicit
+        # inputs of @main (``capture``), in order
+        self.main: func.FuncOp | None = None
+        self.captures: list = []
+        self._captured: dict = {}
 
     # -- types ------------------------------------------------------------------------------
     def elem_type(self, dtype: np.dtype) -> ir.Type:
@@ -95,8 +100,21 @@ class TraceContext:
         with ir.InsertionPoint(fn.entry_block), self.unknown_loc:
             func.ReturnOp(results)
         fn.attributes["function_type"] = ir.TypeAttr.get(
-            ir.FunctionType.get(list(fn.type.inputs), [r.type for r in results])
+            ir.FunctionType.get([a.type for a in fn.entry_block.arguments], [r.type for r in results])
         )
+
+    def capture(self, obj) -> ir.Value | None:
+        """A device array read by the traced code but not passed to it: a new trailing argument
+        of ``@main`` (once per array), so the program reads its current value at every call.
+        None when there is no ``@main`` to extend (the array becomes a constant)."""
+        if self.main is None:
+            return None
+        v = self._captured.get(id(obj))
+        if v is None:
+            t = self.tensor_type(tuple(obj.shape), np.dtype(obj.dtype))
+            v = self._captured[id(obj)] = self.main.entry_block.add_argument(t, self.unknown_loc)
+            self.captures.append(obj)
+        return v
 
     def unique_name(self, base: str) -> str:
         name, i = base, 0

@@ -31,6 +31,9 @@ class TracedProgram:
     out_leaves: list[Any]
     # (input index, output index): input i was updated in place; output j is its new value
     aliases: list[tuple[int, int]] = field(default_factory=list)
+    # device arrays read without being arguments: the trailing inputs after ``input_specs``
+    # of the caller's leaves (their current value is passed at every call)
+    captured: list = field(default_factory=list)
 
     def text(self) -> str:
         return str(self.module)
@@ -53,6 +56,7 @@ def trace(
     specs = [inputs[i] for i in order]
     with tracing(tc):
         f = tc.new_function(name, [tc.tensor_type(s, d) for s, d, _, _ in specs], public=True)
+        tc.main = f
         block_args = list(f.entry_block.arguments)
         with tc.insert_into(f.entry_block):
             tracers = []
@@ -73,10 +77,13 @@ def trace(
                     aliases.append((k, len(outputs)))
                     outputs.append(t)
         tc.finish_function(f, [o.value for o in outputs])
+    captured = list(tc.captures)
+    specs = specs + [(tuple(c.shape), np.dtype(c.dtype), False, False) for c in captured]
     return TracedProgram(
         tc=tc,
         module=tc.module,
         input_specs=specs,
+        captured=captured,
         output_specs=[(o.shape, o.dtype) for o in outputs],
         out_tree=out_tree,
         out_leaves=out_leaves,

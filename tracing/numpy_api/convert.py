@@ -9,7 +9,8 @@ import numpy as np
 from .. import ops
 from ..dtypes import canonical
 from ..errors import ArgumentError, IndexError_, ShapeError, describe
-from ..traced import TracedRArray, TracedRNumber
+from ..context import active
+from ..traced import TracedRArray, TracedRNumber, wrap
 
 PY_SCALARS = (bool, int, float, complex)
 
@@ -37,7 +38,12 @@ def as_traced(x: Any, dtype=None) -> TracedRArray:
     if isinstance(x, TracedRArray):
         return ops.convert(x, dtype) if dtype is not None else x
     concrete = getattr(x, "__reactant_concrete__", None)
-    if concrete is not None:  # a device array captured by the traced function: a constant
+    if concrete is not None:  # a device array the traced function reads: an implicit input
+        tc = active()
+        v = tc.capture(x) if tc is not None else None
+        if v is not None:
+            t = wrap(v, tuple(x.shape), np.dtype(x.dtype))
+            return ops.convert(t, dtype) if dtype is not None else t
         x = concrete()
     if isinstance(x, np.ndarray) and x.dtype == object:
         return stack_objects(x, dtype)
