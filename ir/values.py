@@ -60,3 +60,24 @@ def is_within(v: ir.Value, op) -> bool:
 def is_defined_outside(v: ir.Value, op) -> bool:
     """``v`` is defined outside ``op``'s regions (so it is invariant with respect to them)."""
     return not is_within(v, op)
+
+
+def same_computation(a: ir.Value, b: ir.Value, depth: int = 6) -> bool:
+    """Whether ``a`` and ``b`` are the same value or computed alike: ops of one name and
+    attributes, without regions, on operands that are (recursively, up to ``depth``) the same."""
+    if a == b:
+        return True
+    if depth == 0 or a.type != b.type:
+        return False
+    oa, ob = defining_op(a), defining_op(b)
+    if oa is None or ob is None:
+        return False
+    oa, ob = oa.operation, ob.operation
+    if oa.name != ob.name or len(oa.regions) or len(ob.regions) or len(oa.operands) != len(ob.operands):
+        return False
+    if list(oa.results).index(a) != list(ob.results).index(b):
+        return False
+    attrs = lambda o: sorted((k, str(o.attributes[k])) for k in o.attributes)  # noqa: E731
+    if attrs(oa) != attrs(ob):
+        return False
+    return all(same_computation(x, y, depth - 1) for x, y in zip(oa.operands, ob.operands))

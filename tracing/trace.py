@@ -10,6 +10,7 @@ from jaxlib.mlir import ir
 
 from .context import TraceContext, tracing
 from .numpy_api.convert import stack_objects
+from .numpy_api.masked import MaskedSelection
 from .pytree import TreeDef, flatten, unflatten
 from .traced import TracedRArray, TracedRNumber
 
@@ -100,6 +101,8 @@ def _collect_outputs(result, inputs: list[TracedRArray]):
     outputs: list[TracedRArray] = []
     desc: list[Any] = []
     for leaf in leaves:
+        if isinstance(leaf, MaskedSelection):
+            leaf._shape_error("returning it from the compiled function", at_selection=True)
         if isinstance(leaf, np.ndarray) and leaf.dtype == object:
             leaf = stack_objects(leaf)
         if id(leaf) in input_pos:

@@ -80,16 +80,63 @@ def test_traced_mask_write_and_where():
     check(g, X, X > 10)
 
 
-def test_traced_mask_read_is_a_clear_error():
+def test_returning_a_traced_mask_selection_is_a_clear_error():
     x = reactant.to_rarray(X)
 
     @reactant.compile
     def f(a):
         return a[a > 3]
 
-    with pytest.raises(reactant.IndexError, match="data-dependent") as e:
+    with pytest.raises(reactant.IndexError, match="data-dependent shape.*returning it") as e:
         f(x)
     assert "return a[a > 3]" in str(e.value)
+    for g in (lambda a: np.concatenate([a[a > 3], a[0]]), lambda a: a[a > 3][0], lambda a: len(a[a > 3]),
+              lambda a: a[a > 3] + a[a < 2], lambda a: a[a > 3] + a[0]):
+        with pytest.raises(reactant.IndexError, match="data-dependent|different traced masks|meets an array"):
+            reactant.compile(g)(x)
+
+
+M = np.array([[1.5, -2.0, 3.0, 0.0], [-4.0, 5.0, -6.5, 2.0], [0.5, -0.25, 7.0, -1.0]])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_traced_mask_selections_compute_where_the_mask_holds(dtype):
+    a = (M * 4).astype(dtype)
+
+    def writes(x):
+        y = np.zeros_like(x)
+        y[x > 0] = x[x > 0] * 2 + 1  # the selected values, written back
+        x[x < 0] += 3
+        x[x > 100] -= 1  # selects nothing
+        return x, y
+
+    check(writes, a)
+
+    def reductions(x):
+        s = x[x > 0]
+        return (s.sum(), np.sum(x[x < 0]), s.max(), np.min(s), s.mean(), (s * s).std(), x[x > 0].var(ddof=1),
+                s.prod(), np.any(x[x < -100]), np.all(s > 0), np.count_nonzero(x[x != 0]))
+
+    check(reductions, a, rtol=1e-5 if dtype == np.float32 else None)
+    rows = reactant.compile(lambda x: x[x[:, 0] > 0].sum())(reactant.to_rarray(a))  # a mask of the leading dim
+    np.testing.assert_allclose(np.asarray(rows), a[a[:, 0] > 0].sum())
+
+
+def test_max_of_an_empty_float_selection_is_nan():
+    out = reactant.compile(lambda x: x[x > 100].max())(reactant.to_rarray(M))
+    assert np.isnan(float(out))  # NumPy raises; compiled code cannot
+
+
+def test_putmask_place_put():
+    def f(x):
+        y, z, w = x.copy(), x.copy(), x.copy()
+        np.putmask(y, y < 0, [10.0, 20.0, 30.0])
+        np.place(z, z > 1, [-1.0, -2.0])
+        np.put(w, [0, 5, -1], [9.0, 8.0, 7.0])
+        return y, z, w
+
+    check(f, M)
+    check(lambda x: (np.put(x, [1, 14], [5.0, 6.0], mode="wrap"), x)[1], M)
 
 
 @pytest.mark.parametrize("index,axis_size", [((3,), 3), ((0, 4), 4), ((0, 0, -6), 5), ((np.array([0, 3]),), 3)])

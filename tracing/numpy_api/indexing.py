@@ -163,7 +163,12 @@ def _normalize_entry(it, n: int, dim: int):
 
 # -- reading ----------------------------------------------------------------------------------
 def getitem(x: TracedRArray, index) -> TracedRArray:
-    """``x[index]`` with NumPy semantics."""
+    """``x[index]`` with NumPy semantics (a traced boolean mask alone gives a
+    ``MaskedSelection``: its length is only known at run time)."""
+    if isinstance(index, TracedRArray) and index.dtype == np.bool_:
+        from .masked import select
+
+        return select(x, index)
     ix = _Index(x.shape, index)
     y = ops.reshape(x, ix.expanded) if ix.none_dims else x
     if not ix.has_array:
@@ -373,8 +378,12 @@ def _common_index_dtype(starts) -> list[TracedRArray]:
 
 
 def _masked_update(x, mask, value, combine):
-    if mask.shape != x.shape:
-        raise IndexError_(f"boolean mask {describe(mask)} must have the shape of {describe(x)}")
+    from .masked import MaskedSelection, select
+
+    sel = select(x, mask)  # checks the mask's shape; broadcasts it over trailing dimensions
+    mask = sel.mask
+    if isinstance(value, MaskedSelection):  # y[mask] = f(x[mask]): the selected values, in place
+        value = sel._operand(value)
     v = as_traced(value, x.dtype)
     if v.shape not in ((), x.shape):
         raise ShapeError(
@@ -515,7 +524,55 @@ def copyto(dst, src, casting="same_kind", where=True):
         rebind(dst, ops.select(broadcast_to(w, dst.shape), v, dst))
 
 
-@implements(np.place, np.put, np.putmask)
-def _unsupported_put(*args, **kwargs):
-    raise UnsupportedError("numpy.put/place/putmask are not supported inside a trace",
-                           hint="use x[idx] = v or np.where")
+def _cyclic(values, n: int, dtype) -> TracedRArray:
+    """``values`` flattened and repeated to ``n`` elements (NumPy's rule for put/putmask/place)."""
+    v = np.ravel(as_traced(values, dtype))
+    if v.shape[0] == 0:
+        raise ShapeError("cannot place values from an empty array")
+    if v.shape[0] == n:
+        return v
+    return np.take(v, np.arange(n) % v.shape[0])
+
+
+def _target(a, what: str) -> TracedRArray:
+    if not isinstance(a, TracedRArray):
+        raise UnsupportedError(f"numpy.{what} inside a trace updates a traced array in place, got {type(a).__name__}",
+                               hint="create the array from a traced one (np.zeros_like(x), ...)")
+    return a
+
+
+@implements(np.putmask)
+def putmask(a, mask, values):
+    """Where ``mask`` holds, ``a`` takes ``values`` at the same flat position (repeated)."""
+    a = _target(a, "putmask")
+    v = np.reshape(_cyclic(values, int(np.prod(a.shape)), a.dtype), a.shape)
+    rebind(a, ops.select(broadcast_to(as_traced(mask, np.bool_), a.shape), v, a))
+
+
+@implements(np.place)
+def place(arr, mask, vals):
+    """The k-th position where ``mask`` holds takes ``vals[k]`` (repeated)."""
+    arr = _target(arr, "place")
+    m = np.ravel(broadcast_to(as_traced(mask, np.bool_), arr.shape))
+    k = np.cumsum(m.astype(np.int64)) - 1  # rank of each selected position
+    v = np.ravel(as_traced(vals, arr.dtype))
+    if v.shape[0] == 0:
+        raise ShapeError("numpy.place needs at least one value")
+    picked = np.take(v, np.maximum(k, 0) % v.shape[0])
+    rebind(arr, np.reshape(ops.select(m, picked, np.ravel(arr)), arr.shape))
+
+
+@implements(np.put)
+def put(a, ind, v, mode="raise"):
+    """``a.flat[ind] = v`` (values repeated to the indices; ``mode`` 'wrap'/'clip' as NumPy,
+    'raise': out-of-range traced indices are undefined, as for x[idx])."""
+    a = _target(a, "put")
+    n = int(np.prod(a.shape))
+    idx = np.ravel(as_traced(ind, np.int64))
+    if mode == "wrap":
+        idx = idx % n
+    elif mode == "clip":
+        idx = np.clip(idx, 0, n - 1)
+    flat = np.ravel(a)
+    flat[idx] = _cyclic(v, idx.shape[0], a.dtype)
+    rebind(a, np.reshape(flat, a.shape))
