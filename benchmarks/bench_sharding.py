@@ -172,6 +172,10 @@ def _group_size(rest: str, n: int) -> int:
     m = re.search(r"replica_groups=\[(\d+),(\d+)\]", rest)
     if m:
         return int(m.group(2))
+    m = re.search(r"replica_groups=mesh\[([^\]]*)\] \{([^}]*)\}", rest)  # mesh['a'=4,'b'=2] {'a'}
+    if m:
+        sizes = {k: int(v) for k, v in re.findall(r"'([^']+)'=(\d+)", m.group(1))}
+        return int(np.prod([sizes[a] for a in re.findall(r"'([^']+)'", m.group(2))] or [1]))
     return n
 
 
