@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import ast
 import copy
+import gc
+import operator
 import functools
 import inspect
 import os
@@ -31,6 +33,7 @@ import numpy as np
 
 from . import control_flow as cf
 from .errors import ConcretizationError, ReactantError
+from .numpy_api.convert import as_traced
 from .functions import cached_call
 from .host_random import refuse_numpy_random
 from .traced import TracedRArray
@@ -213,6 +216,55 @@ class _Runtime:
             )
         return test
 
+    # NumPy arrays made in the traced code meeting traced values ---------------------------------
+    @staticmethod
+    def getitem(obj, index):
+        """``obj[index]``; a NumPy array indexed by a traced index is traced first."""
+        if type(obj) is np.ndarray and _has_traced(index):
+            return as_traced(obj)[index]
+        return obj[index]
+
+    @staticmethod
+    def setitem(obj, index, value):
+        """``obj[index] = value``, returning what the name should hold: a NumPy array that
+        receives a traced value (or a traced index) becomes a traced array."""
+        if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index)):
+            _refuse_aliased(obj)
+            t = as_traced(obj)
+            t[index] = value
+            return t
+        obj[index] = value
+        return obj
+
+    @staticmethod
+    def aug_setitem(obj, index, op: str, value):
+        """``obj[index] op= value`` (``op``: the operator's name, e.g. ``iadd``)."""
+        if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index)):
+            _refuse_aliased(obj)
+            t = as_traced(obj)
+            t[index] = getattr(operator, op)(t[index], value)
+            return t
+        obj[index] = getattr(operator, op)(obj[index], value)
+        return obj
+
+    @staticmethod
+    def aug_assign(obj, op: str, value):
+        """``obj op= value``: a NumPy array combined in place with a traced value becomes the
+        traced result."""
+        if type(obj) is np.ndarray and _has_traced(value):
+            _refuse_aliased(obj)
+            return getattr(operator, op[1:])(as_traced(obj), value)
+        return getattr(operator, op)(obj, value)
+
+    def call_with_out(self, fn, out, *args, **kwargs):
+        """``fn(*args, out=out, **kwargs)`` as a statement, returning what the name ``out``
+        should hold: a NumPy ``out`` written with traced inputs becomes a traced array."""
+        if type(out) is np.ndarray and (_has_traced(args) or _has_traced(list(kwargs.values()))):
+            _refuse_aliased(out)
+            out = as_traced(out)
+        self.call(fn)(*args, out=out, **kwargs)
+        return out
+
     # calls ---------------------------------------------------------------------------------------
     def call(self, fn):
         refuse_numpy_random(fn)
@@ -220,6 +272,28 @@ class _Runtime:
         if not _convertible(getattr(fn, "__func__", fn)):
             return conv  # library code: called as it is
         return functools.partial(cached_call, conv)
+
+
+def _has_traced(x) -> bool:
+    if isinstance(x, TracedRArray):
+        return True
+    if isinstance(x, (tuple, list)):
+        return any(_has_traced(i) for i in x)
+    return isinstance(x, np.ndarray) and x.dtype == object and any(isinstance(i, TracedRArray) for i in x.flat)
+
+
+def _refuse_aliased(arr: np.ndarray) -> None:
+    """A NumPy array that becomes traced is replaced under one name only: refuse when a view
+    of it, it being a view, or a container (list, dict, object) could still see the old
+    array, which NumPy would have updated too. (Another plain name bound to the same array is
+    not detected: such code should create the array from a traced one.)"""
+    # (frames, cells and tuples: the traced code's own locals and the carries of converted loops)
+    holders = [r for r in gc.get_referrers(arr) if type(r).__name__ not in ("frame", "cell", "tuple")]
+    if arr.base is not None or holders:
+        raise ConcretizationError(
+            "a NumPy array that is also referenced elsewhere (a view of it, or a list, dict or object holding "
+            "it) receives a traced value: those references would not see the update",
+            hint="create it from a traced array (np.zeros_like(x, shape=...)) or keep a single name for it")
 
 
 class KeepLoop(int):
@@ -519,7 +593,15 @@ class _Transformer:
 
 
 class _CallRewriter(ast.NodeTransformer):
-    """``f(...)`` -> ``_rt.call(f)(...)`` (not into nested function bodies)."""
+    """``f(...)`` -> ``_rt.call(f)(...)`` and ``a[i]`` -> ``_rt.getitem(a, i)`` (reads only; not
+    into nested function bodies)."""
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load):
+            return node
+        return ast.copy_location(ast.Call(func=_attr("getitem"), args=[node.value, _index_expr(node.slice)],
+                                          keywords=[]), node)
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -535,6 +617,69 @@ class _CallRewriter(ast.NodeTransformer):
 
 
 _TYPE_PARAMS = {"type_params": []} if sys.version_info >= (3, 12) else {}
+
+_AUG_OPS = {ast.Add: "iadd", ast.Sub: "isub", ast.Mult: "imul", ast.Div: "itruediv", ast.FloorDiv: "ifloordiv",
+            ast.Mod: "imod", ast.Pow: "ipow", ast.MatMult: "imatmul", ast.BitAnd: "iand", ast.BitOr: "ior",
+            ast.BitXor: "ixor", ast.LShift: "ilshift", ast.RShift: "irshift"}
+
+
+def _index_expr(sl: ast.expr) -> ast.expr:
+    """The index of a subscript as an expression (slices become ``slice(...)`` calls)."""
+    if isinstance(sl, ast.Slice):
+        parts = [sl.lower, sl.upper, sl.step]
+        return ast.Call(func=ast.Name("slice", ast.Load()),
+                        args=[p if p is not None else ast.Constant(None) for p in parts], keywords=[])
+    if isinstance(sl, ast.Tuple):
+        return ast.Tuple([_index_expr(e) for e in sl.elts], ast.Load())
+    return sl
+
+
+class _HostArrayWrites(ast.NodeTransformer):
+    """Applies ``_host_array_writes`` to every statement (before the control-flow transform, so
+    the names it assigns are carried through converted loops and branches)."""
+
+    def visit_body(self, body: list) -> list:
+        return [self.visit(s) for s in body]
+
+    def generic_visit(self, node):
+        node = super().generic_visit(node)
+        return _host_array_writes(node) if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) else node
+
+
+def _host_array_writes(node):
+    """``n[i] = v`` -> ``n = _rt.setitem(n, i, v)``, ``n[i] op= v`` -> ``n = _rt.aug_setitem(...)``,
+    ``n op= v`` -> ``n = _rt.aug_assign(n, op, v)`` and the statement ``f(..., out=n)`` ->
+    ``n = _rt.call_with_out(f, n, ...)`` for a plain name ``n``: a NumPy array that receives a
+    traced value becomes a traced array under that name."""
+    def name_store(n):
+        return ast.Name(n, ast.Store())
+
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+            and isinstance(node.targets[0].value, ast.Name):
+        t = node.targets[0]
+        call = ast.Call(func=_attr("setitem"), args=[ast.Name(t.value.id, ast.Load()), _index_expr(t.slice),
+                                                     node.value], keywords=[])
+        return ast.copy_location(ast.Assign(targets=[name_store(t.value.id)], value=call), node)
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        call = node.value
+        outs = [k for k in call.keywords if k.arg == "out" and isinstance(k.value, ast.Name)]
+        if outs:
+            name = outs[0].value.id
+            rest = [k for k in call.keywords if k is not outs[0]]
+            new = ast.Call(func=_attr("call_with_out"), args=[call.func, ast.Name(name, ast.Load()), *call.args],
+                           keywords=rest)
+            return ast.copy_location(ast.Assign(targets=[name_store(name)], value=new), node)
+    if isinstance(node, ast.AugAssign) and type(node.op) in _AUG_OPS:
+        op = ast.Constant(_AUG_OPS[type(node.op)])
+        t = node.target
+        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+            call = ast.Call(func=_attr("aug_setitem"), args=[ast.Name(t.value.id, ast.Load()), _index_expr(t.slice),
+                                                             op, node.value], keywords=[])
+            return ast.copy_location(ast.Assign(targets=[name_store(t.value.id)], value=call), node)
+        if isinstance(t, ast.Name):
+            call = ast.Call(func=_attr("aug_assign"), args=[ast.Name(t.id, ast.Load()), op, node.value], keywords=[])
+            return ast.copy_location(ast.Assign(targets=[name_store(t.id)], value=call), node)
+    return node
 
 
 def _attr(name: str) -> ast.expr:
@@ -637,7 +782,7 @@ def _convert(fn: types.FunctionType, keep_loops: bool) -> types.FunctionType:
         ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
         fdef.decorator_list = []
     tr = _Transformer(os.path.abspath(filename))
-    fdef.body = tr.block(_single_exit(fdef.body), set())
+    fdef.body = tr.block(_HostArrayWrites().visit_body(_single_exit(fdef.body)), set())
     if tr.counter == 0 and not _has_calls(fdef):
         return fn
     freevars = fn.__code__.co_freevars
@@ -705,11 +850,10 @@ def _lambda_def(fn) -> ast.FunctionDef | None:
 
 
 def _has_calls(fdef) -> bool:
-    return any(isinstance(n, ast.Call) for n in ast.walk(fdef))
+    return any(isinstance(n, (ast.Call, ast.Subscript, ast.AugAssign)) for n in ast.walk(fdef))
 
 
 def keep(n):
     """``for i in range(reactant.keep(n))``: emit this loop as a ``stablehlo.while`` even though
     its bounds are plain ints (instead of unrolling it)."""
     return KeepLoop(n)
-

@@ -1,0 +1,107 @@
+"""NumPy arrays created inside a compiled function that meet traced values: written with a
+traced value or index, updated in place, given as out=, indexed by a traced index. Each
+kernel runs unmodified and equals NumPy."""
+
+import numpy as np
+import pytest
+from npcheck import check
+
+import reactant
+
+X = np.arange(12.0).reshape(4, 3) / 7
+IDX = np.array([2, 0, 1])
+
+
+def fill_rows(x):
+    out = np.empty((4, 3))
+    for i in range(4):
+        out[i] = np.sin(x[i])
+    return out
+
+
+def zeros_accumulate(x):
+    c = np.zeros((4, 3))
+    c += x * 2
+    c[1:3] -= x[0]
+    return c
+
+
+def one_hot(x, idx):
+    return np.eye(3)[idx] @ x.T
+
+
+def table_lookup(x, idx):
+    table = np.arange(10.0) * 3
+    return table[idx] + x[0]
+
+
+def slices_and_items(x):
+    out = np.zeros(5)
+    out[1:3] = x[1:3, 0]
+    out[0] += x[0, 1]
+    out[-1] = x.sum()
+    return out
+
+
+def out_argument(x):
+    out = np.zeros((4, 3))
+    np.add(x, 1.0, out=out)
+    np.multiply(out, out, out=out)
+    return out
+
+
+def mask_and_kept_loop(x):
+    out = np.zeros((4, 3))
+    out[x > 0.5] = 1.0
+    acc = np.zeros(3)
+    for i in range(reactant.keep(4)):  # carried through a stablehlo.while
+        acc = acc + x[i]
+    return out, acc
+
+
+def host_only_stays_host(x):
+    h = np.zeros(3)
+    h[0] = 5.0  # no traced value: stays a NumPy array (concrete)
+    n = int(h.sum())
+    return x[:n - 2] * h[0]
+
+
+@pytest.mark.parametrize("fn", [fill_rows, zeros_accumulate, slices_and_items, out_argument, mask_and_kept_loop,
+                                host_only_stays_host])
+def test_kernels_on_host_arrays(fn):
+    check(fn, X)
+
+
+@pytest.mark.parametrize("fn", [one_hot, table_lookup])
+def test_host_arrays_indexed_by_traced_indices(fn):
+    check(fn, X, IDX)
+
+
+def test_gradient_through_a_filled_host_array():
+    def loss(x):
+        out = np.zeros((4, 3))
+        for i in range(4):
+            out[i] = np.sin(x[i]) * (i + 1)
+        return np.sum(out ** 2)
+
+    g = reactant.compile(lambda x: reactant.gradient(loss, x))(reactant.to_rarray(X))
+    want = 2 * np.sin(X) * np.cos(X) * (np.arange(1, 5)[:, None] ** 2)
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-12)
+
+
+def test_aliased_host_arrays_are_refused():
+    def view(x):
+        out = np.zeros((4, 3))
+        row = out[0]  # a view: NumPy would update out through it
+        row[:] = x[0]
+        return out
+
+    def listed(x):
+        out = np.zeros(3)
+        keep = [out]
+        out[0] = x[0, 0]
+        return keep[0]
+
+    for fn in (view, listed):
+        with pytest.raises(reactant.ConcretizationError, match="referenced elsewhere"):
+            reactant.compile(fn)(reactant.to_rarray(X))
