@@ -39,9 +39,9 @@ def _observations(m, rowvar: bool, dt: np.dtype) -> TracedRArray:
     x = as_traced(m, dt)
     if x.ndim > 2:
         raise ShapeError(f"cov: m has more than 2 dimensions: {describe(x)}")
-    if x.ndim < 2:
-        x = ops.reshape(x, (1, x.size))
-    if not rowvar and x.shape[0] != 1:
+    if x.ndim < 2:  # a 1-d array is one variable whatever rowvar says
+        return ops.reshape(x, (1, x.size))
+    if not rowvar:
         x = ops.transpose(x, [1, 0])
     return x
 
@@ -144,6 +144,8 @@ def _static_edges(a: TracedRArray, bins, range_, name: str):
                 "not known while tracing", hint=f"pass a static range=(lo, hi), or an array of bin edges")
         if _traced(*np.ravel(np.asarray(range_, dtype=object))):
             raise UnsupportedError(f"{name}: range= must be static (Python or NumPy numbers) inside a trace")
+    elif np.ndim(bins) != 1 or np.any(np.diff(np.asarray(bins)) < 0):
+        raise ShapeError(f"{name}: bins must be a count or a 1-d array of edges increasing monotonically")
     # NumPy itself computes static edges: an empty sample of a's dtype with the same arguments
     return np.histogram_bin_edges(np.empty(0, a.dtype), bins, range_)
 
@@ -180,8 +182,6 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     if is_complex(x.dtype):
         raise DTypeError(f"histogram of a complex array {describe(x)} is not supported")
     edges = _static_edges(x, bins, range, "histogram")
-    if not _traced(edges) and np.any(np.diff(edges) < 0):
-        raise ShapeError("histogram: bins must increase monotonically")
     masks = _bin_masks(x, edges)
     if weights is None:
         hist = np.sum(masks, axis=0, dtype=np.int64)
@@ -278,7 +278,9 @@ def bincount(x, weights=None, minlength=0):
             f"bincount of traced values {describe(t)} without minlength=: the output length max(x)+1 "
             "depends on the data, but inside a trace it must be static",
             hint="pass minlength=N with every value in [0, N); larger values are out of range and undefined")
-    if weights is None:
+    if weights is None or t.shape[0] == 0:  # NumPy counts nothing in int64, weights or not
+        if t.shape[0] == 0:
+            return ops.full((n,), 0, np.int64)
         upd, dt = ops.full(t.shape, 1, np.int64), np.dtype(np.int64)
     else:
         w = as_traced(weights)
@@ -326,7 +328,7 @@ def digitize(x, bins, right=False):
         raise ShapeError(f"digitize: bins must be 1-d, got {describe(tb)}")
     n = tb.shape[0]
     up = _count_sorted(tb, tx, "left" if right else "right")
-    down = np.subtract(n, _count_sorted(ops.reverse(tb, [0]), tx, "right" if right else "left"))
+    down = np.subtract(n, _count_sorted(ops.reverse(tb, [0]), tx, "left" if right else "right"))
     if not _traced(bins):
         d = np.diff(np.asarray(bins))
         if not (np.all(d >= 0) or np.all(d <= 0)):
