@@ -212,8 +212,18 @@ def test_interp_complex_nan_and_errors():
     check(lambda a: np.interp(a, [0.0, 1.0, 1.0, 2.0], [0.0, 1.0, 5.0, 6.0]), x)  # a vertical step
     with pytest.raises(ShapeError, match="same length"):
         reactant.compile(lambda a: np.interp(a, [0.0, 1.0], [1.0]))(reactant.to_rarray(x))
-    with pytest.raises(UnsupportedError, match="period"):
-        reactant.compile(lambda a: np.interp(a, [0.0, 1.0], [1.0, 2.0], period=3))(reactant.to_rarray(x))
+    with pytest.raises(ShapeError, match="period"):
+        reactant.compile(lambda a: np.interp(a, [0.0, 1.0], [1.0, 2.0], period=0))(reactant.to_rarray(x))
+
+
+@pytest.mark.parametrize("period", [360.0, -360.0, 11])
+def test_interp_period(period):
+    rng = np.random.default_rng(15)
+    x = rng.uniform(-720, 720, 30)
+    xp = np.array([190.0, -190.0, 350.0, -350.0, 10.0])
+    fp = rng.standard_normal(5)
+    check(lambda a, b, c: np.interp(a, b, c, period=period), x, xp, fp)
+    check(lambda a: np.interp(a, xp, fp + 1j, period=period), x)
 
 
 @pytest.mark.parametrize("dtype", FLOATS + ["int32"])

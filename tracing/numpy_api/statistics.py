@@ -278,9 +278,9 @@ def bincount(x, weights=None, minlength=0):
             f"bincount of traced values {describe(t)} without minlength=: the output length max(x)+1 "
             "depends on the data, but inside a trace it must be static",
             hint="pass minlength=N with every value in [0, N); larger values are out of range and undefined")
-    if weights is None or t.shape[0] == 0:  # NumPy counts nothing in int64, weights or not
-        if t.shape[0] == 0:
-            return ops.full((n,), 0, np.int64)
+    if t.shape[0] == 0:  # nothing to count: NumPy answers int64 zeros, weights or not
+        return ops.full((n,), 0, np.int64)
+    if weights is None:
         upd, dt = ops.full(t.shape, 1, np.int64), np.dtype(np.int64)
     else:
         w = as_traced(weights)
@@ -344,8 +344,6 @@ def digitize(x, bins, right=False):
 @implements(np.interp)
 def interp(x, xp, fp, left=None, right=None, period=None):
     """Piecewise-linear interpolation (float64, or complex128 for complex fp)."""
-    if period is not None:
-        raise UnsupportedError("numpy.interp(period=...) is not supported inside a trace")
     txp, tfp = as_traced(xp), as_traced(fp)
     if txp.ndim != 1 or tfp.ndim != 1 or txp.shape != tfp.shape:
         raise ShapeError(f"interp: xp {describe(txp)} and fp {describe(tfp)} must be 1-d of the same length")
@@ -354,6 +352,10 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         raise ShapeError("interp: array of sample points is empty")
     fdt = np.dtype(np.complex128) if is_complex(tfp.dtype) else np.dtype(np.float64)
     tx, txp, tfp = as_traced(x, np.float64), as_traced(txp, np.float64), as_traced(tfp, fdt)
+    if period is not None:
+        tx, txp, tfp = _periodic(tx, txp, tfp, period)
+        left = right = None
+        n = txp.shape[0]
     lo_v = tfp[0] if left is None else as_traced(left, fdt)
     hi_v = tfp[n - 1] if right is None else as_traced(right, fdt)
     if n == 1:
@@ -369,6 +371,22 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     out = np.where(np.equal(tx, txp[n - 1]), tfp[n - 1], mid)
     out = np.where(np.greater(tx, txp[n - 1]), hi_v, out)
     return np.where(np.less(tx, txp[0]), lo_v, out)
+
+
+def _periodic(x: TracedRArray, xp: TracedRArray, fp: TracedRArray, period):
+    """Everything reduced modulo the period, the samples sorted and wrapped by one on each side
+    so every x lies between two of them."""
+    if not _traced(period) and period == 0:
+        raise ShapeError("interp: period must be a non-zero value")
+    per = np.abs(as_traced(period, np.float64))
+    x, xp = np.mod(x, per), np.mod(xp, per)
+    order = np.argsort(xp)
+    xp, fp = np.take(xp, order), np.take(fp, order)
+    n = xp.shape[0]
+    xp = ops.concatenate([ops.reshape(np.subtract(xp[n - 1], per), (1,)), xp,
+                          ops.reshape(np.add(xp[0], per), (1,))], 0)
+    fp = ops.concatenate([ops.reshape(fp[n - 1], (1,)), fp, ops.reshape(fp[0], (1,))], 0)
+    return x, xp, fp
 
 
 @implements(np.trapezoid)
