@@ -199,7 +199,9 @@ def _hist2d_bins(bins) -> tuple[Any, Any]:
     """histogram2d's bins split per dimension, NumPy's way: a length-2 sequence is one entry per
     dimension, anything else (a count, or one array of edges) serves both."""
     if _traced(bins):
-        return (bins, bins) if bins.ndim != 1 or bins.shape[0] != 2 else (bins[0], bins[1])
+        if bins.ndim == 1 and bins.shape[0] == 2:  # NumPy reads these as two bin counts
+            raise UnsupportedError("histogram2d: traced bins of length 2 would be bin counts, which must be static")
+        return bins, bins
     if isinstance(bins, (list, tuple, np.ndarray)) and len(bins) == 2:
         return bins[0], bins[1]
     return bins, bins
