@@ -256,6 +256,15 @@ class _Runtime:
             return getattr(operator, op[1:])(as_traced(obj), value)
         return getattr(operator, op)(obj, value)
 
+    @staticmethod
+    def unpack(value, n: int) -> tuple:
+        """``value`` as ``n`` items, as a tuple assignment would unpack it."""
+        items = tuple(value)
+        if len(items) != n:
+            raise ValueError(f"{'too many' if len(items) > n else 'not enough'} values to unpack "
+                             f"(expected {n}, got {len(items)})")
+        return items
+
     def call_with_out(self, fn, out, *args, **kwargs):
         """``fn(*args, out=out, **kwargs)`` as a statement, returning what the name ``out``
         should hold: a NumPy ``out`` written with traced inputs becomes a traced array."""
@@ -638,11 +647,31 @@ class _HostArrayWrites(ast.NodeTransformer):
     """Applies ``_host_array_writes`` to every statement (before the control-flow transform, so
     the names it assigns are carried through converted loops and branches)."""
 
+    counter = 0
+
     def visit_body(self, body: list) -> list:
-        return [self.visit(s) for s in body]
+        out = []
+        for s in body:
+            r = self.visit(s)
+            out.extend(r if isinstance(r, list) else [r])
+        return out
 
     def generic_visit(self, node):
         node = super().generic_visit(node)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
+                and any(isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) for e in node.targets[0].elts) \
+                and not any(isinstance(e, ast.Starred) for e in node.targets[0].elts):
+            # a, b[i] = u, v  ->  t = tuple(...); a = t[0]; b = _rt.setitem(b, i, t[1])
+            _HostArrayWrites.counter += 1
+            tmp = f"__rt_unpack_{_HostArrayWrites.counter}"
+            elts = node.targets[0].elts
+            first = ast.copy_location(ast.Assign(targets=[ast.Name(tmp, ast.Store())], value=ast.Call(
+                func=_attr("unpack"), args=[node.value, ast.Constant(len(elts))], keywords=[])), node)
+            parts = [first]
+            for k, e in enumerate(elts):
+                item = ast.Subscript(value=ast.Name(tmp, ast.Load()), slice=ast.Constant(k), ctx=ast.Load())
+                parts.append(_host_array_writes(ast.copy_location(ast.Assign(targets=[e], value=item), node)))
+            return parts
         return _host_array_writes(node) if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) else node
 
 

@@ -105,3 +105,21 @@ def test_aliased_host_arrays_are_refused():
     for fn in (view, listed):
         with pytest.raises(reactant.ConcretizationError, match="referenced elsewhere"):
             reactant.compile(fn)(reactant.to_rarray(X))
+
+
+def test_tuple_assignments_into_host_arrays():
+    def borders(u):
+        new = np.zeros(u.shape)
+        new[0], new[-1], k = u[0], u[-1] * 2, 3
+        new[1:-1] = u[1:-1] * k
+        return new
+
+    check(borders, X)
+    with pytest.raises(ValueError, match="too many values to unpack"):
+        reactant.compile(lambda u: (lambda a: a)(None) or _unpack_too_many(u))(reactant.to_rarray(X))
+
+
+def _unpack_too_many(u):
+    out = np.zeros(3)
+    out[0], out[1] = u[0, 0], u[0, 1], u[0, 2]
+    return out

@@ -1,0 +1,105 @@
+"""Run every kernel of ``kernels.py`` unmodified through ``@reactant.compile`` and print, per
+kernel, whether it works (equal to NumPy; random kernels: statistically), its first-call time
+(trace, optimize, compile, run) and its steady time, next to NumPy and to ``jax.jit`` of the
+jax.numpy version.
+
+    python benchmarks/kernels/run.py [name ...]
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+
+import reactant  # noqa: E402
+from kernels import KERNELS  # noqa: E402
+
+
+def _ready(out):
+    for leaf in jax.tree_util.tree_leaves(out):
+        if hasattr(leaf, "block_until_ready"):
+            leaf.block_until_ready()
+    return out
+
+
+def _steady(call, reps: int = 15) -> float:
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        _ready(call())
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _host(out):
+    return np.asarray(out) if not isinstance(out, (tuple, list)) else [np.asarray(o) for o in out]
+
+
+def run(name: str, k: dict) -> dict:
+    args = k["inputs"]()
+    fn, jfn = k["numpy"], k["jax"]
+    stats = k["check"] == "stats"
+    row = {"name": name}
+    want = fn(*args)
+    row["numpy"] = _steady(lambda: fn(*args), 5)
+    rargs = tuple(reactant.to_rarray(a) if isinstance(a, np.ndarray) else a for a in args)
+    if stats:
+        rargs = rargs + (reactant.random.default_rng(7),)
+    try:
+        t0 = time.perf_counter()
+        cf = reactant.compile(fn)
+        got = _ready(cf(*rargs))
+        row["first"] = time.perf_counter() - t0
+        row["steady"] = _steady(lambda: cf(*rargs))
+        g, w = _host(got), _host(want)
+        if stats:
+            ok = abs(float(g) - float(w)) < k["tol"]
+        else:
+            ok = all(np.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True)
+                     for a, b in zip(g if isinstance(g, list) else [g], w if isinstance(w, list) else [w]))
+        row["status"] = "ok" if ok else "WRONG"
+    except Exception as e:  # noqa: BLE001  (the table reports every failure)
+        row["status"] = f"FAIL {type(e).__name__}: {str(e).splitlines()[0][:60]}"
+    if jfn is not None:
+        with jax.enable_x64(True):
+            t0 = time.perf_counter()
+            jf = jax.jit(jfn)
+            _ready(jf(*args))
+            row["jax_first"] = time.perf_counter() - t0
+            row["jax"] = _steady(lambda: jf(*args))
+    return row
+
+
+def _ms(v) -> str:
+    return f"{1e3 * v:9.3f}" if v is not None else f"{'-':>9s}"
+
+
+def main() -> None:
+    names = [a for a in sys.argv[1:] if a in KERNELS] or list(KERNELS)
+    print(f"reactant {reactant.__version__}, jax {jax.__version__}, numpy {np.__version__}, {os.cpu_count()} CPU cores")
+    print(f"{'kernel':24s} {'status':8s} | {'first s':>8s} {'jax first':>9s} | {'steady ms':>9s} {'numpy ms':>9s} "
+          f"{'jax ms':>9s} | {'vs numpy':>8s} {'vs jax':>7s}")
+    rows = [run(n, KERNELS[n]) for n in names]
+    for r in rows:
+        st = r["status"]
+        steady, nump, jx = r.get("steady"), r.get("numpy"), r.get("jax")
+        vs_np = f"{steady / nump:8.2f}" if steady and nump else f"{'-':>8s}"
+        vs_jx = f"{steady / jx:7.2f}" if steady and jx else f"{'-':>7s}"
+        first = f"{r['first']:8.3f}" if "first" in r else f"{'-':>8s}"
+        jfirst = f"{r['jax_first']:9.3f}" if "jax_first" in r else f"{'-':>9s}"
+        print(f"{r['name']:24s} {st[:8]:8s} | {first} {jfirst} | {_ms(steady)} {_ms(nump)} {_ms(jx)} | {vs_np} {vs_jx}")
+        if st not in ("ok",):
+            print(f"{'':24s} {st}")
+    n_ok = sum(r["status"] == "ok" for r in rows)
+    print(f"\n{n_ok} of {len(rows)} kernels run unmodified and match NumPy")
+
+
+if __name__ == "__main__":
+    main()
