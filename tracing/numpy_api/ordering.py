@@ -26,10 +26,11 @@ from . import reductions, ufuncs  # noqa: F401  (outer/reduceat are built from t
 def _outer(ufunc: np.ufunc) -> Callable:
     def outer(A, B, /, **kwargs):
         """``ufunc(A[..., None, ...], B)``: A's dims first, then B's."""
-        nb = np.ndim(B)
-        if np.ndim(A) > 0 and nb > 0:
-            a = as_traced(A) if not isinstance(A, (TracedRArray, np.ndarray)) else A
-            A = np.reshape(a, tuple(np.shape(a)) + (1,) * nb)
+        # NumPy's outer turns Python scalars into arrays: they promote as int64/float64
+        A = A if isinstance(A, TracedRArray) else np.asarray(A)
+        B = B if isinstance(B, TracedRArray) else np.asarray(B)
+        if np.ndim(A) > 0 and np.ndim(B) > 0:
+            A = np.reshape(A, tuple(np.shape(A)) + (1,) * np.ndim(B))
         return ufunc(A, B, **kwargs)
 
     return outer
@@ -119,8 +120,8 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
 def _lex_keys(keys) -> list[TracedRArray]:
     if isinstance(keys, (TracedRArray, np.ndarray)):
         t = as_traced(keys)
-        if t.ndim == 0:
-            raise ShapeError("lexsort needs at least one key: got a 0-d array")
+        if t.ndim == 0 or t.shape[0] == 0:
+            raise ArgumentError("need sequence of keys with len > 0 in lexsort")
         return [getitem(t, i) for i in range(t.shape[0])]
     ks = [as_traced(k) for k in keys]
     if not ks:
@@ -275,17 +276,15 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     s = _static_size(size, "unique")
     flat = ops.reshape(x, (x.size,))
     n = flat.shape[0]
+    if n == 0:  # nothing to find: every slot is padding
+        return _empty_unique(x, s, fill_value, return_index, return_inverse, return_counts)
     perm = np.argsort(flat, kind="stable")
     vals = getitem(flat, perm)
-    if n:
-        prev = getitem(vals, slice(0, n - 1))
-        nxt = getitem(vals, slice(1, n))
-        differ = ops.not_(_same(nxt, prev)) if equal_nan else ops.compare(nxt, prev, "NE")
-        is_new = ops.concatenate([ops.full((1,), True, np.bool_), differ], 0)
-    else:
-        is_new = ops.full((0,), True, np.bool_)
-    default = getitem(vals, 0) if n else 0
-    uniq, count = _compact(vals, is_new, s, default if fill_value is None else fill_value)
+    prev = getitem(vals, slice(0, n - 1))
+    nxt = getitem(vals, slice(1, n))
+    differ = ops.not_(_same(nxt, prev)) if equal_nan else ops.compare(nxt, prev, "NE")
+    is_new = ops.concatenate([ops.full((1,), True, np.bool_), differ], 0)
+    uniq, count = _compact(vals, is_new, s, getitem(vals, 0) if fill_value is None else fill_value)
     out = [uniq]
     if return_index:
         out.append(_compact(perm, is_new, s, 0)[0])
@@ -302,13 +301,20 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _empty_unique(x: TracedRArray, s: int, fill_value, *flags: bool):
+    vals = ops.full((s,), 0 if fill_value is None else fill_value, x.dtype)
+    extra = [ops.full((s,), 0, np.int64), ops.full(x.shape, 0, np.int64), ops.full((s,), 0, np.int64)]
+    out = [vals] + [e for e, f in zip(extra, flags) if f]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 # -- piecewise --------------------------------------------------------------------------------
 def _conditions(condlist, x: TracedRArray) -> list:
     if isinstance(condlist, (list, tuple)):
         return list(condlist)
-    c = condlist if isinstance(condlist, TracedRArray) else np.asarray(condlist)
-    if np.ndim(c) == x.ndim + 1:  # a stacked array of conditions
-        return [c[i] for i in range(np.shape(c)[0])]
+    # NumPy: an array of 2 or more dims is a stack of conditions, one per row
+    if np.ndim(condlist) > 1 and x.ndim != 0:
+        return [condlist[i] for i in range(np.shape(condlist)[0])]
     return [condlist]
 
 
