@@ -90,6 +90,26 @@ def test_ufunc_at_exists():
     check(f, x)
 
 
+@pytest.mark.parametrize("ufunc", [np.subtract, np.true_divide, np.fmax, np.fmin])
+def test_ufunc_at_more(ufunc):
+    x = np.array([1.0, np.nan, 3.0, 4.0, 5.0])
+
+    def f(a, v):
+        ufunc.at(a, np.array([0, 0, 1, 4]), v)
+        return a
+
+    check(f, x, np.array([2.0, -1.0, 0.5, 4.0]))
+
+
+@pytest.mark.parametrize("ufunc", [np.bitwise_and, np.bitwise_or, np.bitwise_xor])
+def test_ufunc_at_bitwise(ufunc):
+    def f(a):
+        ufunc.at(a, [1, 1, 3], np.array([6, 3, 5], np.int32))
+        return a
+
+    check(f, np.arange(5, dtype=np.int32) + 9)
+
+
 # -- partition / argpartition -----------------------------------------------------------------
 def _assert_partitioned(out, a, kths, axis):
     """NumPy's contract: out[k] is the k-th smallest; smaller-or-equal before, larger-or-equal

@@ -90,6 +90,20 @@ for (_uf, _m) in list(UFUNC_METHODS):
         implements(_uf, method="reduceat")(_reduceat(_uf))
 
 
+# -- ufunc.at for the remaining element-combining ufuncs --------------------------------------
+def _register_at() -> None:
+    """``ufunc.at`` as a scatter whose combiner is the ufunc (add/multiply/min/max already
+    exist in indexing.py); duplicate indices apply the ufunc once per occurrence."""
+    from .indexing import _ufunc_at
+
+    for f in (np.subtract, np.true_divide, np.fmax, np.fmin, np.bitwise_and, np.bitwise_or, np.bitwise_xor):
+        if (f, "at") not in UFUNC_METHODS:
+            implements(f, method="at")(_ufunc_at(f))
+
+
+_register_at()
+
+
 # -- partition / argpartition -----------------------------------------------------------------
 def _check_kth(kth, n: int) -> None:
     if isinstance(kth, TracedRArray):
