@@ -8,7 +8,6 @@ import pytest
 from npcheck import check, rand, run
 
 import reactant
-from reactant.tracing import errors
 from reactant.tracing.numpy_api import ordering
 
 DTYPES = ["float32", "float64", "int32", "int64"]
@@ -238,6 +237,8 @@ def test_nonzero_fill_per_dim_and_0d():
     np.testing.assert_array_equal(got[1], [0, 1, 2, -2, -2])
     got = run(lambda x: ordering.argwhere(x[0, 0], size=2), a)
     assert got.shape == (2, 0)
+    np.testing.assert_array_equal(run(lambda x: ordering.nonzero(x[:0], size=2), a), ([0, 0], [0, 0]))
+    np.testing.assert_array_equal(run(lambda x: ordering.argwhere(x[:0], size=2, fill_value=3), a), [[3, 3]] * 2)
     with pytest.raises(ValueError, match="Calling nonzero on 0d arrays is not allowed"):
         run(lambda x: ordering.nonzero(x[0, 0], size=2), a)
 
@@ -298,6 +299,7 @@ def test_convolve_mixed_dtypes_and_defaults():
     v = np.array([0.5, -1.0], np.float32)
     check(lambda x, y: (np.convolve(x, y), np.correlate(x, y)), a, v)
     check(lambda x: np.convolve(x, [1, 2, 3]), a)
+    check(lambda x: np.convolve(x[0], x), a)  # 0-d is read as length 1, as in NumPy
     c = (RNG.standard_normal(4) + 1j * RNG.standard_normal(4)).astype(np.complex128)
     check(lambda x, y: np.correlate(x, y, "full"), c, c[::-1].copy())  # conjugates v
 

@@ -7,7 +7,7 @@ are ``fill_value``, and values beyond ``size`` are dropped."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Callable
 
 import numpy as np
 
