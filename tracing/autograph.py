@@ -277,10 +277,39 @@ class _Runtime:
     # calls ---------------------------------------------------------------------------------------
     def call(self, fn):
         refuse_numpy_random(fn)
+        numpy_call = _numpy_call(fn)
+        if numpy_call is not None:
+            return numpy_call
         conv = convert(fn, self.keep_loops, strict=False)
         if not _convertible(getattr(fn, "__func__", fn)):
             return conv  # library code: called as it is
         return functools.partial(cached_call, conv)
+
+
+_SIZED = frozenset({np.unique, np.nonzero, np.argwhere, np.flatnonzero})
+
+
+def _numpy_call(fn):
+    """A NumPy function called from traced code, where NumPy alone would go wrong: ``size=``
+    (which NumPy's signature refuses) goes straight to the traced implementation, and a list
+    of traced arrays becomes a tuple (a list hides them from NumPy's dispatch: ``np.lexsort([a,
+    b])`` would sort one object array). None for anything else."""
+    from .numpy_api import FUNCTIONS
+
+    try:
+        impl = FUNCTIONS.get(fn)
+    except TypeError:  # unhashable callable
+        return None
+    if impl is None:
+        return None
+
+    def call(*args, **kwargs):
+        args = tuple(tuple(a) if isinstance(a, list) and _has_traced(a) else a for a in args)
+        if fn in _SIZED and "size" in kwargs:
+            return impl(*args, **kwargs)
+        return fn(*args, **kwargs)
+
+    return call
 
 
 def _has_traced(x) -> bool:

@@ -183,8 +183,8 @@ def lexsort(keys, axis=-1):
 def _needs_size(name: str) -> None:
     raise IndexError_(
         f"numpy.{name} returns an array whose shape depends on the data, which a trace cannot hold",
-        hint=f"call reactant.tracing.numpy_api.ordering.{name}(..., size=n, fill_value=...) for a "
-        "fixed-size result (NumPy's own signature has no size=), or use np.where / a mask",
+        hint=f"pass size=n (and fill_value=...) for a fixed-size result, as with jax.numpy: "
+        f"np.{name}(x, size=n) inside a compiled function; or use np.where / a mask",
     )
 
 
