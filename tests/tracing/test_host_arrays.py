@@ -123,3 +123,43 @@ def _unpack_too_many(u):
     out = np.zeros(3)
     out[0], out[1] = u[0, 0], u[0, 1], u[0, 2]
     return out
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("sum", lambda x, y: np.sum(x, axis=0, out=y)),
+    ("mean", lambda x, y: np.mean(x, axis=0, out=y)),
+    ("max", lambda x, y: np.max(x, axis=0, out=y)),
+    ("cumsum", lambda x, y: np.cumsum(x, axis=0, out=y)),
+    ("clip", lambda x, y: np.clip(x, 0.2, 0.9, out=y)),
+    ("add.reduce", lambda x, y: np.add.reduce(x, axis=0, out=y)),
+    ("matmul", lambda x, y: np.matmul(x.T, x, out=y)),
+])
+def test_out_is_written_for_every_function(name, fn):
+    shapes = {"cumsum": (4, 3), "clip": (4, 3), "matmul": (3, 3)}
+    shape = shapes.get(name, (3,))
+
+    def on_traced_out(x):  # a traced out: updated in place, and returned by the call
+        y = np.zeros_like(x, shape=shape)
+        r = fn(x, y)
+        return y, r
+
+    check(on_traced_out, X)
+
+
+def test_numpy_out_arrays_written_by_name():
+    def f(x):
+        s, c, m = np.zeros(3), np.zeros((4, 3)), np.zeros((3, 3))
+        np.sum(x, axis=0, out=s)  # NumPy arrays given as out= by name: rebound to the results
+        np.clip(x, 0.2, 0.9, out=c)
+        np.matmul(x.T, x, out=m)
+        return s, c, m
+
+    check(f, X)
+
+    def through_a_helper(x):  # the helper's out= cannot rebind the caller's name: a clear error
+        y = np.zeros(3)
+        (lambda a, b: np.sum(a, axis=0, out=b))(x, y)
+        return y
+
+    with pytest.raises(reactant.UnsupportedError, match="out= must be a traced array"):
+        reactant.compile(through_a_helper)(reactant.to_rarray(X))

@@ -44,7 +44,13 @@ def dispatch_function(func, args, kwargs):
             hint="rewrite it with supported NumPy functions (see reactant.numpy.SUPPORTED), "
             "or open an issue naming this function",
         )
-    return impl(*args, **kwargs)
+    # out= is handled here, once, for every function: the implementation computes the result
+    # and it is written into ``out`` (an implementation never sees out=, so none can ignore it)
+    out = kwargs.pop("out", None)
+    result = impl(*args, **kwargs)
+    if out is not None:
+        return _write_out(out, result)
+    return result
 
 
 def dispatch_ufunc(ufunc: np.ufunc, method: str, inputs, kwargs):
@@ -72,6 +78,11 @@ def _write_out(out, result):
     results = result if isinstance(result, tuple) else (result,)
     for o, r in zip(outs, results):
         if not isinstance(o, TracedRArray):
-            raise UnsupportedError("out= must be a traced array inside a compiled function")
+            raise UnsupportedError("out= must be a traced array inside a compiled function",
+                               hint="create it from a traced array (np.zeros_like(x, ...)), or use the result")
+        if tuple(o.shape) != tuple(getattr(r, "shape", ())):
+            from ..errors import ShapeError, describe
+
+            raise ShapeError(f"out= {describe(o)} does not have the result's shape {tuple(r.shape)}")
         setitem(o, Ellipsis, r)
     return out if isinstance(out, tuple) and len(out) > 1 else outs[0]
