@@ -2,6 +2,7 @@
 one table (``_registry.FUNCTIONS``) and reached through NumPy's own dispatch protocols."""
 
 from . import indexing, linalg, misc, ordering, reductions, shape, statistics, ufuncs  # noqa: F401  (register)
+from . import folds  # noqa: F401  (after the specialised ufunc methods: fills in the others)
 from ._registry import FUNCTIONS, UFUNC_METHODS, dispatch_function, dispatch_ufunc, implements  # noqa: F401
 from .convert import as_traced  # noqa: F401
 from .ufuncs import inplace_ufunc  # noqa: F401
