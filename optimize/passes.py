@@ -102,8 +102,10 @@ def run_pipeline(
     stats: list[PassStat] | None = None,
     dump_dir: str | None = None,
     verify: bool = True,
+    on_pass: Callable[[str], None] | None = None,
 ) -> ir.Module:
-    """Run the named passes in order on ``module`` (in place); returns it."""
+    """Run the named passes in order on ``module`` (in place); returns it. ``on_pass(name)`` is
+    called before each pass (progress reports)."""
     options = options or PassOptions()
     dump_dir = dump_dir if dump_dir is not None else os.environ.get("REACTANT_DUMP_IR")
     names = list(names)
@@ -122,6 +124,8 @@ def run_pipeline(
             if stats is not None:
                 stats.append(PassStat(name, 0.0, before, before, skipped=True))
             continue
+        if on_pass is not None:
+            on_pass(name)
         t0 = time.perf_counter()
         with module.context, ir.Location.unknown(module.context):  # a default for builders
             changed = PASSES[name](module, options)

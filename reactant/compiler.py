@@ -23,8 +23,10 @@ from jaxlib.mlir import ir
 from . import _jax_adapter as jx
 from . import runtime
 from .arrays import ConcreteRArray, ConcreteRNumber, Signature, _sign_unknown, _signature, sig_id
+from .ir.context import count_ops
 from .ir.contracts import strip_contract_attrs
 from .optimize import PassOptions, compile_pipeline, run_pipeline
+from .progress import CompileProgress
 from .tracing import active as _trace_active
 from .tracing import autograph
 from .tracing.errors import ArgumentError
@@ -63,6 +65,7 @@ class Options:
     # shardings of the results of an SPMD program: a sharding or a pytree prefix of the result
     # (None: the shardings propagation gives)
     out_shardings: Any = None
+    verbose: bool = False  # print every compilation stage's time and op count (also REACTANT_LOG=1)
 
     def pass_options(self) -> PassOptions:
         return PassOptions(ad_checkpoint=self.ad_checkpoint, ad_max_trip_count=self.ad_max_trip_count)
@@ -181,7 +184,7 @@ class _Compiled:
         level = self.options.optimize if optimize is True else optimize
         return self._lower(leaves, tree, level)
 
-    def _lower(self, leaves, tree, level) -> TracedProgram:
+    def _lower(self, leaves, tree, level, progress: CompileProgress | None = None) -> TracedProgram:
         inputs = {}
         for i, leaf in enumerate(leaves):
             if isinstance(leaf, ConcreteRArray):
@@ -193,6 +196,8 @@ class _Compiled:
         if self.options.control_flow:
             fn = autograph.convert(fn, self.options.loops == "keep")
         prog = trace(fn, leaves, tree, inputs, keep_loops=self.options.loops == "keep")
+        if progress is not None:
+            progress.done("trace", f"{count_ops(prog.module)} ops" if progress.verbose else "")
         if self.options.donate and prog.aliases:
             _set_aliasing(prog)
         mesh, arg_shardings = _spmd_inputs(list(leaves) + prog.captured)
@@ -202,13 +207,25 @@ class _Compiled:
         if level is not False:
             passes = compile_pipeline(list(level) if isinstance(level, (list, tuple)) else level,
                                       has_autodiff=_has_autodiff(prog.module))
+            stats: list | None = [] if progress is not None and progress.verbose else None
             with prog.tc.ctx:
-                run_pipeline(prog.module, passes, self.options.pass_options())
+                run_pipeline(prog.module, passes, self.options.pass_options(), stats=stats,
+                             on_pass=None if progress is None else (lambda n: progress.enter(f"pass {n}")))
+            for st in stats or ():
+                if not st.skipped:
+                    progress.on_pass(st.name, st.seconds, st.ops_before, st.ops_after)
         return prog
 
     def _compile(self, leaves, tree) -> "_Entry":
+        progress = CompileProgress(getattr(self.fn, "__qualname__", repr(self.fn)), self.options.verbose)
+        try:
+            return self._compile_reporting(leaves, tree, progress)
+        finally:
+            progress.close()
+
+    def _compile_reporting(self, leaves, tree, progress: CompileProgress) -> "_Entry":
         concretes = [x for x in leaves if isinstance(x, ConcreteRArray)]
-        prog = self._lower(leaves, tree, self.options.optimize)
+        prog = self._lower(leaves, tree, self.options.optimize, progress)
         mesh = prog.tc.extensions.get("mesh")
         device = None if mesh is not None else _common_device(concretes + prog.captured)
         _check_no_autodiff_left(prog.module)
@@ -218,7 +235,9 @@ class _Compiled:
             if self.options.out_shardings is not None:
                 raise ShardingError("out_shardings is for programs over a mesh: no argument is sharded",
                                     hint="place the arguments with reactant.to_rarray(x, sharding=...)")
+            progress.enter("XLA compile")
             exe = runtime.compile_module(_bytecode(prog.module), [device])
+            progress.done("XLA compile")
             return _Entry(exe, prog, [device] * len(prog.output_specs), self.options.donate, self.fn)
         with prog.tc.ctx:
             wanted = _output_shardings(prog, self.options.out_shardings)
@@ -228,7 +247,9 @@ class _Compiled:
             outs = propagated_result_shardings(prog.module, mesh)
             annotate_main(prog.module, mesh, [None] * len(prog.input_specs), outs)
         devices = list(mesh.devices.flat)
+        progress.enter(f"XLA compile and partition over {mesh.size} devices")
         exe = runtime.compile_module(_bytecode(prog.module), devices, num_partitions=mesh.size)
+        progress.done("XLA compile and partition")
         return _Entry(exe, prog, outs, self.options.donate, self.fn)
 
 
@@ -584,7 +605,7 @@ def _bytecode(module: ir.Module) -> bytes:
 def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_numbers: bool = False,
             donate: bool = True, loops: str = "unroll", control_flow: bool = True,
             ad_checkpoint: str | int | None = None, ad_max_trip_count: int | None = None,
-            out_shardings: Any = None):
+            out_shardings: Any = None, verbose: bool = False):
     """Compile ``fn`` with XLA on first call for each call signature.
 
     Use bare (``@reactant.compile``) or with options (``@reactant.compile(optimize="O1")``).
@@ -595,12 +616,14 @@ def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_nu
     through loops; ``ad_max_trip_count`` bounds loops whose trip count is only known at run time.
     Arguments placed on a mesh (``reactant.to_rarray(x, sharding=...)``) make one SPMD program;
     ``out_shardings`` (a sharding or a pytree prefix of the result) fixes its results'
-    shardings, otherwise they are the ones Shardy's propagation gives.
+    shardings, otherwise they are the ones Shardy's propagation gives. ``verbose`` (or the
+    environment variable ``REACTANT_LOG=1``) prints each compilation stage's time and op count;
+    a compilation over 5 s says which stage it is in either way.
     """
     if loops not in ("unroll", "keep"):
         raise ValueError(f"loops must be 'unroll' or 'keep', got {loops!r}")
     opts = Options(tuple(optimize) if isinstance(optimize, list) else optimize, track_numbers, donate, loops,
-                   control_flow, ad_checkpoint, ad_max_trip_count, out_shardings)
+                   control_flow, ad_checkpoint, ad_max_trip_count, out_shardings, verbose)
     opts.pass_options()  # validates the AD options now, naming a bad one
     if fn is None:
         return lambda f: CompiledFunction(f, opts)

@@ -376,3 +376,31 @@ def test_threads_calling_one_function_with_many_signatures():
         t.join()
     assert not errors
     assert len(f._state._cache) == len({n + k for k in range(4) for n in range(1, 6)})
+
+
+def test_verbose_compilation_reports_every_stage(capsys, monkeypatch):
+    x = reactant.to_rarray(np.ones((8, 8)))
+    reactant.compile(lambda a: np.tanh(a @ a).sum(), verbose=True)(x)
+    err = capsys.readouterr().err
+    assert "trace" in err and "pass patterns" in err and "XLA compile" in err and "compiled in" in err
+    monkeypatch.setenv("REACTANT_LOG", "1")
+    reactant.compile(lambda a: a * 2)(x)
+    assert "pass cse" in capsys.readouterr().err
+    monkeypatch.delenv("REACTANT_LOG")
+    reactant.compile(lambda a: a * 3)(x)
+    assert capsys.readouterr().err == ""  # quiet by default
+
+
+def test_a_slow_first_call_says_what_it_is_doing(capsys, monkeypatch):
+    from reactant import progress
+
+    stages = []
+    monkeypatch.setattr(progress.CompileProgress, "enter", lambda self, stage: stages.append(stage) or
+                        setattr(self, "stage", stage))
+    reactant.compile(lambda a: np.sin(a) + 1)(reactant.to_rarray(np.ones(4)))
+    assert "pass patterns" in stages and stages[-1] == "XLA compile"  # the stage a report would name
+    p = progress.CompileProgress("kernel", verbose=False)
+    p.close()  # (no timer left running)
+    p.stage = "pass eqsat"
+    p._slow()  # what the timer prints after SLOW_SECONDS
+    assert "compiling kernel has taken 5 s so far; now: pass eqsat" in capsys.readouterr().err

@@ -1,0 +1,56 @@
+"""What a first call is doing. With ``REACTANT_LOG=1`` (or ``reactant.compile(...,
+verbose=True)``) every stage of a compilation prints its time and op count to stderr; without
+it, a compilation still running after ``SLOW_SECONDS`` prints one line saying which stage it
+is in, so a long first call is never silent."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+
+SLOW_SECONDS = 5.0
+
+
+def log_enabled() -> bool:
+    return os.environ.get("REACTANT_LOG", "") not in ("", "0")
+
+
+class CompileProgress:
+    """One compilation of ``name``: stages are entered in order; ``close`` ends it."""
+
+    def __init__(self, name: str, verbose: bool):
+        self.name = name
+        self.verbose = verbose or log_enabled()
+        self.stage = "tracing"
+        self.t0 = self.t_stage = time.perf_counter()
+        self._timer = threading.Timer(SLOW_SECONDS, self._slow)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _print(self, text: str) -> None:
+        print(f"reactant: {text}", file=sys.stderr, flush=True)
+
+    def _slow(self) -> None:
+        self._print(f"compiling {self.name} has taken {SLOW_SECONDS:.0f} s so far; now: {self.stage} "
+                    "(REACTANT_LOG=1 prints every stage)")
+
+    def enter(self, stage: str) -> None:
+        self.stage = stage
+        self.t_stage = time.perf_counter()
+
+    def done(self, what: str, ops: str = "") -> None:
+        """Report the stage just finished (``ops``: e.g. ``"1200 -> 950 ops"``)."""
+        if self.verbose:
+            dt = time.perf_counter() - self.t_stage
+            self._print(f"{self.name}: {what} {1e3 * dt:.1f} ms" + (f", {ops}" if ops else ""))
+
+    def on_pass(self, name: str, seconds: float, before: int, after: int) -> None:
+        if self.verbose:
+            self._print(f"{self.name}: pass {name} {1e3 * seconds:.1f} ms, {before} -> {after} ops")
+
+    def close(self) -> None:
+        self._timer.cancel()
+        if self.verbose:
+            self._print(f"{self.name}: compiled in {time.perf_counter() - self.t0:.3f} s")
