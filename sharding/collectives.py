@@ -52,13 +52,16 @@ def _map(fe, x, fn):
     return rebuild([fe.wrap(v) for v in outs])
 
 
-def _groups(ctx: ManualContext, axes) -> list[list[int]]:
-    return axis_groups(ctx.mesh.shape, axes).tolist()
+def _over(axis_name, what: str) -> tuple[Any, tuple[str, ...], list[list[int]]]:
+    """(frontend, axes, device groups) of a collective over ``axis_name`` in the current
+    shard_map."""
+    fe, ctx = _context(what)
+    axes = _axes(ctx, axis_name, what)
+    return fe, axes, axis_groups(ctx.mesh.shape, axes).tolist()
 
 
 def _reduce(x, axis_name, kind: str, what: str):
-    fe, ctx = _context(what)
-    groups = _groups(ctx, _axes(ctx, axis_name, what))
+    fe, _, groups = _over(axis_name, what)
     return _map(fe, x, lambda v: B.all_reduce(v, groups, kind, channel=_channel(fe)))
 
 
@@ -95,8 +98,7 @@ def axis_size(axis_name: str | Sequence[str]) -> int:
 def all_gather(x: Any, axis_name: str | Sequence[str], *, axis: int = 0, tiled: bool = True) -> Any:
     """The blocks of the devices along ``axis_name`` (in order) concatenated along dimension
     ``axis`` (``tiled=False``: stacked along a new dimension ``axis``)."""
-    fe, ctx = _context("all_gather")
-    groups = _groups(ctx, _axes(ctx, axis_name, "all_gather"))
+    fe, _, groups = _over(axis_name, "all_gather")
 
     def gather(v):
         shape = list(tensor_type(v).shape)
@@ -112,9 +114,7 @@ def psum_scatter(x: Any, axis_name: str | Sequence[str], *, scatter_dimension: i
     """The sum over the devices along ``axis_name``, device k keeping block k of dimension
     ``scatter_dimension`` (``tiled=False``: that dimension's size is the axis size, and it is
     removed)."""
-    fe, ctx = _context("psum_scatter")
-    axes = _axes(ctx, axis_name, "psum_scatter")
-    groups = _groups(ctx, axes)
+    fe, axes, groups = _over(axis_name, "psum_scatter")
     n = len(groups[0])
 
     def scatter(v):
@@ -128,9 +128,7 @@ def psum_scatter(x: Any, axis_name: str | Sequence[str], *, scatter_dimension: i
 def ppermute(x: Any, axis_name: str | Sequence[str], perm: Sequence[tuple[int, int]]) -> Any:
     """Device ``dst`` along ``axis_name`` receives ``x`` of device ``src`` for each
     ``(src, dst)`` in ``perm`` (positions along the axis); devices no pair targets get zeros."""
-    fe, ctx = _context("ppermute")
-    axes = _axes(ctx, axis_name, "ppermute")
-    groups = _groups(ctx, axes)
+    fe, axes, groups = _over(axis_name, "ppermute")
     n = len(groups[0])
     perm = [(int(s), int(d)) for s, d in perm]
     if any(not (0 <= s < n and 0 <= d < n) for s, d in perm) or len({s for s, _ in perm}) != len(perm) or len(
@@ -146,9 +144,7 @@ def all_to_all(x: Any, axis_name: str | Sequence[str], split_axis: int, concat_a
     receives every device's block k, concatenated along ``concat_axis`` (``tiled=True``). With
     ``tiled=False`` (JAX's default) ``split_axis`` has the axis size and is removed, and the
     received blocks are stacked along a new dimension ``concat_axis``."""
-    fe, ctx = _context("all_to_all")
-    axes = _axes(ctx, axis_name, "all_to_all")
-    groups = _groups(ctx, axes)
+    fe, axes, groups = _over(axis_name, "all_to_all")
     n = len(groups[0])
 
     def exchange(v):
