@@ -237,6 +237,17 @@ class _Runtime:
         return obj
 
     @staticmethod
+    def store(obj, index, value) -> None:
+        """``obj[index] = value`` where ``obj`` is not a plain name (``d["a"][0] = v``): a NumPy
+        array there cannot be rebound, so a traced value is a clear error."""
+        if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index)):
+            raise ConcretizationError(
+                "a NumPy array reached through an expression (an item of a list or dict, an attribute) "
+                "receives a traced value: it cannot become a traced array there",
+                hint="create it from a traced array (np.zeros_like(x, shape=...)), or bind it to a name first")
+        obj[index] = value
+
+    @staticmethod
     def aug_setitem(obj, index, op: str, value):
         """``obj[index] op= value`` (``op``: the operator's name, e.g. ``iadd``)."""
         if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index)):
@@ -718,6 +729,10 @@ def _host_array_writes(node):
         call = ast.Call(func=_attr("setitem"), args=[ast.Name(t.value.id, ast.Load()), _index_expr(t.slice),
                                                      node.value], keywords=[])
         return ast.copy_location(ast.Assign(targets=[name_store(t.value.id)], value=call), node)
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+        t = node.targets[0]  # a subscript of an expression: checked, not rebound
+        call = ast.Call(func=_attr("store"), args=[t.value, _index_expr(t.slice), node.value], keywords=[])
+        return ast.copy_location(ast.Expr(call), node)
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         call = node.value
         outs = [k for k in call.keywords if k.arg == "out" and isinstance(k.value, ast.Name)]

@@ -106,6 +106,21 @@ def test_aliased_host_arrays_are_refused():
         with pytest.raises(reactant.ConcretizationError, match="referenced elsewhere"):
             reactant.compile(fn)(reactant.to_rarray(X))
 
+    def in_a_dict(x):
+        d = {"a": np.zeros(3)}
+        d["a"][0] = x[0, 0]  # cannot be rebound inside the dict
+        return d["a"]
+
+    with pytest.raises(reactant.ConcretizationError, match="reached through an expression"):
+        reactant.compile(in_a_dict)(reactant.to_rarray(X))
+
+    def traced_in_a_dict(x):  # a traced array in a container is updated as before
+        d = {"a": np.zeros_like(x[0])}
+        d["a"][0] = x[0, 0]
+        return d["a"]
+
+    check(traced_in_a_dict, X)
+
 
 def test_tuple_assignments_into_host_arrays():
     def borders(u):
