@@ -65,8 +65,6 @@ def _reduceat(ufunc: np.ufunc) -> Callable:
 
     def reduceat(array, indices, axis=0, dtype=None, out=None):
         """Reduce ``array[i_k:i_{k+1}]`` for each k; ``array[i_k]`` alone when i_{k+1} <= i_k."""
-        if out is not None:
-            raise UnsupportedError(f"numpy.{ufunc.__name__}.reduceat(out=...) is not supported inside a trace")
         x = as_traced(array)
         ax = normalize_axis(axis, x.ndim)
         n = x.shape[ax]

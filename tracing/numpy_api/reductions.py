@@ -56,9 +56,8 @@ def _body(ufunc):
 
 
 def reduce_ufunc(ufunc, a, axis=0, dtype=None, keepdims=False, initial=None, where=True, out=None):
-    """``ufunc.reduce`` (and through it sum/prod/max/min/any/all)."""
-    if out is not None:
-        raise UnsupportedError("out= is not supported for reductions inside a trace")
+    """``ufunc.reduce`` (and through it sum/prod/max/min/any/all); ``out=`` is written by the
+    dispatcher."""
     x = as_traced(a)
     if ufunc in (np.logical_and, np.logical_or):
         x = ops.convert(x, np.bool_) if x.dtype != np.bool_ else x
