@@ -19,8 +19,6 @@ class Frontend(Protocol):
 
     def active(self) -> bool: ...
 
-    def is_traced(self, x: Any) -> bool: ...
-
     def value(self, x: Any) -> ir.Value:
         """``x`` as a value of the trace (NumPy/Python values become constants)."""
 
@@ -35,8 +33,6 @@ class Frontend(Protocol):
         """Ambient insertion point and location (the user's line) for ``reactant.ir.build``."""
 
     def module(self) -> ir.Module: ...
-
-    def insert_into(self, block: ir.Block) -> ContextManager[None]: ...
 
     def call_traced(self, fn: Callable, args: Sequence[Any]) -> tuple[list[ir.Value], Callable[[list], Any], bool]:
         """Run ``fn(*args)`` in the trace with Python control flow converted as for the whole
@@ -59,8 +55,6 @@ class Frontend(Protocol):
 
 class Runtime(Protocol):
     """Device arrays outside a trace."""
-
-    def is_device_array(self, x: Any) -> bool: ...
 
     def reshard(self, x: Any, sharding: Any) -> Any: ...
 

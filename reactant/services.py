@@ -9,11 +9,6 @@ from .ir import frontend as F
 
 
 class ReactantRuntime:
-    def is_device_array(self, x: Any) -> bool:
-        from .arrays import ConcreteRArray
-
-        return isinstance(x, ConcreteRArray)
-
     def reshard(self, x: Any, sharding: Any) -> Any:
         from .arrays import to_rarray
 

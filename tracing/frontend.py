@@ -21,9 +21,6 @@ class TracingFrontend:
     def active(self) -> bool:
         return active() is not None
 
-    def is_traced(self, x: Any) -> bool:
-        return isinstance(x, TracedRArray)
-
     def value(self, x: Any) -> ir.Value:
         return as_traced(x).value
 
@@ -45,9 +42,6 @@ class TracingFrontend:
 
     def module(self) -> ir.Module:
         return current().module
-
-    def insert_into(self, block: ir.Block):
-        return current().insert_into(block)
 
     def call_traced(self, fn: Callable, args: Sequence[Any]) -> tuple[list[ir.Value], Callable[[list], Any], bool]:
         from .autograph import convert
