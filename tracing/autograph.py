@@ -35,7 +35,8 @@ from . import control_flow as cf
 from .errors import ConcretizationError, ReactantError
 from .numpy_api.convert import as_traced
 from .functions import cached_call
-from .host_random import refuse_numpy_random
+from .host_random import guard_numpy_random, refuse_numpy_random
+from .context import active as _active
 from .traced import TracedRArray
 
 # -- the Undefined sentinel -------------------------------------------------------------------------
@@ -930,3 +931,6 @@ def keep(n):
     """``for i in range(reactant.keep(n))``: emit this loop as a ``stablehlo.while`` even though
     its bounds are plain ints (instead of unrolling it)."""
     return KeepLoop(n)
+
+
+guard_numpy_random(lambda: _active() is not None)

@@ -163,4 +163,9 @@ def test_numpy_random_inside_a_compiled_function_is_refused():
                  lambda x: np.random.default_rng(1).random() + x):
         with pytest.raises(reactant.UnsupportedError, match="reactant.random.default_rng"):
             reactant.compile(body)(x)
-    np.random.rand(2)  # outside a trace NumPy is untouched
+    # code the tracer does not convert (no source: library code, a REPL lambda) is guarded too
+    unconverted = eval("lambda x: np.random.normal(size=3) + x")  # noqa: S307
+    with pytest.raises(reactant.UnsupportedError, match="reactant.random.default_rng"):
+        reactant.compile(unconverted)(x)
+    np.random.seed(3)  # outside a trace NumPy is untouched
+    assert np.random.rand() == np.random.RandomState(3).rand()
