@@ -32,15 +32,17 @@ from .tracing.traced import TracedRArray
 Size = int | Sequence[int] | None
 
 
-def default_rng(seed: Any = None) -> "Generator":
+def default_rng(seed: Any = None, *, device=None, sharding=None) -> "Generator":
     """A new generator seeded by ``seed`` (an int, a sequence of ints, a ``SeedSequence``, or
-    None for fresh entropy from the operating system), its state on the default device."""
+    None for fresh entropy from the operating system), its state on ``device`` (default: the
+    default device) or placed by ``sharding`` (``Replicated(mesh)`` to draw inside programs
+    over a mesh)."""
     from .arrays import to_rarray
 
     if isinstance(seed, Generator):
         return seed
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    return Generator(to_rarray(ss.generate_state(2, np.uint64)))
+    return Generator(to_rarray(ss.generate_state(2, np.uint64), device=device, sharding=sharding))
 
 
 def _size(size: Size) -> tuple[int, ...] | None:
@@ -60,18 +62,18 @@ def _shape(size: Size, *params) -> tuple[int, ...]:
 def _eager(method):
     """Outside a trace, run ``method`` compiled (once per method and static arguments); the
     generator's state is updated in place as for any argument."""
-    compiled: dict = {}
+    compiled = None
 
     @functools.wraps(method)
     def call(self, *args, **kwargs):
+        nonlocal compiled
         if active() is not None or isinstance(self.state, TracedRArray):
             return method(self, *args, **kwargs)
-        from .compiler import compile as _compile
+        if compiled is None:
+            from .compiler import compile as _compile
 
-        f = compiled.get(True)
-        if f is None:
-            f = compiled[True] = _compile(lambda g, *a, **k: method(g, *a, **k))
-        return f(self, *args, **kwargs)
+            compiled = _compile(lambda g, *a, **k: method(g, *a, **k))
+        return compiled(self, *args, **kwargs)
 
     return call
 

@@ -315,3 +315,12 @@ def test_gradient_through_loops_inside_and_around_shard_map(mesh):
         t = R.standard_normal(x.shape)
         _, jt = reactant.compile(lambda x, t: reactant.jvp(f, (x,), (t,)))(rows(x, mesh), rows(t, mesh))
         np.testing.assert_allclose(float(jt), np.sum(want * t), rtol=1e-10)
+
+
+def test_random_numbers_in_a_program_over_a_mesh(mesh):
+    g = reactant.random.default_rng(5, sharding=Replicated(mesh))
+    twin = reactant.random.default_rng(5)
+    x = rows(np.zeros((16, 4)), mesh)
+    y = reactant.compile(lambda x, g: x + g.standard_normal((16, 4)))(x, g)
+    np.testing.assert_array_equal(np.asarray(y), np.asarray(twin.standard_normal((16, 4))))
+    assert g.state.sharding == Replicated(mesh)
