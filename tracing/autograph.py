@@ -218,6 +218,8 @@ class _Runtime:
         return test
 
     # NumPy arrays made in the traced code meeting traced values ---------------------------------
+    slice = staticmethod(slice)
+
     @staticmethod
     def getitem(obj, index):
         """``obj[index]``; a NumPy array indexed by a traced index is traced first."""
@@ -677,7 +679,7 @@ def _index_expr(sl: ast.expr) -> ast.expr:
     """The index of a subscript as an expression (slices become ``slice(...)`` calls)."""
     if isinstance(sl, ast.Slice):
         parts = [sl.lower, sl.upper, sl.step]
-        return ast.Call(func=ast.Name("slice", ast.Load()),
+        return ast.Call(func=_attr("slice"),  # the builtin, whatever the user's code calls "slice"
                         args=[p if p is not None else ast.Constant(None) for p in parts], keywords=[])
     if isinstance(sl, ast.Tuple):
         return ast.Tuple([_index_expr(e) for e in sl.elts], ast.Load())

@@ -178,3 +178,13 @@ def test_numpy_out_arrays_written_by_name():
 
     with pytest.raises(reactant.UnsupportedError, match="out= must be a traced array"):
         reactant.compile(through_a_helper)(reactant.to_rarray(X))
+
+
+def test_subscripts_in_converted_code_keep_python_semantics():
+    def f(x):
+        slice = 2  # a user name shadowing the builtin the transform uses
+        d = {"k": x[1:3]}
+        s = "abc"[1:]
+        return d["k"] * slice * len(s), x[::-1][0]
+
+    check(f, np.arange(5.0))
