@@ -18,7 +18,8 @@ from typing import Sequence
 import numpy as np
 from jaxlib.mlir import ir
 
-from .regions import captured_values, terminator
+from .context import functions
+from .regions import callee_name, captured_values, terminator
 
 MANUAL = "sdy.manual_computation"
 COLLECTIVES = frozenset({"stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter",
@@ -34,9 +35,15 @@ def per_value_shardings(op, key: str) -> list[str]:
 
 
 def sharding_axes(text: str) -> list[tuple[str, ...]]:
-    """Per dimension, the axes a ``<@mesh, [{"x"}, {}]>`` sharding splits it over."""
+    """Per dimension, the axes a ``<@mesh, [{"x"}, {}]>`` sharding splits it over (a sub-axis
+    ``"x":(1)2`` counts as its axis)."""
     dims = re.search(r"\[(.*?)\]", text)
     return [tuple(re.findall(r'"([^"]+)"', d)) for d in _DIM.findall(dims.group(1) if dims else "")]
+
+
+def has_sub_axes(text: str) -> bool:
+    """Whether a sharding splits a dimension over part of an axis (``"x":(1)2``)."""
+    return re.search(r'"[^"]+":\(\d+\)\d+', text) is not None
 
 
 def manual_axes(op) -> tuple[str, ...]:
@@ -98,16 +105,10 @@ def collective_axes(op, sizes: dict[str, int]) -> frozenset:
 
 def _callee(call):
     """The ``func.func`` a ``func.call`` names, found in the enclosing module."""
-    from .regions import callee_name
-
     top = call
     while top.parent is not None:
         top = top.parent
-    name = callee_name(call)
-    for o in top.regions[0].blocks[0].operations:
-        if o.operation.name == "func.func" and ir.StringAttr(o.attributes["sym_name"]).value == name:
-            return o
-    return None
+    return functions(top).get(callee_name(call))
 
 
 def varying(body: ir.Block, arg_vary: Sequence[frozenset], sizes: dict[str, int]) -> dict:

@@ -82,7 +82,7 @@ def pmin(x: Any, axis_name: str | Sequence[str]) -> Any:
 
 def pmean(x: Any, axis_name: str | Sequence[str]) -> Any:
     """The mean of ``x`` over the devices along ``axis_name``."""
-    fe, ctx = _context("pmean")
+    fe, _ = _context("pmean")
     n = axis_size(axis_name)
     leaves, rebuild = fe.flatten(psum(x, axis_name))
     return rebuild([leaf / n for leaf in leaves])
@@ -90,7 +90,7 @@ def pmean(x: Any, axis_name: str | Sequence[str]) -> Any:
 
 def axis_size(axis_name: str | Sequence[str]) -> int:
     """The number of devices along ``axis_name``."""
-    fe, ctx = _context("axis_size")
+    _, ctx = _context("axis_size")
     sizes = ctx.mesh.shape
     return int(np.prod([sizes[a] for a in _axes(ctx, axis_name, "axis_size")]))
 

@@ -21,6 +21,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from ..ir import frontend as F
+from ..ir.context import functions
 from ..ir.manual import create_manual, varying
 from ..ir.types import ranked, tensor_type
 from .errors import ShardingError
@@ -215,7 +216,7 @@ def _check_replication(fe, name: str, op, mesh: Mesh, in_specs: list, out_specs:
     # the body is one call: look through it to the traced function
     body = op.regions[0].blocks[0]
     call = next(iter(body.operations))
-    callee = _find_function(fe.module(), ir.FlatSymbolRefAttr(call.attributes["callee"]).value)
+    callee = functions(fe.module())[ir.FlatSymbolRefAttr(call.attributes["callee"]).value]
     fblk = callee.regions[0].blocks[0]
     in_vary = [frozenset(a for d in NamedSharding(mesh, s).dims(len(ir.RankedTensorType(t).shape)) for a in d)
                for s, t in zip(in_specs, [a.type for a in fblk.arguments])]
@@ -229,10 +230,3 @@ def _check_replication(fe, name: str, op, mesh: Mesh, in_specs: list, out_specs:
                 f"shard_map({name}) output {i}: out_specs {s!r} declare it replicated over mesh axes {bad}, but its "
                 f"value can differ between the devices along them",
                 hint="reduce it with psum/pmax/..., shard it over those axes in out_specs, or pass check_vma=False")
-
-
-def _find_function(module: ir.Module, name: str):
-    for o in module.body.operations:
-        if o.operation.name == "func.func" and ir.StringAttr(o.attributes["sym_name"]).value == name:
-            return o
-    raise ShardingError(f"internal: function {name} not found")

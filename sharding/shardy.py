@@ -7,7 +7,6 @@ mesh's devices are the program's logical devices 0..n-1 in mesh (row-major) orde
 
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
 from jaxlib.mlir import ir
@@ -15,6 +14,7 @@ from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.passmanager import PassManager
 
 from ..ir.context import function_type, main_func
+from ..ir.manual import has_sub_axes, sharding_axes
 from .mesh import Mesh, NamedSharding
 
 MESH_NAME = "mesh"
@@ -97,9 +97,6 @@ def propagated_result_shardings(module: ir.Module, mesh: Mesh) -> list[NamedShar
         probe.erase()
 
 
-_DIM = re.compile(r"\{([^{}]*)\}")
-
-
 def result_shardings(module: ir.Module | ir.Operation, mesh: Mesh) -> list[NamedSharding]:
     """The shardings of ``@main``'s results as annotated (after propagation): replicated where
     a result has none, or one a named sharding cannot express (a sub-axis)."""
@@ -110,14 +107,9 @@ def result_shardings(module: ir.Module | ir.Operation, mesh: Mesh) -> list[Named
     for a in attrs:
         d = None if a is None else ir.DictAttr(a)
         text = str(d["sdy.sharding"]) if d is not None and "sdy.sharding" in d else ""
-        spec: list = []
-        ok = True
-        dims = re.search(r"\[(.*?)\]", text)
-        for dim in _DIM.findall(dims.group(1) if dims else ""):
-            axes = tuple(re.findall(r'"([^"]+)"(:\(\d+\)\d+)?', dim))
-            if any(sub for _, sub in axes):
-                ok = False
-            names = tuple(name for name, _ in axes)
-            spec.append(None if not names else names[0] if len(names) == 1 else names)
-        out.append(NamedSharding(mesh, tuple(spec) if ok else ()))
+        if has_sub_axes(text):  # a named spec cannot say it: replicated
+            out.append(NamedSharding(mesh, ()))
+            continue
+        spec = [None if not ax else ax[0] if len(ax) == 1 else ax for ax in sharding_axes(text)]
+        out.append(NamedSharding(mesh, tuple(spec)))
     return out

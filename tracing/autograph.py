@@ -33,7 +33,7 @@ import numpy as np
 
 from . import control_flow as cf
 from .errors import ConcretizationError, ReactantError
-from .numpy_api.convert import as_traced
+from .numpy_api.convert import as_traced, contains_traced
 from .functions import cached_call
 from .host_random import guard_numpy_random, refuse_numpy_random
 from .context import active as _active
@@ -176,7 +176,6 @@ class _Runtime:
         if step == 0:
             raise ValueError("range() arg 3 must not be zero")
         from . import ops
-        from .numpy_api.convert import as_traced
 
         wide = any(isinstance(a, TracedRArray) and a.dtype.itemsize == 8 for a in (start, stop))
         dt = np.dtype(np.int64 if wide else np.int32)
@@ -327,11 +326,7 @@ def _numpy_call(fn):
 
 
 def _has_traced(x) -> bool:
-    if isinstance(x, TracedRArray):
-        return True
-    if isinstance(x, (tuple, list)):
-        return any(_has_traced(i) for i in x)
-    return isinstance(x, np.ndarray) and x.dtype == object and any(isinstance(i, TracedRArray) for i in x.flat)
+    return contains_traced((x,))
 
 
 def _refuse_aliased(arr: np.ndarray) -> None:

@@ -47,7 +47,7 @@ def as_traced(x: Any, dtype=None) -> TracedRArray:
         x = concrete()
     if isinstance(x, np.ndarray) and x.dtype == object:
         return stack_objects(x, dtype)
-    if isinstance(x, (list, tuple)) and _contains_traced(x):
+    if isinstance(x, (list, tuple)) and contains_traced(x):
         return stack_objects(_object_array(x), dtype)
     try:
         arr = np.asarray(x) if dtype is None else np.asarray(x, dtype=dtype)
@@ -59,11 +59,12 @@ def as_traced(x: Any, dtype=None) -> TracedRArray:
     return ops.constant(arr)
 
 
-def _contains_traced(seq) -> bool:
+def contains_traced(seq) -> bool:
+    """Whether a (nested) list/tuple holds a traced array, or an object array (of tracers)."""
     for v in seq:
         if isinstance(v, TracedRArray):
             return True
-        if isinstance(v, (list, tuple)) and _contains_traced(v):
+        if isinstance(v, (list, tuple)) and contains_traced(v):
             return True
         if isinstance(v, np.ndarray) and v.dtype == object:
             return True

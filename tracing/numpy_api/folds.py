@@ -12,6 +12,7 @@ from typing import Callable
 import numpy as np
 
 from ..control_flow import fori_loop
+from ..dtypes import resolve_ufunc
 from ..errors import DTypeError, ShapeError, UnsupportedError, describe
 from ..traced import TracedRArray, rebind
 from ._registry import FUNCTIONS, UFUNC_METHODS, implements
@@ -40,9 +41,10 @@ def _axis_first(a, axis, dtype, name: str) -> TracedRArray:
 def _step_dtype(ufunc: np.ufunc, acc: TracedRArray, x: TracedRArray, method: str) -> None:
     """NumPy refuses a fold whose step changes the accumulator's dtype (e.g. ``equal.reduce``
     on floats)."""
-    probe = ufunc(acc, getitem(x, 0))
-    if probe.dtype != acc.dtype:
-        raise DTypeError(f"numpy.{ufunc.__name__}.{method} on {describe(x)}: the step gives {probe.dtype}, "
+    loop = resolve_ufunc(ufunc, [acc.dtype, x.dtype])
+    step = None if loop is None else loop[-1]
+    if step != acc.dtype:
+        raise DTypeError(f"numpy.{ufunc.__name__}.{method} on {describe(x)}: the step gives {step}, "
                          f"not the accumulator's {acc.dtype} (NumPy refuses it too)")
 
 

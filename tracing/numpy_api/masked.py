@@ -101,34 +101,6 @@ class MaskedSelection:
     def astype(self, dtype, **kwargs) -> "MaskedSelection":
         return MaskedSelection(self.values.astype(dtype), self.mask, self.where)
 
-    # reductions as methods
-    def sum(self, axis=None, dtype=None, **kw):
-        return np.sum(self, axis=axis, dtype=dtype)
-
-    def mean(self, axis=None, dtype=None, **kw):
-        return np.mean(self, axis=axis, dtype=dtype)
-
-    def max(self, axis=None, **kw):
-        return np.max(self, axis=axis)
-
-    def min(self, axis=None, **kw):
-        return np.min(self, axis=axis)
-
-    def prod(self, axis=None, dtype=None, **kw):
-        return np.prod(self, axis=axis, dtype=dtype)
-
-    def any(self, axis=None, **kw):
-        return np.any(self, axis=axis)
-
-    def all(self, axis=None, **kw):
-        return np.all(self, axis=axis)
-
-    def var(self, axis=None, dtype=None, ddof=0, **kw):
-        return np.var(self, axis=axis, dtype=dtype, ddof=ddof)
-
-    def std(self, axis=None, dtype=None, ddof=0, **kw):
-        return np.std(self, axis=axis, dtype=dtype, ddof=ddof)
-
 
 def _binop(ufunc, reflected=False):
     if reflected:
@@ -145,6 +117,10 @@ for _name, _uf in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply), 
 for _name, _uf in [("lt", np.less), ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal),
                    ("eq", np.equal), ("ne", np.not_equal)]:
     setattr(MaskedSelection, f"__{_name}__", _binop(_uf))
+for _name, _f in [("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min), ("prod", np.prod),
+                  ("any", np.any), ("all", np.all), ("var", np.var), ("std", np.std)]:
+    # reductions as methods: the NumPy function (through __array_function__)
+    setattr(MaskedSelection, _name, lambda self, *a, _f=_f, **k: _f(self, *a, **k))
 MaskedSelection.__neg__ = lambda self: np.negative(self)
 MaskedSelection.__pos__ = lambda self: self
 MaskedSelection.__abs__ = lambda self: np.absolute(self)

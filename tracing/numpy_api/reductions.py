@@ -55,7 +55,7 @@ def _body(ufunc):
     return f
 
 
-def reduce_ufunc(ufunc, a, axis=0, dtype=None, keepdims=False, initial=None, where=True, out=None):
+def reduce_ufunc(ufunc, a, axis=0, dtype=None, keepdims=False, initial=None, where=True):
     """``ufunc.reduce`` (and through it sum/prod/max/min/any/all); ``out=`` is written by the
     dispatcher."""
     x = as_traced(a)
@@ -85,37 +85,37 @@ for _uf in (np.add, np.multiply, np.maximum, np.minimum, np.logical_and, np.logi
             np.bitwise_and, np.bitwise_or, np.bitwise_xor):
     implements(_uf, method="reduce")(lambda a, axis=0, dtype=None, out=None, keepdims=False, initial=None,
                                      where=True, _uf=_uf: reduce_ufunc(_uf, a, axis, dtype, keepdims,
-                                                                       initial, where, out))
+                                                                       initial, where))
 
 
 @implements(np.sum)
 def sum_(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
-    return reduce_ufunc(np.add, a, axis, dtype, keepdims, initial, where, out)
+    return reduce_ufunc(np.add, a, axis, dtype, keepdims, initial, where)
 
 
 @implements(np.prod)
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
-    return reduce_ufunc(np.multiply, a, axis, dtype, keepdims, initial, where, out)
+    return reduce_ufunc(np.multiply, a, axis, dtype, keepdims, initial, where)
 
 
 @implements(np.max, np.amax)
 def max_(a, axis=None, out=None, keepdims=False, initial=None, where=True):
-    return reduce_ufunc(np.maximum, a, axis, None, keepdims, initial, where, out)
+    return reduce_ufunc(np.maximum, a, axis, None, keepdims, initial, where)
 
 
 @implements(np.min, np.amin)
 def min_(a, axis=None, out=None, keepdims=False, initial=None, where=True):
-    return reduce_ufunc(np.minimum, a, axis, None, keepdims, initial, where, out)
+    return reduce_ufunc(np.minimum, a, axis, None, keepdims, initial, where)
 
 
 @implements(np.any)
 def any_(a, axis=None, out=None, keepdims=False, *, where=True):
-    return reduce_ufunc(np.logical_or, a, axis, None, keepdims, None, where, out)
+    return reduce_ufunc(np.logical_or, a, axis, None, keepdims, None, where)
 
 
 @implements(np.all)
 def all_(a, axis=None, out=None, keepdims=False, *, where=True):
-    return reduce_ufunc(np.logical_and, a, axis, None, keepdims, None, where, out)
+    return reduce_ufunc(np.logical_and, a, axis, None, keepdims, None, where)
 
 
 def _count(x: TracedRArray, axes) -> int:
@@ -133,7 +133,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     x = as_traced(a)
     dt = _mean_dtype(x, dtype)
     axes = normalize_axes(axis, x.ndim)
-    s = reduce_ufunc(np.add, ops.convert(x, dt), axes, dt, keepdims, None, where, out)
+    s = reduce_ufunc(np.add, ops.convert(x, dt), axes, dt, keepdims, None, where)
     if where is not True:
         n = reduce_ufunc(np.add, _broadcast_where(where, x.shape), axes, dt, keepdims)
         return ops.divide(s, n)
