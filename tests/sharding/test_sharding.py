@@ -242,3 +242,21 @@ def test_pad_and_slice_stencil_exchanges_one_row_each_way(mesh):
     traced = reactant.code_xla(reactant.compile(step, optimize="O0"), u)
     assert traced.count(" collective-permute(") > 2
     np.testing.assert_allclose(np.asarray(reactant.compile(step)(u)), step(a), rtol=1e-5, atol=1e-6)
+
+
+def test_errors_leave_nothing_half_placed(mesh):
+    a = R.standard_normal((8, 6))
+    with pytest.raises(ShardingError, match="dimension 1 of size 6"):  # the second leaf cannot be placed
+        reactant.to_rarray({"ok": a, "bad": a}, sharding={"ok": NamedSharding(mesh, ("x",)),
+                                                          "bad": NamedSharding(mesh, (None, "x"))})
+    x = reactant.to_rarray(a, sharding=NamedSharding(mesh, ("x",)))
+
+    def f(x):
+        x += 1  # an in-place update of a sharded argument...
+        return reactant.sharding.constrain(x, NamedSharding(mesh, (None, "x")))  # ...then an error
+
+    cf = reactant.compile(f)
+    with pytest.raises(ShardingError, match="not divisible"):
+        cf(x)
+    assert cf.compile_count == 0 and x.sharding == NamedSharding(mesh, ("x",))
+    np.testing.assert_array_equal(np.asarray(x), a)  # the caller's array is as it was
