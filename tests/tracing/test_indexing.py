@@ -294,3 +294,14 @@ def test_item_assignment_of_rows_in_a_loop():
         return out
 
     check(f, X)
+
+
+def test_gradients_through_traced_mask_selections():
+    def loss(x):
+        y = np.zeros_like(x)
+        y[x > 0] = x[x > 0] ** 2  # selected values written back
+        return y.sum() + x[x < 0].sum() * 3 + x[x > 1].mean()
+
+    g = reactant.compile(lambda x: reactant.gradient(loss, x))(reactant.to_rarray(M))
+    want = np.where(M > 0, 2 * M, 0) + np.where(M < 0, 3.0, 0) + np.where(M > 1, 1 / np.sum(M > 1), 0)
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-12)
