@@ -28,7 +28,7 @@ from . import random  # noqa: F401  (reactant.random: generators with device sta
 from . import sharding  # noqa: F401  (reactant.sharding)
 from .sharding import ShardingError
 from .runtime import devices
-from .tracing.autograph import keep
+from .tracing.loop_rolling import keep, unroll
 from .tracing.control_flow import cond, fori_loop, scan, switch, while_loop
 from .tracing import TracedRArray, TracedRNumber
 from .tracing.errors import (
@@ -43,7 +43,7 @@ from .tracing.errors import IndexError_ as IndexError  # noqa: A004
 from .tracing.pytree import register_pytree_node
 
 __all__ = _autodiff.__all__ + [
-    "cond", "fori_loop", "keep", "scan", "switch", "while_loop",
+    "cond", "fori_loop", "keep", "scan", "switch", "unroll", "while_loop",
     "ArgumentError", "CompiledFunction", "ConcreteRArray", "ConcreteRNumber", "ConcretizationError",
     "DTypeError", "IndexError", "ReactantError", "ShapeError", "ShardingError", "TracedRArray", "TracedRNumber",
     "UnsupportedError", "code_hlo", "code_xla", "compile", "cost_analysis", "devices", "distributed", "random", "register_pytree_node",

@@ -56,7 +56,7 @@ class Options:
     optimize: str | tuple[str, ...] = "O2"
     track_numbers: bool = False
     donate: bool = True
-    loops: str = "unroll"  # "keep": Python for-range loops become stablehlo.while even when static
+    loops: str = "auto"  # for-range loops over plain ints: "auto" (decided per loop), "keep", "unroll"
     control_flow: bool = True  # convert Python if/while/for on traced values (source transformation)
     # reverse mode through loops: "sqrt" or a period (checkpointing); a bound on trip counts
     # that are only known at run time
@@ -194,8 +194,9 @@ class _Compiled:
                 _static_key(leaf)  # rejects what cannot be a constant, naming it
         fn = self.fn
         if self.options.control_flow:
-            fn = autograph.convert(fn, self.options.loops == "keep")
-        prog = trace(fn, leaves, tree, inputs, keep_loops=self.options.loops == "keep")
+            fn = autograph.convert(fn)
+        log = progress.log if progress is not None and progress.verbose else None
+        prog = trace(fn, leaves, tree, inputs, loops=self.options.loops, log=log)
         if progress is not None:
             progress.done("trace", f"{count_ops(prog.module)} ops" if progress.verbose else "")
         if self.options.donate and prog.aliases:
@@ -603,7 +604,7 @@ def _bytecode(module: ir.Module) -> bytes:
 
 
 def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_numbers: bool = False,
-            donate: bool = True, loops: str = "unroll", control_flow: bool = True,
+            donate: bool = True, loops: str = "auto", control_flow: bool = True,
             ad_checkpoint: str | int | None = None, ad_max_trip_count: int | None = None,
             out_shardings: Any = None, verbose: bool = False):
     """Compile ``fn`` with XLA on first call for each call signature.
@@ -611,7 +612,11 @@ def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_nu
     Use bare (``@reactant.compile``) or with options (``@reactant.compile(optimize="O1")``).
     Arguments may be any pytree of ConcreteRArrays and static values; see ``Options``.
     Python ``if``/``while``/``for ... in range(...)`` on traced values become structured
-    StableHLO control flow; ``loops="keep"`` emits every ``for ... in range`` as a loop.
+    StableHLO control flow. A ``for ... in range`` over plain ints is unrolled or kept as one
+    ``stablehlo.while``: ``loops="auto"`` decides per loop (kept when the body traces with a
+    traced index and the unrolled program would be large; see ``reactant.tracing.loop_rolling``),
+    ``"keep"`` keeps every one, ``"unroll"`` unrolls every one (``reactant.keep(n)`` /
+    ``reactant.unroll(n)`` force one loop).
     ``ad_checkpoint`` ("sqrt" or a period) trades memory for recomputation in reverse mode
     through loops; ``ad_max_trip_count`` bounds loops whose trip count is only known at run time.
     Arguments placed on a mesh (``reactant.to_rarray(x, sharding=...)``) make one SPMD program;
@@ -620,8 +625,8 @@ def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_nu
     environment variable ``REACTANT_LOG=1``) prints each compilation stage's time and op count;
     a compilation over 5 s says which stage it is in either way.
     """
-    if loops not in ("unroll", "keep"):
-        raise ValueError(f"loops must be 'unroll' or 'keep', got {loops!r}")
+    if loops not in ("auto", "unroll", "keep"):
+        raise ValueError(f"loops must be 'auto', 'unroll' or 'keep', got {loops!r}")
     opts = Options(tuple(optimize) if isinstance(optimize, list) else optimize, track_numbers, donate, loops,
                    control_flow, ad_checkpoint, ad_max_trip_count, out_shardings, verbose)
     opts.pass_options()  # validates the AD options now, naming a bad one

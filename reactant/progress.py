@@ -32,6 +32,11 @@ class CompileProgress:
     def _print(self, text: str) -> None:
         print(f"reactant: {text}", file=sys.stderr, flush=True)
 
+    def log(self, text: str) -> None:
+        """A line about this compilation (e.g. a loop decision), printed when verbose."""
+        if self.verbose:
+            self._print(f"{self.name}: {text}")
+
     def _slow(self) -> None:
         self._print(f"compiling {self.name} has taken {SLOW_SECONDS:.0f} s so far; now: {self.stage} "
                     "(REACTANT_LOG=1 prints every stage)")

@@ -30,6 +30,7 @@ import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
+from jaxlib.mlir import ir
 
 from . import control_flow as cf
 from .errors import ConcretizationError, ReactantError
@@ -38,6 +39,8 @@ from .functions import cached_call
 from .host_random import guard_numpy_random, refuse_numpy_random
 from .context import active as _active
 from .traced import TracedRArray
+from . import loop_rolling as rolling
+from .loop_rolling import KeepLoop, UnrollLoop, keep, unroll  # noqa: F401  (public markers)
 
 # -- the Undefined sentinel -------------------------------------------------------------------------
 
@@ -76,10 +79,8 @@ def _is_undef(v) -> bool:
 
 # -- runtime helpers called by transformed code ---------------------------------------------------
 class _Runtime:
-    """The object transformed code calls as ``_rt``."""
-
-    def __init__(self, keep_loops: bool):
-        self.keep_loops = keep_loops
+    """The object transformed code calls as ``_rt`` (one for every converted function: the
+    loop mode comes from the active trace)."""
 
     # variable access -------------------------------------------------------------------------
     @staticmethod
@@ -159,28 +160,47 @@ class _Runtime:
         return tuple(out)
 
     # for ---------------------------------------------------------------------------------------
-    def for_range(self, args: tuple, body_fn, init: tuple, names: tuple, where: str, target: str):
+    def for_range(self, args: tuple, body_fn, init: tuple, names: tuple, where: str, target: str,
+                  effects: str | None = None, live_after: tuple = ()):
+        """``for target in range(*args)``: unrolled, or one ``stablehlo.while`` (traced bounds,
+        or plain-int bounds where ``loop_rolling`` decides so). ``effects``: why the body cannot
+        run once for all iterations (from its source); ``live_after``: per carried name,
+        whether it is read after the loop."""
         start, stop, step = _range_args(args)
         traced = any(isinstance(a, TracedRArray) for a in (start, stop, step))
-        keep = self.keep_loops or any(isinstance(a, KeepLoop) for a in args)
-        if not traced and not keep:
-            vals = tuple(init)
-            i = _undefined(target, "the loop did not run")
-            for i in range(int(start), int(stop), int(step)):
-                vals = tuple(body_fn(i, *vals))
-            return vals + (i,)
+        if not traced:
+            tc = _active()
+            mode = "keep" if any(isinstance(a, KeepLoop) for a in args) else \
+                "unroll" if any(isinstance(a, UnrollLoop) for a in args) else (tc.loops if tc else "unroll")
+            if mode == "auto":
+                rolled = self._try_roll(tc, start, stop, step, body_fn, init, names, where, target, effects,
+                                        live_after)
+                if rolled is not None:
+                    return rolled
+            if mode != "keep":
+                vals = tuple(init)
+                i = _undefined(target, "the loop did not run")
+                for i in range(int(start), int(stop), int(step)):
+                    vals = tuple(body_fn(i, *vals))
+                return vals + (i,)
         if isinstance(step, TracedRArray):
             raise ReactantError(f"a traced step in range() at {where} is not supported",
                                 hint="use a constant step")
-        step = int(step)
+        out, _ = self._stage_range(start, stop, int(step), body_fn, init, names, where)
+        return out
+
+    def _stage_range(self, start, stop, step: int, body_fn, init, names, where):
+        """The loop as a ``stablehlo.while`` over a counter; returns (carried values + the last
+        index, the while op)."""
         if step == 0:
             raise ValueError("range() arg 3 must not be zero")
         from . import ops
 
-        wide = any(isinstance(a, TracedRArray) and a.dtype.itemsize == 8 for a in (start, stop))
+        wide = any(isinstance(a, TracedRArray) and a.dtype.itemsize == 8 for a in (start, stop)) or \
+            any(not isinstance(a, TracedRArray) and not -2**31 <= int(a) < 2**31 for a in (start, stop))
         dt = np.dtype(np.int64 if wide else np.int32)
-        lo = ops.convert(as_traced(start), dt)
-        hi = ops.convert(as_traced(stop), dt)
+        lo = ops.convert(as_traced(start), dt) if isinstance(start, TracedRArray) else ops.constant(np.asarray(start, dt))
+        hi = ops.convert(as_traced(stop), dt) if isinstance(stop, TracedRArray) else ops.constant(np.asarray(stop, dt))
         # trip count max(0, ceil((hi - lo) / step)), then i = lo + k * step
         span = ops.subtract(hi, lo)
         if step < 0:
@@ -203,7 +223,44 @@ class _Runtime:
         out = self._staged_loop(cond, body, state0, names0, where)
         last = ops.add(lo, ops.multiply(ops.subtract(out[0], ops.constant(np.asarray(1, dt))),
                                         ops.constant(np.asarray(step, dt))))
-        return tuple(out[1:]) + (last,)
+        return tuple(out[1:]) + (last,), out[0].value.owner
+
+    def _try_roll(self, tc, start, stop, step, body_fn, init, names, where, target, effects, live_after):
+        """The loop as one while when ``loop_rolling``'s conditions hold, else None (unroll)."""
+        start, stop, step = int(start), int(stop), int(step)
+        trip = len(range(start, stop, step))
+        if trip < 2:
+            return None
+        what = f"loop at {where} (range({start}, {stop}, {step}): {trip} iterations)"
+        if effects:
+            return _decided(tc, what, f"unrolled: the body changes a Python object ({effects})")
+        vals = tuple(init)
+        undef_live = [nm for nm, v, live in zip(names, vals, live_after) if _is_undef(v) and live]
+        peeled = 0
+        with rolling.attempt(tc) as att:
+            try:
+                if undef_live:  # first assigned in the body and read afterwards: peel one iteration
+                    vals = tuple(body_fn(start, *vals))
+                    peeled = 1
+                out, loop = self._stage_range(start + peeled * step, stop, step, body_fn, vals, names, where)
+            except Exception as e:  # noqa: BLE001 - any failure means: trace it unrolled (which
+                # raises again, at the right iteration, if the error is the user's)
+                return _decided(tc, what, f"unrolled: the body needs the index as a Python int "
+                                          f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
+            body_ops = rolling.body_op_count(loop)
+            if trip * body_ops < rolling.ROLL_MIN_OPS:
+                return _decided(tc, what, f"unrolled: {trip} x {body_ops} ops is below "
+                                          f"{rolling.ROLL_MIN_OPS} unrolled ops")
+            host = [k for k, v in enumerate(loop.operands)
+                    if k > 0 and not isinstance(v.owner, ir.Block) and v.owner.name == "stablehlo.constant"]
+            stay = rolling.host_carries_stay_static(loop, host, 0) if host else []
+            if stay:
+                return _decided(tc, what, f"unrolled: {len(stay)} carried value(s) would stay Python/NumPy "
+                                          "values when unrolled (e.g. a counter)")
+            att.commit()
+        _decided(tc, what, f"kept as stablehlo.while ({trip - peeled} iterations x {body_ops} ops"
+                           + (", first iteration peeled" if peeled else "") + ")")
+        return tuple(out[:-1]) + (start + (trip - 1) * step,)
 
     # guards for statements left as they are ----------------------------------------------------
     @staticmethod
@@ -293,7 +350,7 @@ class _Runtime:
         numpy_call = _numpy_call(fn)
         if numpy_call is not None:
             return numpy_call
-        conv = convert(fn, self.keep_loops, strict=False)
+        conv = convert(fn, strict=False)
         if not _convertible(getattr(fn, "__func__", fn)):
             return conv  # library code: called as it is
         return functools.partial(cached_call, conv)
@@ -343,8 +400,11 @@ def _refuse_aliased(arr: np.ndarray) -> None:
             hint="create it from a traced array (np.zeros_like(x, shape=...)) or keep a single name for it")
 
 
-class KeepLoop(int):
-    """``range(reactant.keep(n))``... marks a loop to be emitted as ``stablehlo.while``."""
+def _decided(tc, what: str, decision: str) -> None:
+    """Report a loop decision (when the trace logs them); None: the caller unrolls."""
+    if tc is not None and tc.log is not None:
+        tc.log(f"{what}: {decision}")
+    return None
 
 
 def _range_args(args: tuple):
@@ -629,13 +689,15 @@ class _Transformer:
         target = node.target.id
         inner_live = live | _names(node.body).loaded
         assigned = [n for n in _names(node.body).stored if n in inner_live and n != target]
+        effects = rolling.python_effects(node.body)  # before the body is transformed
         body = self.block(node.body, inner_live)
         bname = self.fresh("for_body")
         bdef = _func(bname, [target] + assigned, body, assigned, node)
         call = ast.Call(func=_attr("for_range"),
                         args=[ast.Tuple([self.calls(a) for a in node.iter.args], ast.Load()),
                               ast.Name(bname, ast.Load()), _loads(assigned), _strs(assigned),
-                              ast.Constant(self.where(node)), ast.Constant(target)], keywords=[])
+                              ast.Constant(self.where(node)), ast.Constant(target), ast.Constant(effects),
+                              ast.Tuple([ast.Constant(n in live) for n in assigned], ast.Load())], keywords=[])
         return [bdef, _assign(assigned + [target], call, node)]
 
 
@@ -791,7 +853,7 @@ def _assign(names: Sequence[str], value: ast.expr, where) -> ast.stmt:
 # -- converting functions ---------------------------------------------------------------------------
 _SKIP_DIRS = tuple({os.path.dirname(os.path.abspath(m.__file__)) + os.sep
                     for m in (np, os, ast)} | {sys.prefix + os.sep + "lib", os.path.dirname(__file__) + os.sep})
-_cache: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+_cache: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
 
 
 def _convertible(fn) -> bool:
@@ -818,28 +880,27 @@ def _is_reactant(path: str) -> bool:
     return any(path.startswith(r + os.sep) for r in roots)
 
 
-def convert(fn: Any, keep_loops: bool = False, *, strict: bool = True) -> Any:
+def convert(fn: Any, *, strict: bool = True) -> Any:
     """The converted version of a user function (itself when it cannot or need not be)."""
     if isinstance(fn, types.MethodType):
-        conv = convert(fn.__func__, keep_loops, strict=strict)
+        conv = convert(fn.__func__, strict=strict)
         return fn if conv is fn.__func__ else types.MethodType(conv, fn.__self__)
     if isinstance(fn, functools.partial):
-        conv = convert(fn.func, keep_loops, strict=strict)
+        conv = convert(fn.func, strict=strict)
         return fn if conv is fn.func else functools.partial(conv, *fn.args, **fn.keywords)
     if not _convertible(fn):
         return fn
-    per = _cache.setdefault(fn, {})
-    got = per.get(keep_loops)
+    got = _cache.get(fn)
     if got is None:
         try:
-            got = _convert(fn, keep_loops)
+            got = _convert(fn)
         except (OSError, TypeError, SyntaxError, IndentationError):
             got = fn  # no source available: run it as it is
-        per[keep_loops] = got
+        _cache[fn] = got
     return got
 
 
-def _convert(fn: types.FunctionType, keep_loops: bool) -> types.FunctionType:
+def _convert(fn: types.FunctionType) -> types.FunctionType:
     filename = fn.__code__.co_filename
     if fn.__name__ == "<lambda>":
         fdef = _lambda_def(fn)
@@ -874,7 +935,7 @@ def _convert(fn: types.FunctionType, keep_loops: bool) -> types.FunctionType:
             cells.append(c.cell_contents)
         except ValueError:
             cells.append(_undefined("<closure>", "a closure variable that is not yet assigned"))
-    made = ns["__reactant_factory__"](_Runtime(keep_loops), *cells)
+    made = ns["__reactant_factory__"](_RUNTIME, *cells)
     # read the original closure cells, not copies of their values: a variable the enclosing
     # scope rebinds later (nonlocal) is seen by the cached converted function too
     live = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
@@ -924,10 +985,5 @@ def _has_calls(fdef) -> bool:
     return any(isinstance(n, (ast.Call, ast.Subscript, ast.AugAssign)) for n in ast.walk(fdef))
 
 
-def keep(n):
-    """``for i in range(reactant.keep(n))``: emit this loop as a ``stablehlo.while`` even though
-    its bounds are plain ints (instead of unrolling it)."""
-    return KeepLoop(n)
-
-
+_RUNTIME = _Runtime()
 guard_numpy_random(lambda: _active() is not None)

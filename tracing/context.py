@@ -25,9 +25,12 @@ _tls = threading.local()
 class TraceContext:
     """State of one trace: context, module, insertion point stack, caches of types and locations."""
 
-    def __init__(self, ctx: ir.Context | None = None, *, keep_loops: bool = False):
+    def __init__(self, ctx: ir.Context | None = None, *, loops: str = "auto", log=None):
         self.ctx = ctx or make_context()
-        self.keep_loops = keep_loops  # for functions converted during the trace (autograph)
+        # how Python for-range loops over plain ints are traced: "auto", "keep" or "unroll"
+        # (see autograph.for_range); ``log`` prints each loop's decision when set
+        self.loops = loops
+        self.log = log
         self.unknown_loc = ir.Location.unknown(self.ctx)
         self.module = ir.Module.create(self.unknown_loc)
         self._ips: list[ir.InsertionPoint] = []

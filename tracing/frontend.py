@@ -48,7 +48,7 @@ class TracingFrontend:
 
         tc = current()
         mark = len(tc.mutations)
-        out = convert(fn, tc.keep_loops)(*args)
+        out = convert(fn)(*args)
         leaves, tree = flatten(out, is_leaf=lambda x: isinstance(x, (TracedRArray, np.ndarray)))
         values = [as_traced(leaf).value for leaf in leaves]
         return values, lambda new: unflatten(tree, new), len(tc.mutations) > mark

@@ -68,7 +68,7 @@ def trace_function(
         args, kwargs = unflatten(arg_tree, leaves)
         from .autograph import convert
 
-        out = convert(fn, tc.keep_loops)(*args, **kwargs)  # Python control flow works here too
+        out = convert(fn)(*args, **kwargs)  # Python control flow works here too
         out_leaves, out_tree = flatten(out, is_leaf=lambda x: isinstance(x, (TracedRArray, np.ndarray)))
         desc = None
         if static_outputs:

@@ -47,12 +47,14 @@ def trace(
     inputs: dict[int, InputSpec],
     *,
     name: str = "main",
-    keep_loops: bool = False,
+    loops: str = "auto",
+    log: Callable[[str], None] | None = None,
 ) -> TracedProgram:
     """Trace ``fn(*args, **kwargs)`` where ``unflatten(tree, leaves) == (args, kwargs)``;
     ``inputs`` maps the positions of runtime-input leaves to their specs. Every other leaf is
-    passed to ``fn`` as it is (a static value)."""
-    tc = TraceContext(keep_loops=keep_loops)
+    passed to ``fn`` as it is (a static value). ``loops``: how for-range loops over plain
+    ints are traced ("auto", "keep" or "unroll"); ``log`` receives each loop's decision."""
+    tc = TraceContext(loops=loops, log=log)
     order = sorted(inputs)
     specs = [inputs[i] for i in order]
     with tracing(tc):
