@@ -34,7 +34,7 @@ from jaxlib.mlir import ir
 
 from . import control_flow as cf
 from .errors import ConcretizationError, ReactantError
-from .numpy_api.convert import as_traced, contains_traced
+from .numpy_api.convert import PY_SCALARS, as_traced, contains_traced
 from .functions import cached_call
 from .host_random import guard_numpy_random, refuse_numpy_random
 from .context import active as _active
@@ -237,6 +237,7 @@ class _Runtime:
         vals = tuple(init)
         undef_live = [nm for nm, v, live in zip(names, vals, live_after) if _is_undef(v) and live]
         peeled = 0
+        why = None  # why not: set inside the attempt, reported once it is thrown away
         with rolling.attempt(tc) as att:
             try:
                 if undef_live:  # first assigned in the body and read afterwards: peel one iteration
@@ -245,19 +246,19 @@ class _Runtime:
                 out, loop = self._stage_range(start + peeled * step, stop, step, body_fn, vals, names, where)
             except Exception as e:  # noqa: BLE001 - any failure means: trace it unrolled (which
                 # raises again, at the right iteration, if the error is the user's)
-                return _decided(tc, what, f"unrolled: the body needs the index as a Python int "
-                                          f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
-            body_ops = rolling.body_op_count(loop)
-            if trip * body_ops < rolling.ROLL_MIN_OPS:
-                return _decided(tc, what, f"unrolled: {trip} x {body_ops} ops is below "
-                                          f"{rolling.ROLL_MIN_OPS} unrolled ops")
-            host = [k for k, v in enumerate(loop.operands)
-                    if k > 0 and not isinstance(v.owner, ir.Block) and v.owner.name == "stablehlo.constant"]
-            stay = rolling.host_carries_stay_static(loop, host, 0) if host else []
-            if stay:
-                return _decided(tc, what, f"unrolled: {len(stay)} carried value(s) would stay Python/NumPy "
-                                          "values when unrolled (e.g. a counter)")
-            att.commit()
+                why = (f"unrolled: the body needs the index as a Python int "
+                       f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
+            if why is None:
+                body_ops = rolling.body_op_count(loop)
+                host = _host_slots(vals, names, live_after)
+                if trip * body_ops < rolling.ROLL_MIN_OPS:
+                    why = f"unrolled: {trip} x {body_ops} ops is below {rolling.ROLL_MIN_OPS} unrolled ops"
+                elif host and rolling.host_carries_stay_static(loop, host, 0):
+                    why = "unrolled: a carried variable would stay a Python/NumPy value when unrolled (e.g. a counter)"
+                else:
+                    att.commit()
+        if why is not None:
+            return _decided(tc, what, why)
         _decided(tc, what, f"kept as stablehlo.while ({trip - peeled} iterations x {body_ops} ops"
                            + (", first iteration peeled" if peeled else "") + ")")
         return tuple(out[:-1]) + (start + (trip - 1) * step,)
@@ -383,6 +384,10 @@ def _numpy_call(fn):
 
 
 def _has_traced(x) -> bool:
+    if isinstance(x, tuple) and any(isinstance(e, slice) for e in x):  # an index: look into slices
+        x = tuple((e.start, e.stop, e.step) if isinstance(e, slice) else e for e in x)
+    elif isinstance(x, slice):
+        x = (x.start, x.stop, x.step)
     return contains_traced((x,))
 
 
@@ -398,6 +403,24 @@ def _refuse_aliased(arr: np.ndarray) -> None:
             "a NumPy array that is also referenced elsewhere (a view of it, or a list, dict or object holding "
             "it) receives a traced value: those references would not see the update",
             hint="create it from a traced array (np.zeros_like(x, shape=...)) or keep a single name for it")
+
+
+def _host_slots(vals: tuple, names: tuple, live_after: tuple) -> list[int]:
+    """The while slots (after the counter, slot 0) holding Python/NumPy values of carried
+    variables read after the loop: if such a value would stay one when unrolled, rolling
+    would turn it into a traced value under the user's feet."""
+    slots, k = [], 1
+    for v, live in zip(vals, live_after or (True,) * len(vals)):
+        if _is_undef(v):
+            continue
+        for leaf in cf._leaves(v)[0]:
+            if isinstance(leaf, TracedRArray):
+                k += 1
+            elif type(leaf) in PY_SCALARS or isinstance(leaf, (np.ndarray, np.generic)):
+                if live:
+                    slots.append(k)
+                k += 1
+    return slots
 
 
 def _decided(tc, what: str, decision: str) -> None:
@@ -468,6 +491,40 @@ def _names(nodes) -> _Names:
     for n in nodes if isinstance(nodes, list) else [nodes]:
         v.visit(n)
     return v
+
+
+def _exposed(stmts: list) -> set:
+    """Names a statement list may read before assigning them (upward-exposed uses): a name
+    counts as assigned only after a plain assignment to it at this level, in both branches of
+    an if, or as the target of a for loop within that loop's body."""
+    exposed: set = set()
+    defined: set = set()
+    for s in stmts:
+        if isinstance(s, ast.For) and isinstance(s.target, ast.Name):
+            uses = _names(s.iter).loaded | (_exposed(s.body) - {s.target.id}) | _exposed(s.orelse)
+            sure: set = set()
+        elif isinstance(s, ast.If):
+            uses = _names(s.test).loaded | _exposed(s.body) | _exposed(s.orelse)
+            sure = _assigned_surely(s.body) & _assigned_surely(s.orelse)
+        elif isinstance(s, ast.Assign) and all(isinstance(t, ast.Name) for t in s.targets):
+            uses = _names(s.value).loaded
+            sure = {t.id for t in s.targets}
+        else:
+            uses = _names(s).loaded
+            sure = set()
+        exposed |= uses - defined
+        defined |= sure
+    return exposed
+
+
+def _assigned_surely(stmts: list) -> set:
+    out: set = set()
+    for s in stmts:
+        if isinstance(s, ast.Assign):
+            out |= {t.id for t in s.targets if isinstance(t, ast.Name)}
+        elif isinstance(s, ast.If):
+            out |= _assigned_surely(s.body) & _assigned_surely(s.orelse)
+    return out
 
 
 class _Escapes(ast.NodeVisitor):
@@ -687,7 +744,9 @@ class _Transformer:
                                   for a in node.iter.args]
             return [node]
         target = node.target.id
-        inner_live = live | _names(node.body).loaded
+        # names the next iteration reads before assigning them (not every name the body reads:
+        # a temporary assigned first in each iteration is not carried)
+        inner_live = live | _exposed(node.body)
         assigned = [n for n in _names(node.body).stored if n in inner_live and n != target]
         effects = rolling.python_effects(node.body)  # before the body is transformed
         body = self.block(node.body, inner_live)

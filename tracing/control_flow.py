@@ -149,6 +149,9 @@ def _branches(opname: str, selector: TracedRArray, fns: list[Callable], operands
         with tc.insert_into(block):
             res = fn(*operands)
         leaves, tree = _leaves(res)
+        # the branch's results as they are now: undoing the outer rebindings below must not
+        # turn a returned tracer that was updated in place back into its value before the branch
+        leaves = [_snapshot(x) if isinstance(x, TracedRArray) else x for x in leaves]
         outer = _outer_mutations(tc, mark, holder)
         inside_vals = {}
         for key, (t, old) in outer.items():
@@ -195,6 +198,13 @@ def _branches(opname: str, selector: TracedRArray, fns: list[Callable], operands
     for t, new in zip(mutated_order, outs[len(outs) - len(mutated_order):]):
         rebind(t, new)
     return unflatten(tree0, leaves)
+
+
+def _snapshot(x: TracedRArray) -> TracedRArray:
+    t = wrap(x.value, x.shape, x.dtype)
+    if isinstance(x, TracedRNumber) and isinstance(t, TracedRNumber):
+        t.weak = x.weak
+    return t
 
 
 def _unify(col: list, fns: list, p: int):

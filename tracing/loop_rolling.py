@@ -151,17 +151,31 @@ class Attempt:
         self.calls = set(tc.call_cache)
         self.committed = False
         self.done = False
+        # loop decisions made inside the attempt: reported only if it is kept
+        self.messages: list[str] = []
+        self.outer_log = tc.log
+        if tc.log is not None:
+            tc.log = self.messages.append
 
     def commit(self) -> None:
         for op in list(self.block.operations):
             op.move_before(self.holder)
         self.holder.erase()
         self.committed = self.done = True
+        self._close_log()
+
+    def _close_log(self) -> None:
+        if self.outer_log is not None:
+            self.tc.log = self.outer_log
+            if self.committed:
+                for m in self.messages:
+                    self.outer_log(m)
 
     def discard(self) -> None:
         if self.done:
             return
         self.done = True
+        self._close_log()
         _restore(self.tc, self.mark)
         for key in [k for k in self.tc.call_cache if k not in self.calls]:
             del self.tc.call_cache[key]

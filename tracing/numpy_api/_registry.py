@@ -36,7 +36,15 @@ def _qualname(f) -> str:
     return f"{mod}.{getattr(f, '__name__', repr(f))}"
 
 
+def _deferred(args) -> bool:
+    """Whether an operand's type handles mixed calls itself (a ``Window``): traced arrays then
+    return NotImplemented so that NumPy asks it."""
+    return any(getattr(type(a), "__reactant_defer__", False) for a in args)
+
+
 def dispatch_function(func, args, kwargs):
+    if _deferred(args):
+        return NotImplemented
     impl = FUNCTIONS.get(func)
     if impl is None:
         raise UnsupportedError(
@@ -54,6 +62,8 @@ def dispatch_function(func, args, kwargs):
 
 
 def dispatch_ufunc(ufunc: np.ufunc, method: str, inputs, kwargs):
+    if _deferred(inputs):
+        return NotImplemented
     if method == "__call__":
         impl = FUNCTIONS.get(ufunc)
     else:

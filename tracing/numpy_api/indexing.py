@@ -20,6 +20,7 @@ from .. import ops
 from ..context import active
 from ..errors import IndexError_, ShapeError, UnsupportedError, describe
 from ..traced import TracedRArray, rebind
+from . import windows
 from ._registry import implements
 from .convert import as_traced, broadcast_to, flat_or_axis, normalize_axis
 
@@ -169,6 +170,8 @@ def getitem(x: TracedRArray, index) -> TracedRArray:
         from .masked import select
 
         return select(x, index)
+    if windows.has_traced_bound(index):
+        return windows.read(x, index)
     ix = _Index(x.shape, index)
     y = ops.reshape(x, ix.expanded) if ix.none_dims else x
     if not ix.has_array:
@@ -274,6 +277,11 @@ def updated(x: TracedRArray, index, value, combine=None) -> TracedRArray:
         return v if combine is None else combine(x, v)
     if isinstance(index, TracedRArray) and index.dtype == np.bool_:
         return _masked_update(x, index, value, combine)
+    if windows.has_traced_bound(index):
+        if combine is not None:
+            raise UnsupportedError("an accumulating update (e.g. np.add.at) through a slice with a traced bound",
+                                   hint="write x[a:b] = x[a:b] + v instead")
+        return windows.write(x, index, value)
     ix = _Index(x.shape, index)
     target_shape = _result_shape(x, index)
     v = as_traced(value, x.dtype)
