@@ -35,6 +35,7 @@ class WhileLoopInfo:
     steps: dict = field(default_factory=dict)  # counter slot -> constant step (negative: counts down)
     counter: int | None = None  # the counter slot the condition compares against its bound
     trip_count: int | None = None  # iterations, when static
+    trip_bound: int | None = None  # an upper bound on the iterations (== trip_count when static)
     ranges: dict = field(default_factory=dict)  # counter slot -> (lo, hi) of its values in the body
 
     @property
@@ -115,12 +116,16 @@ def _condition(info: WhileLoopInfo) -> None:
     k, bound = slot_of(lhs, info.cond), None
     if k is not None and k in info.steps:
         bound = _bound(rhs, info)
+        if bound is None:
+            _trip_bound(info, k, direction, rhs)
     if bound is None:
         k, direction = slot_of(rhs, info.cond), _MIRROR[direction]
         if k is None or k not in info.steps:
             return
         bound = _bound(lhs, info)
         if bound is None:
+            if info.trip_bound is None:
+                _trip_bound(info, k, direction, lhs)
             return
     init = scalar_int_value(info.inits[k])
     if init is None:
@@ -128,12 +133,94 @@ def _condition(info: WhileLoopInfo) -> None:
     info.counter = k
     step = info.steps[k]
     info.trip_count = _trip_count(direction, init, bound, step)
+    info.trip_bound = info.trip_count
     dt = np_dtype(tensor_type(lhs).element_type)
     signed_ok = not ((ct == "UNSIGNED" and dt.kind == "i") or (ct == "SIGNED" and dt.kind == "u"))
     if step > 0 and direction in ("LT", "LE") and signed_ok:
         hi = bound - 1 if direction == "LT" else bound
         if init <= hi and hi + step <= int(np.iinfo(dt).max):
             info.ranges[k] = (init, hi)
+
+
+def _trip_bound(info: WhileLoopInfo, k: int, direction: str, bound_value: ir.Value) -> None:
+    """An upper bound on the trip count when the bound is not a constant but its range is
+    known (e.g. an inner loop ``for j in range(i + 1)`` of a loop over ``i``)."""
+    init = scalar_int_value(info.inits[k])
+    if init is None:
+        return
+    step = info.steps[k]
+    src = bound_value
+    j = slot_of(bound_value, info.cond)
+    if j is not None:
+        if j not in info.passthrough:
+            return
+        src = info.inits[j]
+    r = int_range(src)
+    if r is None:
+        return
+    lo, hi = r
+    t = _trip_count(direction, init, hi if step > 0 else lo, step)
+    if t is not None:
+        info.trip_bound = t
+
+
+def int_range(v: ir.Value, depth: int = 24) -> tuple[int, int] | None:
+    """(lo, hi) bounding the integer scalar ``v``: constants, counters of enclosing loops with
+    known ranges, and +, -, * by a constant, / by a positive constant, max, min, clamp,
+    select and conversions of such values; None when unknown."""
+    c = scalar_int_value(v)
+    if c is not None:
+        return (c, c)
+    if depth == 0:
+        return None
+    if isinstance(v.owner, ir.Block):
+        return loop_counter_range(v)
+    op = defining_op(v)
+    if op is None:
+        return None
+    name = op.operation.name
+    args = list(op.operands)
+
+    def r(x):
+        return int_range(x, depth - 1)
+
+    if name == "stablehlo.convert":
+        return r(args[0])  # (a narrowing conversion could wrap: only ranges that fit are used)
+    if name in ("stablehlo.add", "stablehlo.subtract", "stablehlo.maximum", "stablehlo.minimum",
+                "stablehlo.multiply", "stablehlo.divide"):
+        a, b = r(args[0]), r(args[1])
+        if a is None or b is None:
+            return None
+        if name == "stablehlo.add":
+            return (a[0] + b[0], a[1] + b[1])
+        if name == "stablehlo.subtract":
+            return (a[0] - b[1], a[1] - b[0])
+        if name == "stablehlo.maximum":
+            return (max(a[0], b[0]), max(a[1], b[1]))
+        if name == "stablehlo.minimum":
+            return (min(a[0], b[0]), min(a[1], b[1]))
+        if name == "stablehlo.multiply":
+            p = [a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]]
+            return (min(p), max(p))
+        if b[0] == b[1] and b[0] > 0:  # division (truncating) by a positive constant
+            return (int(a[0] / b[0]), int(a[1] / b[0]))
+        return None
+    if name == "stablehlo.negate":
+        a = r(args[0])
+        return None if a is None else (-a[1], -a[0])
+    if name == "stablehlo.clamp":
+        lo, x, hi = r(args[0]), r(args[1]), r(args[2])
+        if lo is None or hi is None:
+            return None
+        if x is None:
+            return (lo[0], hi[1])
+        return (max(lo[0], min(x[0], hi[1])), min(hi[1], max(x[1], lo[0])))
+    if name == "stablehlo.select":
+        a, b = r(args[1]), r(args[2])
+        if a is None or b is None:
+            return None
+        return (min(a[0], b[0]), max(a[1], b[1]))
+    return None
 
 
 def _trip_count(direction: str, init: int, bound: int, step: int) -> int | None:

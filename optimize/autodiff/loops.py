@@ -258,7 +258,7 @@ def reverse_while(scope: Scope, w, cts) -> None:
         ct_init = [cts[j] if cts[j] is not None else B.zeros(w.results[j].type) for j in A]
         acc_init = [B.zeros(v.type) for v in O]
     T = info.trip_count
-    N = T
+    N = T if T is not None else info.trip_bound  # a bound from the ranges of enclosing counters
     if N is None:
         N = eng.options.ad_max_trip_count
         if N is None:

@@ -1,0 +1,403 @@
+"""Loops over plain ints: the automatic choice between one stablehlo.while and unrolling, slices
+with traced bounds inside rolled loops, and gradients through them."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import reactant
+from reactant.tracing.errors import ReactantError
+
+jax.config.update("jax_enable_x64", True)
+RNG = np.random.default_rng(7)
+
+
+def _run(f, *args, loops="auto", **kw):
+    c = reactant.compile(f, loops=loops, **kw)
+    return c(*[reactant.to_rarray(a) if isinstance(a, np.ndarray) else a for a in args])
+
+
+def _hlo(f, *args, loops="auto"):
+    c = reactant.compile(f, loops=loops)
+    return reactant.code_hlo(c, *[reactant.to_rarray(a) if isinstance(a, np.ndarray) else a for a in args],
+                             optimize=False)
+
+
+def _decisions(capsys) -> list[str]:
+    return [line for line in capsys.readouterr().err.splitlines() if ": loop at " in line]
+
+
+# -- textbook kernels ---------------------------------------------------------------------------------
+def trisolve(L, b):
+    n = b.shape[0]
+    x = np.zeros_like(b)
+    for i in range(n):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+    return x
+
+
+def lu_dots(A):
+    n = A.shape[0]
+    A = A.copy()
+    for i in range(n):
+        for j in range(i):
+            A[i, j] -= A[i, :j] @ A[:j, j]
+            A[i, j] /= A[j, j]
+        for j in range(i, n):
+            A[i, j] -= A[i, :i] @ A[:i, j]
+    return A
+
+
+def lu_outer(A):
+    n = A.shape[0]
+    A = A.copy()
+    for i in range(n - 1):
+        A[i + 1:, i] /= A[i, i]
+        A[i + 1:, i + 1:] -= np.outer(A[i + 1:, i], A[i, i + 1:])
+    return A
+
+
+def cholesky(A):
+    n = A.shape[0]
+    L = np.zeros_like(A)
+    for i in range(n):
+        for j in range(i + 1):
+            s = L[i, :j] @ L[j, :j]
+            if i == j:
+                L[i, j] = np.sqrt(A[i, i] - s)
+            else:
+                L[i, j] = (A[i, j] - s) / L[j, j]
+    return L
+
+
+def gauss_seidel(A, T):
+    n = A.shape[0]
+    for t in range(T):
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                A[i, j] = (A[i - 1, j] + A[i, j - 1] + A[i, j] + A[i, j + 1] + A[i + 1, j]) / 5.0
+    return A
+
+
+def jacobi(A, T):
+    B = A.copy()
+    for t in range(T):
+        B[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1])
+        A[1:-1, 1:-1] = 0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1])
+    return A
+
+
+def _spd(n, dtype=np.float64):
+    M = RNG.standard_normal((n, n))
+    return (M @ M.T + n * np.eye(n)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kernel", ["trisolve", "lu_dots", "lu_outer", "cholesky"])
+def test_textbook_kernels_roll_and_match_unrolled(kernel, dtype, capsys):
+    f = globals()[kernel]
+    tol = 1e-4 if dtype == np.float32 else 1e-11
+    for n, check_unrolled in [(24, False), (8, True)]:  # unrolling the large ones is what is slow
+        A = _spd(n, dtype)
+        args = (np.tril(A), RNG.standard_normal(n).astype(dtype)) if kernel == "trisolve" else (A,)
+        rolled = np.asarray(_run(f, *args, verbose=True))
+        dec = _decisions(capsys)
+        ref = f(*[a.copy() for a in args])
+        np.testing.assert_allclose(rolled, ref, rtol=tol, atol=tol)
+        assert rolled.dtype == ref.dtype
+        if check_unrolled:
+            unrolled = np.asarray(_run(f, *args, loops="unroll"))
+            np.testing.assert_allclose(rolled, unrolled, rtol=tol, atol=tol)
+        else:
+            assert dec and "kept as stablehlo.while" in dec[-1], dec
+            assert "stablehlo.while" in _hlo(f, *args)
+
+
+def test_nested_loops_roll_at_every_level(capsys):
+    A = RNG.standard_normal((20, 20))
+    got = np.asarray(_run(gauss_seidel, A, 3, verbose=True))
+    np.testing.assert_allclose(got, gauss_seidel(A.copy(), 3), rtol=1e-12)
+    dec = _decisions(capsys)
+    # the time loop is small once its body is a loop: unrolled; the two sweeps stay loops
+    assert sum("kept" in d for d in dec) >= 2 and any("below" in d for d in dec), dec
+    hlo = _hlo(gauss_seidel, A, 3)
+    assert hlo.count("stablehlo.while") >= 2
+
+
+def test_time_loop_over_whole_array_updates_rolls():
+    A = RNG.standard_normal((30, 30))
+    hlo = _hlo(jacobi, A, 100)
+    assert hlo.count("stablehlo.while") == 1
+    np.testing.assert_allclose(np.asarray(_run(jacobi, A, 100)), jacobi(A.copy(), 100), rtol=1e-12)
+
+
+# -- the decision ---------------------------------------------------------------------------------------
+def test_small_loops_unroll(capsys):
+    def f(x):
+        for i in range(3):
+            x = x * 2.0 + i
+        return x
+
+    x = RNG.standard_normal(4)
+    np.testing.assert_allclose(np.asarray(_run(f, x, verbose=True)), f(x.copy()))
+    dec = _decisions(capsys)
+    assert "below" in dec[0] and "unrolled" in dec[0]
+    assert "stablehlo.while" not in _hlo(f, x)
+
+
+def test_list_append_unrolls_and_names_the_statement(capsys):
+    def f(x):
+        rows = []
+        for i in range(x.shape[0]):
+            rows.append(np.sin(x[i]) * 2.0 + x[i] ** 2 - np.cos(x[i]))
+        return np.stack(rows)
+
+    x = RNG.standard_normal((200, 3))
+    np.testing.assert_allclose(np.asarray(_run(f, x, verbose=True)), f(x), rtol=1e-12)
+    dec = _decisions(capsys)
+    assert "rows.append" in dec[0] and "unrolled" in dec[0]
+
+
+def test_index_needed_as_python_int_unrolls(capsys):
+    def f(x):
+        out = np.zeros_like(x)
+        for i in range(x.shape[0]):
+            out[i] = np.sum(np.ones(i + 1)) * x[i]  # np.ones needs a Python int
+        return out
+
+    x = RNG.standard_normal(120)
+    np.testing.assert_allclose(np.asarray(_run(f, x, verbose=True)), f(x), rtol=1e-12)
+    dec = _decisions(capsys)
+    assert "needs the index as a Python int" in dec[0]
+
+
+def test_python_counter_stays_python_int(capsys):
+    def f(x):
+        k = 0
+        for i in range(x.shape[0]):
+            k += 1
+            x = x * 1.001 + np.sin(x)
+        return x + np.zeros(k)  # k must still be a Python int here
+
+    x = RNG.standard_normal(300)
+    np.testing.assert_allclose(np.asarray(_run(f, x, verbose=True)), f(x.copy()), rtol=1e-12)
+    assert "stay a Python/NumPy value" in _decisions(capsys)[0]
+
+
+def test_python_accumulator_of_traced_values_rolls(capsys):
+    def f(x):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s = s + np.sin(x[i]).sum()
+        return s
+
+    x = RNG.standard_normal((300, 5))
+    np.testing.assert_allclose(np.asarray(_run(f, x, verbose=True)), f(x), rtol=1e-12)
+    assert "kept" in _decisions(capsys)[0]
+
+
+def test_loop_variable_after_the_loop_is_a_python_int():
+    def f(x):
+        for i in range(x.shape[0]):
+            x = x * 1.5 - np.tanh(x) * 0.5 + np.exp(-x * x)
+        return np.zeros(i + 1) + x[:3].sum()  # noqa: B023
+
+    x = RNG.standard_normal(400)
+    got = np.asarray(_run(f, x))
+    assert got.shape == (400,)
+    np.testing.assert_allclose(got, f(x.copy()), rtol=1e-12)
+
+
+def test_variable_first_assigned_in_the_body_and_read_after_peels(capsys):
+    def f(x):
+        acc = np.zeros_like(x[0])
+        for i in range(x.shape[0]):
+            last = np.tanh(x[i]) * 2.0 + 1.0
+            acc = acc + last * last
+        return acc + last  # noqa: F821 - defined by the loop
+
+    x = RNG.standard_normal((300, 4))
+    np.testing.assert_allclose(np.asarray(_run(f, x, verbose=True)), f(x), rtol=1e-12)
+    assert "first iteration peeled" in _decisions(capsys)[0]
+
+
+def test_forcing_either_way():
+    def f(x):
+        for i in range(reactant.unroll(x.shape[0])):
+            x = x * 1.01 + np.sin(x) * 0.1 + np.cos(x) * 0.1 + np.tanh(x) * 0.1
+        return x
+
+    x = RNG.standard_normal(500)
+    assert "stablehlo.while" not in _hlo(f, x)
+    np.testing.assert_allclose(np.asarray(_run(f, x)), f(x.copy()), rtol=1e-12)
+
+    def g(x):
+        for i in range(reactant.keep(2)):
+            x = x + i
+        return x
+
+    assert "stablehlo.while" in _hlo(g, x)
+    assert "stablehlo.while" in _hlo(g, x, loops="unroll")  # reactant.keep wins over loops="unroll"
+
+    def h(x):
+        for i in range(x.shape[0]):
+            x = x * 1.01 + np.sin(x) * 0.1 + np.cos(x) * 0.1 + np.tanh(x) * 0.1
+        return x
+
+    assert "stablehlo.while" in _hlo(h, x)
+    assert "stablehlo.while" not in _hlo(h, x, loops="unroll")
+
+
+def test_keep_with_a_body_needing_a_python_int_is_a_clear_error():
+    def f(x):
+        out = np.zeros_like(x)
+        for i in range(reactant.keep(x.shape[0])):
+            out[i] = x[i] * float(i)
+        return out
+
+    with pytest.raises(ReactantError, match="traced"):
+        _run(f, RNG.standard_normal(10))
+
+
+def test_discarded_attempt_leaves_no_trace():
+    """A loop tried as a while and then unrolled gives the module unrolling gives."""
+    def f(x):
+        out = np.zeros_like(x)
+        for i in range(x.shape[0]):
+            out[i] = np.sum(np.ones(i + 1)) * x[i]
+        return out
+
+    x = RNG.standard_normal(30)
+    assert _hlo(f, x) == _hlo(f, x, loops="unroll")
+
+
+# -- slices with traced bounds ----------------------------------------------------------------------------
+def _prefix_stats(x):
+    n = x.shape[0]
+    out = np.zeros((n, 4))
+    for i in range(1, n):
+        out[i, 0] = x[:i].sum()
+        out[i, 1] = x[:i].max()
+        out[i, 2] = np.mean(x[i:])
+        out[i, 3] = np.sum(np.abs(x[-i:]) * 2.0 + 1.0)
+    return out
+
+
+def test_window_reductions_match_numpy():
+    x = RNG.standard_normal(40)
+    got = np.asarray(_run(_prefix_stats, x, loops="keep"))
+    np.testing.assert_allclose(got, _prefix_stats(x), rtol=1e-12)
+
+
+def test_window_products_transposes_and_writes():
+    def f(A):
+        n = A.shape[0]
+        out = np.zeros_like(A)
+        for i in range(1, n):
+            v = A[:i, :i].T @ A[:i, i]  # 2-D window transposed times a 1-D window
+            out[:i, i] = v * 0.5 + A[i, :i]
+            out[i, :i] += np.outer(A[i, :i], A[:i, 0]).sum(axis=1)
+        return out
+
+    A = RNG.standard_normal((16, 16))
+    got = np.asarray(_run(f, A, loops="keep"))
+    np.testing.assert_allclose(got, f(A), rtol=1e-10, atol=1e-12)
+
+
+def test_window_meeting_a_fixed_size_array_is_a_clear_error_when_kept():
+    def f(x, w):
+        out = np.zeros_like(x)
+        for i in range(reactant.keep(x.shape[0])):
+            out[i] = np.sum(x[:i] * w)
+        return out
+
+    with pytest.raises(ReactantError, match="traced bound"):
+        _run(f, RNG.standard_normal(8), RNG.standard_normal(8))
+
+
+def test_window_meeting_a_fixed_size_array_unrolls_in_auto_mode():
+    def f(x, w):
+        out = np.zeros_like(x)
+        for i in range(x.shape[0]):
+            out[i] = np.sum(x[:i] * w[:i]) + np.sum(x * w) * i
+        return out
+
+    x, w = RNG.standard_normal(64), RNG.standard_normal(64)
+    np.testing.assert_allclose(np.asarray(_run(f, x, w)), f(x, w), rtol=1e-10)
+
+
+# -- traced ifs inside kept loops keep their writes (regression) ---------------------------------------
+def test_in_place_write_in_a_traced_branch_inside_a_loop():
+    def f(A):
+        L = np.zeros_like(A)
+        for i in range(reactant.keep(4)):
+            if i == 2:
+                L[i, i] = A[i, i] + 1
+            else:
+                L[i, i] = A[i, i]
+        return L
+
+    A = np.arange(16.0).reshape(4, 4)
+    np.testing.assert_array_equal(np.asarray(_run(f, A)), f(A))
+
+
+# -- gradients through rolled loops -----------------------------------------------------------------------
+def test_gradient_through_rolled_triangular_solve_matches_jax():
+    def loss(L, b):
+        return np.sum(trisolve(L, b) ** 2)
+
+    def jloss(L, b):
+        x = jnp.zeros_like(b)
+        for i in range(b.shape[0]):
+            x = x.at[i].set((b[i] - L[i, :i] @ x[:i]) / L[i, i])
+        return jnp.sum(x ** 2)
+
+    n = 16
+    L = np.tril(RNG.standard_normal((n, n))) + n * np.eye(n)
+    b = RNG.standard_normal(n)
+    gl, gb = _run(lambda L, b: reactant.gradient(loss, L, b, argnums=(0, 1)), L, b)
+    jl, jb = jax.grad(jloss, argnums=(0, 1))(L, b)
+    np.testing.assert_allclose(np.asarray(gl), jl, rtol=1e-9, atol=1e-14)
+    np.testing.assert_allclose(np.asarray(gb), jb, rtol=1e-9, atol=1e-14)
+
+
+def test_gradient_through_nested_rolled_cholesky_matches_finite_differences():
+    def loss(A):
+        return np.sum(np.sin(cholesky(A)))
+
+    n = 10
+    A = _spd(n)
+    g = np.asarray(_run(lambda A: reactant.gradient(loss, A), A))
+    eps = 1e-6
+    for (r, c) in [(3, 1), (7, 7), (9, 4)]:
+        E = np.zeros_like(A)
+        E[r, c] = eps
+        fd = (loss(A + E) - loss(A - E)) / (2 * eps)
+        np.testing.assert_allclose(g[r, c], fd, rtol=1e-6, atol=1e-9)
+
+
+def test_inner_loop_trip_bound_from_the_outer_counter():
+    """``for j in range(i + 1)`` inside a loop over ``i < n``: at most n iterations (what reverse
+    mode allocates for the inner loop's tape)."""
+    from reactant.ir.context import parse_module
+    from reactant.ir.loops import analyze
+
+    n = 9
+    text = _hlo(cholesky, _spd(n))
+    m = parse_module(text)
+    whiles = []
+
+    def visit(op):
+        if op.operation.name == "stablehlo.while":
+            whiles.append(op)
+        for region in op.regions:
+            for block in region.blocks:
+                for o in block.operations:
+                    visit(o)
+
+    visit(m.operation)
+    infos = [analyze(w) for w in whiles]
+    assert sorted(((i.trip_count or -1), i.trip_bound) for i in infos) == [(-1, n), (n, n)]
