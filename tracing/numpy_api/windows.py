@@ -117,8 +117,16 @@ class Window:
     def __getitem__(self, index):
         # only new unit axes: x[:, None] / x[None] (outer products are written this way)
         items = index if isinstance(index, tuple) else (index,)
-        if not all(it is None or it is Ellipsis or it == slice(None) for it in items):
+        if not all(it is None or it is Ellipsis or it == slice(None) or it == slice(None, None, -1) for it in items):
             self._shape_error("indexing it")
+        rev = [d for d, it in enumerate(i for i in _expand(items, self.ndim) if i is not None)
+               if it == slice(None, None, -1)]
+        if rev:  # x[::-1]: reverse, then the elements to the front again
+            w = self
+            for d in rev:
+                w = _reversed(w, d)
+            items = tuple(slice(None) if it == slice(None, None, -1) else it for it in items)
+            return w[items]
         vals = self.values[index]
         lens, k = [], 0
         for it in _expand(items, self.ndim):
@@ -180,6 +188,22 @@ class Window:
 
     def transpose(self, *axes) -> "Window":
         return _transpose(self, axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else (axes or None))
+
+
+def _reversed(w: Window, d: int) -> Window:
+    """``w`` reversed along dim ``d``: element k is the old element ``len - 1 - k``."""
+    n = w.lens[d]
+    if _static(n):
+        return Window(ops.reverse(w.values, [d]), w.lens)
+    b = w.values.shape[d]
+    r = ops.reverse(w.values, [d])  # r[k] = values[b - 1 - k]: shift by b - len
+    pad = [0] * w.ndim
+    pad[d] = b
+    r = ops.pad(r, ops.full((), 0, r.dtype), [0] * w.ndim, pad, [0] * w.ndim)
+    dt = n.value.dtype
+    starts = [ops.full((), 0, dt)] * w.ndim
+    starts[d] = ops.subtract(ops.full((), b, dt), n.value)
+    return Window(ops.dynamic_slice(r, starts, list(w.values.shape)), w.lens)
 
 
 def _expand(items: tuple, ndim: int) -> list:
