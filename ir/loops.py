@@ -164,10 +164,13 @@ def _trip_bound(info: WhileLoopInfo, k: int, direction: str, bound_value: ir.Val
         info.trip_bound = t
 
 
-def int_range(v: ir.Value, depth: int = 24) -> tuple[int, int] | None:
+def int_range(v: ir.Value, depth: int = 24, known: dict | None = None) -> tuple[int, int] | None:
     """(lo, hi) bounding the integer scalar ``v``: constants, counters of enclosing loops with
-    known ranges, and +, -, * by a constant, / by a positive constant, max, min, clamp,
-    select and conversions of such values; None when unknown."""
+    known ranges (or values with ranges in ``known``), and +, -, * by a constant, / by a
+    positive constant, max, min, clamp, select and conversions of such values; None when
+    unknown."""
+    if known and v in known:
+        return known[v]
     c = scalar_int_value(v)
     if c is not None:
         return (c, c)
@@ -182,7 +185,7 @@ def int_range(v: ir.Value, depth: int = 24) -> tuple[int, int] | None:
     args = list(op.operands)
 
     def r(x):
-        return int_range(x, depth - 1)
+        return int_range(x, depth - 1, known)
 
     if name == "stablehlo.convert":
         return r(args[0])  # (a narrowing conversion could wrap: only ranges that fit are used)
@@ -221,6 +224,40 @@ def int_range(v: ir.Value, depth: int = 24) -> tuple[int, int] | None:
             return None
         return (min(a[0], b[0]), max(a[1], b[1]))
     return None
+
+
+def affine_form(v: ir.Value, depth: int = 24) -> tuple[dict, int] | None:
+    """``v`` (an integer scalar) as ``sum(coef * leaf) + const`` over leaf values, through
+    +, -, negation, multiplication by a constant and integer conversions; None when it is not
+    of that form (so ``affine_form(b) - affine_form(a)`` tells whether ``b - a`` is a
+    constant)."""
+    c = scalar_int_value(v)
+    if c is not None:
+        return {}, c
+    op = defining_op(v) if depth else None
+    name = op.operation.name if op is not None else None
+    if name == "stablehlo.convert" and np_dtype(tensor_type(op.operands[0]).element_type).kind in "iu":
+        return affine_form(op.operands[0], depth - 1)
+    if name in ("stablehlo.add", "stablehlo.subtract"):
+        a, b = affine_form(op.operands[0], depth - 1), affine_form(op.operands[1], depth - 1)
+        if a is None or b is None:
+            return None
+        sign = 1 if name == "stablehlo.add" else -1
+        coefs = dict(a[0])
+        for leaf, k in b[0].items():
+            coefs[leaf] = coefs.get(leaf, 0) + sign * k
+        return {leaf: k for leaf, k in coefs.items() if k}, a[1] + sign * b[1]
+    if name == "stablehlo.negate":
+        a = affine_form(op.operands[0], depth - 1)
+        return None if a is None else ({leaf: -k for leaf, k in a[0].items()}, -a[1])
+    if name == "stablehlo.multiply":
+        for x, y in (op.operands, reversed(list(op.operands))):
+            k = scalar_int_value(y)
+            if k is not None:
+                a = affine_form(x, depth - 1)
+                return None if a is None else ({leaf: k * c for leaf, c in a[0].items() if k * c}, k * a[1])
+        return None
+    return {v: 1}, 0
 
 
 def _trip_count(direction: str, init: int, bound: int, step: int) -> int | None:

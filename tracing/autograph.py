@@ -38,6 +38,7 @@ from .numpy_api.convert import PY_SCALARS, as_traced, contains_traced
 from .functions import cached_call
 from .host_random import guard_numpy_random, refuse_numpy_random
 from .context import active as _active
+from .context import current as current_tc
 from .traced import TracedRArray
 from . import loop_rolling as rolling
 from .loop_rolling import KeepLoop, UnrollLoop, keep, unroll  # noqa: F401  (public markers)
@@ -214,9 +215,13 @@ class _Runtime:
         def cond(v):
             return ops.compare(v[0], n, "LT")
 
+        index_range = _index_range(lo, hi, step)
+
         def body(v):
             k = v[0]
             i = ops.add(lo, ops.multiply(k, ops.constant(np.asarray(step, dt))))
+            if index_range is not None:  # lets slices like x[i:i+3] keep a static size
+                current_tc().int_ranges[i.value] = index_range
             res = tuple(body_fn(i, *v[1:]))
             return (ops.add(k, ops.constant(np.asarray(1, dt))),) + res
 
@@ -403,6 +408,20 @@ def _refuse_aliased(arr: np.ndarray) -> None:
             "a NumPy array that is also referenced elsewhere (a view of it, or a list, dict or object holding "
             "it) receives a traced value: those references would not see the update",
             hint="create it from a traced array (np.zeros_like(x, shape=...)) or keep a single name for it")
+
+
+def _index_range(lo, hi, step: int):
+    """(min, max) of a loop index running from ``lo`` towards ``hi`` by ``step``, when the
+    ranges of the bounds are known (constants, or indices of enclosing loops); else None."""
+    from ..ir.loops import int_range
+
+    known = current_tc().int_ranges
+    rlo, rhi = int_range(lo.value, known=known), int_range(hi.value, known=known)
+    if rlo is None or rhi is None:
+        return None
+    if step > 0:
+        return (rlo[0], max(rlo[0], rhi[1] - 1))
+    return (min(rlo[1], rhi[0] + 1), rlo[1])
 
 
 def _host_slots(vals: tuple, names: tuple, live_after: tuple) -> list[int]:

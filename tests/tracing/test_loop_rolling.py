@@ -441,3 +441,47 @@ def test_checkpointed_gradient_through_rolled_loops_equals_the_taped_one():
     E[5] = eps
     fd = (loss(L, b + E) - loss(L, b - E)) / (2 * eps)
     np.testing.assert_allclose(np.asarray(ckpt[1])[5], fd, rtol=1e-6)
+
+
+def test_slices_of_constant_length_within_bounds_keep_a_static_size(capsys):
+    def stencil(x, w):
+        out = np.zeros_like(x)
+        for i in range(1, x.shape[0] - 1):
+            out[i] = np.sum(x[i - 1:i + 2] * w)  # meets a size-3 array: needs the static size
+        return out
+
+    def past_the_end(x):
+        out = np.zeros_like(x)
+        for i in range(x.shape[0]):
+            out[i] = np.sum(x[i:i + 3])  # shorter at the end, as in NumPy
+        return out
+
+    x, w = RNG.standard_normal(300), np.array([1.0, -2.0, 1.0])
+    np.testing.assert_allclose(np.asarray(_run(stencil, x, w, verbose=True)), stencil(x, w), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(_run(past_the_end, x, verbose=True)), past_the_end(x), rtol=1e-12)
+    dec = _decisions(capsys)
+    assert len(dec) == 2 and all("kept" in d for d in dec), dec
+    assert "stablehlo.pad" not in _hlo(stencil, x, w)  # a plain dynamic_slice of size 3
+
+
+def test_affine_forms_and_ranges():
+    from reactant.ir.context import parse_module
+    from reactant.ir.loops import affine_form, int_range
+
+    m = parse_module("""
+    func.func @f(%i: tensor<i32>) -> (tensor<i32>, tensor<i32>) {
+      %c1 = stablehlo.constant dense<1> : tensor<i32>
+      %c32 = stablehlo.constant dense<32> : tensor<i32>
+      %a = stablehlo.multiply %i, %c32 : tensor<i32>
+      %b0 = stablehlo.add %i, %c1 : tensor<i32>
+      %b = stablehlo.multiply %b0, %c32 : tensor<i32>
+      return %a, %b : tensor<i32>, tensor<i32>
+    }""")
+    fn = m.body.operations[0]
+    ret = fn.regions[0].blocks[0].operations[5]
+    a, b = ret.operands
+    i = fn.regions[0].blocks[0].arguments[0]
+    fa, fb = affine_form(a), affine_form(b)
+    assert fa == ({i: 32}, 0) and fb == ({i: 32}, 32)
+    assert int_range(b, known={i: (0, 3)}) == (32, 128)
+    assert int_range(b) is None

@@ -324,6 +324,12 @@ class _Plan:
                     self.starts.append(a), self.sizes.append(max(0, b - a)), self.keep.append(True)
                     self.lens.append(max(0, b - a))
                     continue
+                c = _static_length(it.start, it.stop, n)
+                if c is not None:  # x[i:i+c] provably within the dim: a plain dynamic slice
+                    s = it.start if isinstance(it.start, TracedRArray) else ops.full((), it.start, dt)
+                    self.starts.append(s), self.sizes.append(c), self.keep.append(True)
+                    self.lens.append(c)
+                    continue
                 if dyn_start:
                     s = _bound(it.start, n, dt)
                     self.pad[d] = n
@@ -355,6 +361,33 @@ class _Plan:
 
     def block_shape(self) -> tuple[int, ...]:
         return tuple(s for s, k in zip(self.sizes, self.keep) if k)
+
+
+def _static_length(start, stop, n: int) -> int | None:
+    """``stop - start`` when it is a constant and ``start .. stop`` provably lies within
+    ``[0, n]`` (from the ranges of the loop indices it is computed from); else None."""
+    from ...ir.loops import affine_form, int_range
+    from ..context import current
+
+    if start is None or stop is None:
+        return None
+
+    def form(b):
+        return ({}, int(b)) if not isinstance(b, TracedRArray) else affine_form(b.value)
+
+    fa, fb = form(start), form(stop)
+    if fa is None or fb is None or fa[0] != fb[0]:
+        return None
+    c = fb[1] - fa[1]
+    if c < 0:
+        return None
+    if not isinstance(start, TracedRArray):
+        r = (int(start), int(start))
+    else:
+        r = int_range(start.value, known=current().int_ranges)
+    if r is None or r[0] < 0 or r[1] + c > n:
+        return None
+    return c
 
 
 def _key(b):
