@@ -93,6 +93,8 @@ def _fmt_t(r, key):
     v = r.get(key)
     if v is None:
         return "-"
+    if v < 1e-3:
+        return f"{v * 1e6:.0f} us"
     return f"{v * 1e3:.1f} ms" if v < 1 else f"{v:.2f} s"
 
 
