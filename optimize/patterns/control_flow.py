@@ -25,10 +25,10 @@ from ...ir.context import functions
 from ...ir.evaluate import evaluate_op, evaluate_value
 from ...ir.loops import analyze, while_parts
 from ...ir.opinfo import ELEMENTWISE, info, is_pure_op
-from ...ir.regions import (attrs_equal, captured_values, clone_block, regions_equivalent, replace_uses_within,
-                           single_block, terminator)
+from ...ir.regions import (attrs_equal, captured_values, clone_block, clone_op, regions_equivalent,
+                           replace_uses_within, single_block, terminator)
 from ...ir.types import element_type_of, is_ranked_tensor, np_dtype, ranked, shape_of
-from ...ir.values import defining_op, has_one_use, is_defined_outside
+from ...ir.values import defining_op, has_one_use, is_defined_outside, same_computation
 from ._registry import pattern, replace
 from ._util import int_range
 
@@ -541,6 +541,100 @@ def if_to_select(op, rewriter):
         vals = [a if a == b else B.op1("stablehlo.select", [p, a, b], a.type, loc=op.location)
                 for a, b in zip(tv, fv)]
     return replace(rewriter, op, vals)
+
+
+def _branch_update(v: ir.Value, block: ir.Block, op):
+    """The dynamic_update_slice of an array defined outside ``op`` that branch ``block``
+    returns as ``v``, or None."""
+    d = defining_op(v)
+    if d is None or d.operation.name != "stablehlo.dynamic_update_slice" or d.operation.block != block:
+        return None
+    return d if is_defined_outside(d.operands[0], op) else None
+
+
+def _hoistable(v: ir.Value, op, memo: dict) -> bool:
+    """``v`` is defined outside ``op`` or computed from such values by pure region-free ops."""
+    if v in memo:
+        return memo[v]
+    if is_defined_outside(v, op):
+        memo[v] = True
+        return True
+    d = defining_op(v)
+    ok = (d is not None and not len(d.operation.regions) and is_pure_op(d) and len(d.results) == 1
+          and all(_hoistable(x, op, memo) for x in d.operands))
+    memo[v] = ok
+    return ok
+
+
+def _hoist(v: ir.Value, op, memo: dict) -> ir.Value:
+    """A copy, before ``op``, of the computation of ``v`` (see ``_hoistable``)."""
+    if is_defined_outside(v, op):
+        return v
+    got = memo.get(v)
+    if got is None:
+        d = defining_op(v)
+        new = clone_op(d, lambda x: _hoist(x, op, memo))
+        got = memo[v] = new.results[0]
+    return got
+
+
+@pattern("if_sink_update_slice", FAMILY, "stablehlo.if", benefit=2)
+def if_sink_update_slice(op, rewriter):
+    """if(p) {... dus(X, a, idx)} else {... dus(X, b, idx)} with X from outside -> dus(X,
+    if(p) {a} else {b}, idx): the branches return the small updates and X is updated after the
+    if. A branch returning X itself returns X's window at idx. XLA copies an array that a
+    conditional's branch updates in place (a full copy per execution: in a loop, per
+    iteration); after the rewrite the update stays in place."""
+    blocks = _branch_blocks(op)
+    if blocks is None or len(blocks) != 2:
+        return False
+    t, f = blocks
+    yt, yf = list(terminator(t).operands), list(terminator(f).operands)
+    plans = {}
+    memo: dict = {}
+    for k in range(len(op.results)):
+        dt, df = _branch_update(yt[k], t, op), _branch_update(yf[k], f, op)
+        if dt is None and df is None:
+            continue
+        ref = dt if dt is not None else df
+        base = ref.operands[0]
+        if (dt is None and yt[k] != base) or (df is None and yf[k] != base):
+            continue
+        if dt is not None and df is not None:
+            if dt.operands[0] != df.operands[0] or dt.operands[1].type != df.operands[1].type:
+                continue
+            if not all(same_computation(a, b, depth=8) for a, b in zip(dt.operands[2:], df.operands[2:])):
+                continue
+        if not all(_hoistable(x, op, memo) for x in ref.operands[2:]):
+            continue
+        plans[k] = (dt, df, ref, base)
+    if not plans:
+        return False
+    hoisted: dict = {}
+    with rewriter.ip:
+        idx = {k: [_hoist(x, op, hoisted) for x in ref.operands[2:]] for k, (_, _, ref, _) in plans.items()}
+    for block, yields, which in ((t, yt, 0), (f, yf, 1)):
+        vals = list(yields)
+        term = terminator(block)
+        with ir.InsertionPoint(term), term.location:
+            for k, plan in plans.items():
+                d = plan[which]
+                if d is not None:
+                    vals[k] = d.operands[1]
+                else:  # this branch keeps X: its window at idx
+                    vals[k] = B.dynamic_slice(plan[3], idx[k], shape_of(plan[2].operands[1]), loc=op.location)
+        _set_return(rewriter, block, vals)
+    types = [plans[k][2].operands[1].type if k in plans else r.type for k, r in enumerate(op.results)]
+    with rewriter.ip:
+        new = _new_op_with_regions("stablehlo.if", list(op.operands), types, copy_attrs(op), op.location,
+                                   list(op.regions))
+        out = []
+        for k, r in enumerate(new.results):
+            if k in plans:
+                out.append(B.dynamic_update_slice(plans[k][3], r, idx[k], loc=op.location))
+            else:
+                out.append(r)
+    return replace(rewriter, op, out)
 
 
 @pattern("branches_unused_results", FAMILY, ("stablehlo.if", "stablehlo.case"), benefit=2)

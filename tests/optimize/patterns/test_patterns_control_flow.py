@@ -499,6 +499,50 @@ func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>, %p: tensor<i1>) -> (tensor
   }) : (tensor<i1>) -> (tensor<4xf32>, tensor<4xf32>)
   return %0#0, %0#1 : tensor<4xf32>, tensor<4xf32>
 }""", present=[r"stablehlo.select %arg2, %arg0, %arg1 : tensor<i1>, tensor<4xf32>", r"return %0, %arg1"]),
+    rcase("if_sink_update_slice", """
+func.func @main(%x: tensor<8x8xf32>, %a: tensor<f32>, %i: tensor<i32>, %p: tensor<i1>) -> tensor<8x8xf32> {
+  %0 = "stablehlo.if"(%p) ({
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    %s = stablehlo.sqrt %a : tensor<f32>
+    %u = stablehlo.reshape %s : (tensor<f32>) -> tensor<1x1xf32>
+    %r = stablehlo.dynamic_update_slice %x, %u, %i, %j : (tensor<8x8xf32>, tensor<1x1xf32>, tensor<i32>, tensor<i32>) -> tensor<8x8xf32>
+    stablehlo.return %r : tensor<8x8xf32>
+  }, {
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    %u = stablehlo.reshape %a : (tensor<f32>) -> tensor<1x1xf32>
+    %r = stablehlo.dynamic_update_slice %x, %u, %i, %j : (tensor<8x8xf32>, tensor<1x1xf32>, tensor<i32>, tensor<i32>) -> tensor<8x8xf32>
+    stablehlo.return %r : tensor<8x8xf32>
+  }) : (tensor<i1>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}""", present=[r"-> tensor<1x1xf32>\n", r"dynamic_update_slice %arg0, %.*\n.*return"],
+          absent=[r"stablehlo.return %\d+ : tensor<8x8xf32>"], id="both_branches_update"),
+    rcase("if_sink_update_slice", """
+func.func @main(%x: tensor<8x8xf32>, %a: tensor<1x8xf32>, %i: tensor<i32>, %p: tensor<i1>) -> tensor<8x8xf32> {
+  %0 = "stablehlo.if"(%p) ({
+    %c0 = stablehlo.constant dense<0> : tensor<i32>
+    %e = stablehlo.exponential %a : tensor<1x8xf32>
+    %r = stablehlo.dynamic_update_slice %x, %e, %i, %c0 : (tensor<8x8xf32>, tensor<1x8xf32>, tensor<i32>, tensor<i32>) -> tensor<8x8xf32>
+    stablehlo.return %r : tensor<8x8xf32>
+  }, {
+    stablehlo.return %x : tensor<8x8xf32>
+  }) : (tensor<i1>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}""", present=[r"stablehlo.dynamic_slice %arg0"], absent=[r"stablehlo.return %arg0"], id="one_branch_keeps"),
+    rcase("if_sink_update_slice", """
+func.func @main(%x: tensor<8x8xf32>, %a: tensor<1x1xf32>, %i: tensor<i32>, %p: tensor<i1>) -> tensor<8x8xf32> {
+  %0 = "stablehlo.if"(%p) ({
+    %c0 = stablehlo.constant dense<0> : tensor<i32>
+    %r = stablehlo.dynamic_update_slice %x, %a, %i, %c0 : (tensor<8x8xf32>, tensor<1x1xf32>, tensor<i32>, tensor<i32>) -> tensor<8x8xf32>
+    stablehlo.return %r : tensor<8x8xf32>
+  }, {
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %r = stablehlo.dynamic_update_slice %x, %a, %i, %c1 : (tensor<8x8xf32>, tensor<1x1xf32>, tensor<i32>, tensor<i32>) -> tensor<8x8xf32>
+    stablehlo.return %r : tensor<8x8xf32>
+  }) : (tensor<i1>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}""", changed=False, id="different_windows"),
     rcase("branches_unused_results@if", """
 func.func @main(%a: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
   %0:2 = "stablehlo.if"(%p) ({
