@@ -485,3 +485,29 @@ def test_affine_forms_and_ranges():
     assert fa == ({i: 32}, 0) and fb == ({i: 32}, 32)
     assert int_range(b, known={i: (0, 3)}) == (32, 128)
     assert int_range(b) is None
+
+
+def test_windows_at_traced_offsets_meet_shifted_ones():
+    def f(x):
+        n = x.shape[0]
+        out = np.zeros((n, n))
+        for i in range(n):
+            out[i, i:] = x[i:][::-1] * 2.0 + x[i:]  # reversed (moved to the front) meets in-place
+            out[i, :i] = x[:i] * x[:i]
+        return out
+
+    x = RNG.standard_normal(12)
+    np.testing.assert_allclose(np.asarray(_run(f, x, loops="keep")), f(x), rtol=1e-12)
+
+
+def test_gradient_through_rolled_outer_product_lu():
+    def loss(A):
+        return np.sum(np.sin(lu_outer(A)))
+
+    A = _spd(9)
+    g = np.asarray(_run(lambda A: reactant.gradient(loss, A), A))
+    eps = 1e-6
+    for (r, c) in [(0, 0), (4, 2), (8, 7)]:
+        E = np.zeros_like(A)
+        E[r, c] = eps
+        np.testing.assert_allclose(g[r, c], (loss(A + E) - loss(A - E)) / (2 * eps), rtol=1e-6, atol=1e-9)

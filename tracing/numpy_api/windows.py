@@ -39,13 +39,23 @@ class WindowShapeError(UnsupportedError):
 
 class Length:
     """The run-time length of one window dimension: ``value`` (a traced int), and the bounds it
-    was computed from (``key``: dimension size, start, stop; ints, None or IR values)."""
+    was computed from (``key``: dimension size, start, stop; ints, None or IR values).
+    ``off``: where the elements start in the fixed-size values (a ``Length`` holding the
+    traced start, for a slice ``x[s:]`` kept in place: no shift is emitted), or None when they
+    start at 0."""
 
-    __slots__ = ("value", "key")
+    __slots__ = ("value", "key", "off")
 
-    def __init__(self, value: TracedRArray, key: tuple):
+    def __init__(self, value: TracedRArray, key: tuple, off: "Length | None" = None):
         self.value = value
         self.key = key
+        self.off = off
+
+    def aligned(self, other: "Length") -> bool:
+        """Whether equal lengths also sit at the same place in their values."""
+        if self.off is None or other.off is None:
+            return self.off is None and other.off is None
+        return self.off.same(other.off)
 
     def same(self, other: "Length") -> bool:
         if self is other:
@@ -141,11 +151,19 @@ class Window:
     def mask(self) -> TracedRArray | None:
         """Where the elements are (None when every dim is static)."""
         m = None
+        shape = self.values.shape
         for d, n in enumerate(self.lens):
             if _static(n):
                 continue
             idt = n.value.dtype
-            here = ops.compare(ops.iota(self.values.shape, idt, d), broadcast_to(n.value, self.values.shape), "LT")
+            pos = ops.iota(shape, idt, d)
+            end = n.value
+            if n.off is not None:
+                off = ops.convert(n.off.value, idt)
+                end = ops.add(off, end)
+                here = ops.compare(pos, broadcast_to(off, shape), "GE")
+                m = here if m is None else ops.and_(m, here)
+            here = ops.compare(pos, broadcast_to(end, shape), "LT")
             m = here if m is None else ops.and_(m, here)
         return m
 
@@ -190,11 +208,51 @@ class Window:
         return _transpose(self, axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else (axes or None))
 
 
+def relative(w: Window, d: int) -> Window:
+    """``w`` with its elements along dim ``d`` moved to the front (a no-op when they are)."""
+    n = w.lens[d]
+    if _static(n) or n.off is None:
+        return w
+    b = w.values.shape[d]
+    high = [0] * w.ndim
+    high[d] = b
+    v = ops.pad(w.values, ops.full((), 0, w.values.dtype), [0] * w.ndim, high, [0] * w.ndim)
+    dt = n.off.value.dtype
+    starts = [ops.full((), 0, dt)] * w.ndim
+    starts[d] = n.off.value
+    lens = list(w.lens)
+    lens[d] = Length(n.value, n.key)
+    return Window(ops.dynamic_slice(v, starts, list(w.values.shape)), lens)
+
+
+def placed(w: Window, d: int, like: Length) -> Window:
+    """``w`` with its elements along dim ``d`` starting where ``like``'s do."""
+    n = w.lens[d]
+    if like.off is None:
+        return relative(w, d)
+    if n.off is not None and n.off.same(like.off):
+        return w
+    w = relative(w, d)
+    n = w.lens[d]
+    b = w.values.shape[d]
+    low = [0] * w.ndim
+    low[d] = b
+    v = ops.pad(w.values, ops.full((), 0, w.values.dtype), low, [0] * w.ndim, [0] * w.ndim)
+    dt = like.off.value.dtype
+    starts = [ops.full((), 0, dt)] * w.ndim
+    starts[d] = ops.subtract(ops.full((), b, dt), ops.convert(like.off.value, dt))
+    lens = list(w.lens)
+    lens[d] = Length(n.value, n.key, like.off)
+    return Window(ops.dynamic_slice(v, starts, list(w.values.shape)), lens)
+
+
 def _reversed(w: Window, d: int) -> Window:
     """``w`` reversed along dim ``d``: element k is the old element ``len - 1 - k``."""
     n = w.lens[d]
     if _static(n):
         return Window(ops.reverse(w.values, [d]), w.lens)
+    w = relative(w, d)
+    n = w.lens[d]
     b = w.values.shape[d]
     r = ops.reverse(w.values, [d])  # r[k] = values[b - 1 - k]: shift by b - len
     pad = [0] * w.ndim
@@ -241,9 +299,33 @@ def _operand(x) -> tuple[Any, tuple]:
     raise WindowShapeError(f"a slice with a traced bound meets {type(x).__name__}", hint=_HINT)
 
 
+def _aligned_windows(inputs: list) -> list:
+    """Windows meeting on a dim where their elements sit at different places: moved to the
+    front there (elementwise math pairs elements by position)."""
+    wins = [k for k, x in enumerate(inputs) if isinstance(x, Window)]
+    if len(wins) < 2:
+        return inputs
+    nd = max(inputs[k].ndim for k in wins)
+    for j in range(nd):
+        dims = []
+        for k in wins:
+            d = j - (nd - inputs[k].ndim)
+            if d >= 0 and not _static(inputs[k].lens[d]):
+                dims.append((k, d))
+        if len(dims) < 2:
+            continue
+        first = inputs[dims[0][0]].lens[dims[0][1]]
+        if all(inputs[k].lens[d].aligned(first) for k, d in dims[1:]):
+            continue
+        for k, d in dims:
+            inputs[k] = relative(inputs[k], d)
+    return inputs
+
+
 def _align(inputs) -> tuple[list, tuple]:
     """Operands' values and the result's lengths under NumPy broadcasting, checking that dims
     with run-time lengths meet only equal lengths or size 1."""
+    inputs = _aligned_windows(list(inputs))
     ops_ = [_operand(x) for x in inputs]
     nd = max(len(l) for _, l in ops_)
     lens: list = []
@@ -290,7 +372,7 @@ def _bound(v, n: int, dt) -> TracedRArray:
 class _Plan:
     """Where a window of ``x[index]`` sits in ``x``: per dim of x, a start (int or traced) and a
     size of the fixed-size block, whether the dim is dropped (an integer index), the run-time
-    lengths of the kept dims, and whether x must be padded first (a traced start)."""
+    lengths of the kept dims (a traced start leaves the elements in place: an offset)."""
 
     def __init__(self, shape: tuple, index):
         from .indexing import _normalize_entry
@@ -312,7 +394,6 @@ class _Plan:
         self.sizes: list[int] = []
         self.keep: list[bool] = []
         self.lens: list = []
-        self.pad: list[int] = [0] * len(shape)
         for d, (it, n) in enumerate(zip(full, shape)):
             if isinstance(it, slice):
                 if it.step not in (None, 1):
@@ -330,9 +411,8 @@ class _Plan:
                     self.starts.append(s), self.sizes.append(c), self.keep.append(True)
                     self.lens.append(c)
                     continue
-                if dyn_start:
+                if dyn_start:  # the elements stay where they are in x: offset s
                     s = _bound(it.start, n, dt)
-                    self.pad[d] = n
                     size = n
                 else:
                     s0 = slice(it.start, 0).indices(n)[0]
@@ -341,8 +421,9 @@ class _Plan:
                 t = _bound(it.stop, n, dt) if dyn_stop else ops.full((), slice(0, it.stop).indices(n)[1], dt)
                 length = ops.maximum(ops.subtract(t, s), ops.full((), 0, dt))
                 key = (n, _key(it.start), _key(it.stop))
-                self.starts.append(s if dyn_start else int(s0)), self.sizes.append(size), self.keep.append(True)
-                self.lens.append(Length(length, key))
+                off = Length(s, (n, _key(it.start))) if dyn_start else None
+                self.starts.append(0 if dyn_start else int(s0)), self.sizes.append(size), self.keep.append(True)
+                self.lens.append(Length(length, key, off))
             else:
                 e = _normalize_entry(it, n, d)
                 if isinstance(e, TracedRArray) and e.ndim:
@@ -352,12 +433,6 @@ class _Plan:
     def start_values(self) -> list[TracedRArray]:
         return [ops.convert(s, self.dt) if isinstance(s, TracedRArray) else ops.full((), s, self.dt)
                 for s in self.starts]
-
-    def padded(self, x: TracedRArray) -> TracedRArray:
-        if not any(self.pad):
-            return x
-        zero = ops.full((), 0, x.dtype)
-        return ops.pad(x, zero, [0] * x.ndim, self.pad, [0] * x.ndim)
 
     def block_shape(self) -> tuple[int, ...]:
         return tuple(s for s, k in zip(self.sizes, self.keep) if k)
@@ -399,7 +474,7 @@ def _key(b):
 def read(x: TracedRArray, index) -> Window | TracedRArray:
     """``x[index]`` where a slice of ``index`` has a traced bound."""
     plan = _Plan(x.shape, index)
-    block = ops.dynamic_slice(plan.padded(x), plan.start_values(), plan.sizes)
+    block = ops.dynamic_slice(x, plan.start_values(), plan.sizes)
     return _make(ops.reshape(block, plan.block_shape()), plan.lens)
 
 
@@ -408,11 +483,19 @@ def write(x: TracedRArray, index, value) -> TracedRArray:
     elements within the lengths replaced, the others (and the rest of x) unchanged."""
     plan = _Plan(x.shape, index)
     starts = plan.start_values()
-    px = plan.padded(x)
     shape = plan.block_shape()
-    old = ops.reshape(ops.dynamic_slice(px, starts, plan.sizes), shape)
+    old = ops.reshape(ops.dynamic_slice(x, starts, plan.sizes), shape)
     target = Window(old, plan.lens)
     if isinstance(value, Window):
+        nd = len(shape)
+        for j in range(value.ndim):  # the value's elements where the target's are
+            d = j + nd - value.ndim
+            if d >= 0 and not _static(value.lens[j]) and not _static(plan.lens[d]):
+                if value.values.shape[j] != shape[d]:
+                    value = _fit(relative(value, j), j, shape[d])
+                value = placed(value, j, plan.lens[d])
+            elif not _static(value.lens[j]):
+                value = relative(value, j)
         vals, lens = _align([target, value])
         new = value.values
     else:
@@ -422,10 +505,20 @@ def write(x: TracedRArray, index, value) -> TracedRArray:
     new = broadcast_to(ops.convert(as_traced(new), x.dtype), shape)
     m = target.mask()
     merged = new if m is None else ops.select(m, new, old)
-    out = ops.dynamic_update_slice(px, ops.reshape(merged, plan.sizes), starts)
-    if any(plan.pad):
-        out = ops.slice(out, [0] * x.ndim, list(x.shape), [1] * x.ndim)
-    return out
+    return ops.dynamic_update_slice(x, ops.reshape(merged, plan.sizes), starts)
+
+
+def _fit(w: Window, d: int, size: int) -> Window:
+    """A window whose elements start at 0 along ``d``, with fixed size ``size`` there (cut or
+    zero-padded at the end: its length fits either way when it equals the target's)."""
+    b = w.values.shape[d]
+    if b > size:
+        limit = list(w.values.shape)
+        limit[d] = size
+        return Window(ops.slice(w.values, [0] * w.ndim, limit, [1] * w.ndim), w.lens)
+    high = [0] * w.ndim
+    high[d] = size - b
+    return Window(ops.pad(w.values, ops.full((), 0, w.values.dtype), [0] * w.ndim, high, [0] * w.ndim), w.lens)
 
 
 # -- products, reductions, transposes ------------------------------------------------------------------
@@ -439,6 +532,18 @@ def _contract_ok(a, b) -> None:
                                hint=_HINT)
 
 
+def _contract_aligned(a, b, da: int, db: int):
+    """The two operands with their contracted dims' elements at the same places."""
+    if isinstance(a, Window) and isinstance(b, Window) and not _static(a.lens[da]) and not _static(b.lens[db]) \
+            and not a.lens[da].aligned(b.lens[db]):
+        return relative(a, da), relative(b, db)
+    if isinstance(a, Window) and not _static(a.lens[da]) and not isinstance(b, Window):
+        return relative(a, da), b
+    if isinstance(b, Window) and not _static(b.lens[db]) and not isinstance(a, Window):
+        return a, relative(b, db)
+    return a, b
+
+
 def _filled_operand(x) -> tuple[TracedRArray, tuple]:
     if isinstance(x, Window):
         return x.filled(0), x.lens
@@ -447,6 +552,10 @@ def _filled_operand(x) -> tuple[TracedRArray, tuple]:
 
 
 def _matmul(a, b) -> Any:
+    na = a.ndim if isinstance(a, Window) else np.ndim(a)
+    nb = b.ndim if isinstance(b, Window) else np.ndim(b)
+    if na and nb:
+        a, b = _contract_aligned(a, b, na - 1, 0 if nb == 1 else nb - 2)
     va, la = _filled_operand(a)
     vb, lb = _filled_operand(b)
     if va.ndim == 0 or vb.ndim == 0:
