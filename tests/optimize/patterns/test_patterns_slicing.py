@@ -165,6 +165,14 @@ func.func @main(%a: tensor<10x4xf32>, %u: tensor<3x4xf32>) -> (tensor<2x4xf32>, 
   return %1, %2, %3 : tensor<2x4xf32>, tensor<2x2xf32>, tensor<3x4xf32>
 }""", present=[r"stablehlo.slice %arg1 \[1:3, 0:4\]", r"stablehlo.slice %arg0 \[1:3, 1:3\]",
                r"slice %0 \[4:7, 0:4\]"]),
+    rcase("slice_dynamic_update_slice", """
+func.func @main(%a: tensor<10x4xf32>, %u: tensor<3x4xf32>) -> (tensor<10x4xf32>, tensor<2x4xf32>) {
+  %i = stablehlo.constant dense<5> : tensor<i32>
+  %j = stablehlo.constant dense<0> : tensor<i32>
+  %0 = stablehlo.dynamic_update_slice %a, %u, %i, %j : (tensor<10x4xf32>, tensor<3x4xf32>, tensor<i32>, tensor<i32>) -> tensor<10x4xf32>
+  %1 = stablehlo.slice %0 [6:8, 0:4] : (tensor<10x4xf32>) -> tensor<2x4xf32>
+  return %0, %1 : tensor<10x4xf32>, tensor<2x4xf32>
+}""", changed=False, id="update_kept_reads_stay_on_it"),
     rcase("slice_dynamic_slice", """
 func.func @main(%a: tensor<10x6xf32>, %i: tensor<i32>) -> tensor<2x3xf32> {
   %z = stablehlo.constant dense<0> : tensor<i32>
