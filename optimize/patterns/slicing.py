@@ -1156,38 +1156,6 @@ def dynamic_update_slice_splat_to_pad(op, rewriter):
     return replace(rewriter, op, r)
 
 
-@pattern("dynamic_update_slice_to_concat", FAMILY, "stablehlo.dynamic_update_slice", benefit=1)
-def dynamic_update_slice_to_concat(op, rewriter):
-    """dynamic_update_slice(x, u, constant idx) where u spans x in all but one dimension ->
-    concatenate(x[:i], u, x[i+n:]) (when x has other uses, so the update could not be done
-    in place anyway)."""
-    x, u = op.operands[0], op.operands[1]
-    if has_one_use(x) or _splat_key(x) is not None:
-        return False
-    idx = _const_indices(op.operands[2:])
-    if idx is None:
-        return False
-    xs, us = shape_of(x), shape_of(u)
-    diff = [i for i, (a, b) in enumerate(zip(xs, us)) if a != b]
-    if len(diff) != 1:
-        return False
-    d = diff[0]
-    i0 = min(max(idx[d], 0), xs[d] - us[d])
-    with rewriter.ip:
-        parts = []
-        if i0 > 0:
-            e = list(xs)
-            e[d] = i0
-            parts.append(B.slice(x, [0] * len(xs), e, loc=op.location))
-        parts.append(u)
-        if i0 + us[d] < xs[d]:
-            s = [0] * len(xs)
-            s[d] = i0 + us[d]
-            parts.append(B.slice(x, s, list(xs), loc=op.location))
-        r = B.concatenate(parts, d, loc=op.location)
-    return replace(rewriter, op, r)
-
-
 @pattern("dynamic_update_slice_twice", FAMILY, "stablehlo.dynamic_update_slice", benefit=2)
 def dynamic_update_slice_twice(op, rewriter):
     """dynamic_update_slice(dynamic_update_slice(x, u1, i), u2, i) -> dynamic_update_slice(x, u2, i)

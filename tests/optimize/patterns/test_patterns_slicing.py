@@ -420,21 +420,6 @@ func.func @main(%u: tensor<2x3xf32>) -> tensor<10x3xf32> {
   %0 = stablehlo.dynamic_update_slice %z, %u, %i, %j : (tensor<10x3xf32>, tensor<2x3xf32>, tensor<i32>, tensor<i32>) -> tensor<10x3xf32>
   return %0 : tensor<10x3xf32>
 }""", present=[r"stablehlo.pad %arg0, .* low = \[8, 0\], high = \[0, 0\]"]),
-    rcase("dynamic_update_slice_to_concat", """
-func.func @main(%a: tensor<10x3xf32>, %u: tensor<2x3xf32>) -> (tensor<10x3xf32>, tensor<10x3xf32>) {
-  %i = stablehlo.constant dense<4> : tensor<i32>
-  %j = stablehlo.constant dense<0> : tensor<i32>
-  %0 = stablehlo.dynamic_update_slice %a, %u, %i, %j : (tensor<10x3xf32>, tensor<2x3xf32>, tensor<i32>, tensor<i32>) -> tensor<10x3xf32>
-  %1 = stablehlo.negate %a : tensor<10x3xf32>
-  return %0, %1 : tensor<10x3xf32>, tensor<10x3xf32>
-}""", present=[r"stablehlo.concatenate .*, %arg1, .* dim = 0"]),
-    rcase("dynamic_update_slice_to_concat", """
-func.func @main(%a: tensor<10x3xf32>, %u: tensor<2x3xf32>) -> tensor<10x3xf32> {
-  %i = stablehlo.constant dense<4> : tensor<i32>
-  %j = stablehlo.constant dense<0> : tensor<i32>
-  %0 = stablehlo.dynamic_update_slice %a, %u, %i, %j : (tensor<10x3xf32>, tensor<2x3xf32>, tensor<i32>, tensor<i32>) -> tensor<10x3xf32>
-  return %0 : tensor<10x3xf32>
-}""", changed=False, id="in-place-neg"),
     rcase("dynamic_update_slice_twice", """
 func.func @main(%a: tensor<10x3xf32>, %u: tensor<2x3xf32>, %w: tensor<2x3xf32>, %i: tensor<i32>) -> tensor<10x3xf32> {
   %j = stablehlo.constant dense<0> : tensor<i32>
