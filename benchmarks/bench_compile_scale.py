@@ -109,7 +109,7 @@ def _jax_program(name: str, reps: int):
     return f
 
 
-_UNIT_OPS = {"stencil": 14, "chain": 9, "mlp_grad": 20, "loop_kernel": 36 * 34}
+_UNIT_OPS = {"stencil": 16, "chain": 9, "mlp_grad": 2.2, "loop_kernel": 720}
 
 
 def _reps(name: str, ops: int) -> int:
