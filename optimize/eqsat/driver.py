@@ -14,6 +14,7 @@ rebuilding) leaves the segment as it was.
 from __future__ import annotations
 
 import logging
+import hashlib
 import tempfile
 import threading
 import time
@@ -63,6 +64,7 @@ class SegmentStat:
     replaced: bool = False
     seconds: float = 0.0
     error: str = ""
+    cached: bool = False  # a segment encoded alike was saturated before without a gain
 
 
 @dataclass
@@ -186,6 +188,13 @@ def optimize_segment(seg: Segment, limits: Limits, consts: dict, *, inspect=None
         stat.error = f"encode: {e}"
         return stat
     stat.roots = len(enc.roots)
+    key = _segment_key(enc, limits, consts) if limits.rewrite and inspect is None else None
+    seen = _NO_GAIN.get(key) if key is not None else None
+    if seen is not None:  # same encoding, same budgets: the same (empty) result
+        stat.cached = True
+        stat.nodes_start, stat.nodes_end, stat.cost_before, stat.cost_after = seen
+        stat.seconds = time.perf_counter() - t0
+        return stat
     if enc.roots:
         present = {t[2:] for t in enc.tables if t.startswith("In") and t[2:] in CTORS}
         eg = _base_egraph(enc.ranks, limits.fast_math, consts, present)  # this thread's own: no lock
@@ -204,8 +213,34 @@ def optimize_segment(seg: Segment, limits: Limits, consts: dict, *, inspect=None
                         stat.error = f"rebuild: {e}"
         finally:
             _run(eg, "(pop)")
+        if key is not None and not stat.replaced and not stat.error:
+            with _NO_GAIN_LOCK:
+                if len(_NO_GAIN) >= NO_GAIN_SIZE:
+                    _NO_GAIN.clear()
+                _NO_GAIN[key] = (stat.nodes_start, stat.nodes_end, stat.cost_before, stat.cost_after)
     stat.seconds = time.perf_counter() - t0
     return stat
+
+
+# Segments saturated without a gain, by encoding: an unrolled program repeats the same
+# segment many times, and saturating it again would find nothing again (saturation and
+# extraction are deterministic in the encoding, the budgets and the cost constants). The
+# cached e-node count still counts against the pass budget, so results do not depend on what
+# was compiled before.
+NO_GAIN_SIZE = 4096
+_NO_GAIN: dict = {}
+_NO_GAIN_LOCK = threading.Lock()
+
+
+def _segment_key(enc, limits: Limits, consts: dict) -> str:
+    h = hashlib.sha1()
+    for name in sorted(enc.tables):
+        h.update(name.encode())
+        h.update(repr(enc.tables[name]).encode())
+    for k in sorted(enc.dense):
+        h.update(f"{k}:{enc.dense[k]}".encode())
+    h.update(repr((sorted(enc.roots), sorted(enc.ranks), limits, sorted(consts.items()))).encode())
+    return h.hexdigest()
 
 
 def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict):
