@@ -511,3 +511,33 @@ def test_gradient_through_rolled_outer_product_lu():
         E = np.zeros_like(A)
         E[r, c] = eps
         np.testing.assert_allclose(g[r, c], (loss(A + E) - loss(A - E)) / (2 * eps), rtol=1e-6, atol=1e-9)
+
+
+# -- in-place updates stay in place in XLA's program ----------------------------------------------------
+def _while_bodies(hlo: str) -> list[str]:
+    """The text of every computation XLA runs as a while body."""
+    import re
+
+    comps, name, cur = {}, None, []
+    for line in hlo.splitlines():
+        m = re.match(r"^%?([\w.\-]+) .*\{$", line) if not line.startswith(" ") else None
+        if m:
+            name, cur = m.group(1), []
+            comps[name] = cur
+        elif name is not None:
+            cur.append(line)
+    bodies = re.findall(r"body=%?([\w.\-]+)", hlo)
+    return ["\n".join(comps.get(b, [])) for b in bodies]
+
+
+@pytest.mark.parametrize("kernel", ["jacobi", "cholesky"])
+def test_rolled_loops_update_their_arrays_in_place(kernel):
+    n = 32
+    args = (RNG.standard_normal((n, n)), 60) if kernel == "jacobi" else (_spd(n),)
+    f = reactant.compile(globals()[kernel])
+    rargs = [reactant.to_rarray(a) if isinstance(a, np.ndarray) else a for a in args]
+    f(*rargs)
+    bodies = _while_bodies(reactant.code_xla(f, *rargs))
+    assert bodies
+    for body in bodies:  # no copy of a whole n x n array per iteration
+        assert f"f64[{n},{n}]{{1,0}} copy(" not in body, body
