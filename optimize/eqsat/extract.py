@@ -78,6 +78,10 @@ class Frozen:
         self.numel = [numel.get(_key(nd.inputs[-1]), 0) for nd in self.nodes]
         self.full_contraction = [nd.ctor == "Dot" and self.numel[i] == 1 and not self.vec(nd.inputs[2])
                                  for i, nd in enumerate(self.nodes)]
+        # per node, for the fusion cost evaluated in every local-search step
+        self.kid_sets = [frozenset(nd.children) for nd in self.nodes]
+        self.node_cost = [nd.cost for nd in self.nodes]
+        self.node_children = [tuple(nd.children) for nd in self.nodes]
         self._tt = {}
         tt = funcs.get("TT")
         if tt is not None:
@@ -237,15 +241,18 @@ def dag_cost(fz: Frozen, choice: list[int | None], roots: list[int], bound: floa
     order: list[int] = []
     state: dict[int, int] = {}  # 1 = on stack, 2 = done
     total = 0
+    node_cost, node_children = fz.node_cost, fz.node_children
+    get = state.get
     for r in roots:
         stack = [(r, False)]
+        pop, push = stack.pop, stack.append
         while stack:
-            c, post = stack.pop()
+            c, post = pop()
             if post:
                 state[c] = 2
                 order.append(c)
                 continue
-            st = state.get(c)
+            st = get(c)
             if st == 2:
                 continue
             if st == 1:
@@ -254,14 +261,14 @@ def dag_cost(fz: Frozen, choice: list[int | None], roots: list[int], bound: floa
             if i is None:
                 return None
             state[c] = 1
-            stack.append((c, True))
-            total += fz.nodes[i].cost
-            for ch in fz.nodes[i].children:
-                s2 = state.get(ch)
+            push((c, True))
+            total += node_cost[i]
+            for ch in node_children[i]:
+                s2 = get(ch)
                 if s2 == 1:
                     return None
                 if s2 is None:
-                    stack.append((ch, False))
+                    push((ch, False))
     if bound is not None and total > bound:
         return total, order  # already worse: the (non-negative) fusion traffic cannot help
     if fz.mat_cost:
@@ -284,14 +291,21 @@ def _fusion_cost(fz: Frozen, choice, order: list[int], roots: list[int]) -> int:
     nodes = fz.nodes
     numel = fz.numel
     fullc = fz.full_contraction
-    ctor = {c: nodes[choice[c]].ctor for c in order}
-    kids = {c: set(nodes[choice[c]].children) for c in order}
-    size = {c: numel[choice[c]] for c in order}
-    dot_user = {c: ctor[c] == "Dot" and not fullc[choice[c]] for c in order}
+    kid_sets = fz.kid_sets
+    ctor, kids, size, dot_user = {}, {}, {}, {}
     users: dict[int, list[int]] = {}
     for c in order:
-        for ch in kids[c]:
-            users.setdefault(ch, []).append(c)
+        i = choice[c]
+        k = ctor[c] = nodes[i].ctor
+        ks = kids[c] = kid_sets[i]
+        size[c] = numel[i]
+        dot_user[c] = k == "Dot" and not fullc[i]
+        for ch in ks:
+            us = users.get(ch)
+            if us is None:
+                users[ch] = [c]
+            else:
+                us.append(c)
     root_set = set(roots)
     mat_flag: dict[int, bool] = {}
     for c in order:
