@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from jaxlib.mlir import ir
 
-from .attrs import compare_parts
+from .attrs import compare_parts, int_attr_value, read_constant
 from .evaluate import scalar_int_value
 from .regions import single_block, terminator
-from .types import np_dtype, tensor_type
+from .types import np_dtype, shape_of, tensor_type
 from .values import defining_op
 
 _MIRROR = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE", "EQ": "EQ", "NE": "NE"}
@@ -164,66 +164,102 @@ def _trip_bound(info: WhileLoopInfo, k: int, direction: str, bound_value: ir.Val
         info.trip_bound = t
 
 
-def int_range(v: ir.Value, depth: int = 24, known: dict | None = None) -> tuple[int, int] | None:
-    """(lo, hi) bounding the integer scalar ``v``: constants, counters of enclosing loops with
-    known ranges (or values with ranges in ``known``), and +, -, * by a constant, / by a
-    positive constant, max, min, clamp, select and conversions of such values; None when
-    unknown."""
-    if known and v in known:
-        return known[v]
-    c = scalar_int_value(v)
-    if c is not None:
-        return (c, c)
-    if depth == 0:
+def _type_bounds(dt) -> tuple[int, int] | None:
+    if dt == np.bool_:
+        return 0, 1
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return int(info.min), int(info.max)
+    return None
+
+
+def int_range(v: ir.Value, _depth: int = 0, env: dict | None = None) -> tuple[int, int] | None:
+    """Inclusive bounds (lo, hi) of an integer tensor's elements, from constants, iotas and
+    interval arithmetic through layout ops and overflow-free arithmetic; None if unknown.
+    ``env`` maps values (e.g. a loop's induction variable) to known bounds."""
+    if env and v in env:
+        return env[v]
+    if not isinstance(v.type, ir.RankedTensorType):  # tokens, tuples
         return None
-    if isinstance(v.owner, ir.Block):
-        return loop_counter_range(v)
+    dt = np_dtype(v.type.element_type)
+    if dt is None or dt.kind not in "iu" or _depth > 32:
+        return None
+    tb = _type_bounds(dt)
     op = defining_op(v)
     if op is None:
-        return None
+        return loop_counter_range(v)
     name = op.operation.name
-    args = list(op.operands)
+    if name == "stablehlo.constant":
+        a = read_constant(v, 1 << 16)
+        if a is None or a.size == 0:
+            return None
+        return int(a.min()), int(a.max())
+    if name == "stablehlo.iota":
+        n = shape_of(v)[int_attr_value(op.attributes["iota_dimension"])]
+        if n == 0 or n - 1 > tb[1]:
+            return None
+        return 0, n - 1
+    if name in ("stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.transpose",
+                "stablehlo.slice", "stablehlo.reverse", "stablehlo.dynamic_slice", "stablehlo.pad",
+                "stablehlo.concatenate", "stablehlo.maximum", "stablehlo.minimum", "stablehlo.select",
+                "stablehlo.clamp", "stablehlo.add", "stablehlo.subtract", "stablehlo.multiply",
+                "stablehlo.negate", "stablehlo.convert", "stablehlo.remainder", "stablehlo.divide"):
+        pass
+    else:
+        return None
 
     def r(x):
-        return int_range(x, depth - 1, known)
+        return int_range(x, _depth + 1, env)
 
+    def fits(lo, hi):
+        return (lo, hi) if tb[0] <= lo and hi <= tb[1] else None
+
+    ops_ = list(op.operands)
+    if name in ("stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.transpose",
+                "stablehlo.slice", "stablehlo.reverse", "stablehlo.dynamic_slice"):
+        return r(ops_[0])
     if name == "stablehlo.convert":
-        return r(args[0])  # (a narrowing conversion could wrap: only ranges that fit are used)
-    if name in ("stablehlo.add", "stablehlo.subtract", "stablehlo.maximum", "stablehlo.minimum",
-                "stablehlo.multiply", "stablehlo.divide"):
-        a, b = r(args[0]), r(args[1])
-        if a is None or b is None:
+        src = r(ops_[0])
+        return None if src is None else fits(*src)
+    if name == "stablehlo.remainder":  # truncated: sign of the dividend, |result| < |divisor|
+        a, b = r(ops_[0]) or tb, r(ops_[1])  # an unknown dividend still has its type's bounds
+        if b is None or b[0] <= 0:
             return None
-        if name == "stablehlo.add":
-            return (a[0] + b[0], a[1] + b[1])
-        if name == "stablehlo.subtract":
-            return (a[0] - b[1], a[1] - b[0])
-        if name == "stablehlo.maximum":
-            return (max(a[0], b[0]), max(a[1], b[1]))
-        if name == "stablehlo.minimum":
-            return (min(a[0], b[0]), min(a[1], b[1]))
-        if name == "stablehlo.multiply":
-            p = [a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]]
-            return (min(p), max(p))
-        if b[0] == b[1] and b[0] > 0:  # division (truncating) by a positive constant
-            return (int(a[0] / b[0]), int(a[1] / b[0]))
+        m = b[1] - 1
+        return (0 if a[0] >= 0 else max(a[0], -m), min(a[1], m) if a[1] >= 0 else 0)
+    if name == "stablehlo.divide":  # truncated, by a positive constant
+        a, b = r(ops_[0]), r(ops_[1])
+        if a is None or b is None or b[0] != b[1] or b[0] <= 0:
+            return None
+        return _tdiv(a[0], b[0]), _tdiv(a[1], b[0])
+    rs = [r(x) for x in (ops_[1:] if name == "stablehlo.select" else ops_)]
+    if any(x is None for x in rs):
         return None
-    if name == "stablehlo.negate":
-        a = r(args[0])
-        return None if a is None else (-a[1], -a[0])
+    if name in ("stablehlo.pad", "stablehlo.concatenate", "stablehlo.select"):
+        return min(x[0] for x in rs), max(x[1] for x in rs)
+    if name == "stablehlo.maximum":
+        return max(rs[0][0], rs[1][0]), max(rs[0][1], rs[1][1])
+    if name == "stablehlo.minimum":
+        return min(rs[0][0], rs[1][0]), min(rs[0][1], rs[1][1])
     if name == "stablehlo.clamp":
-        lo, x, hi = r(args[0]), r(args[1]), r(args[2])
-        if lo is None or hi is None:
-            return None
-        if x is None:
-            return (lo[0], hi[1])
-        return (max(lo[0], min(x[0], hi[1])), min(hi[1], max(x[1], lo[0])))
-    if name == "stablehlo.select":
-        a, b = r(args[1]), r(args[2])
-        if a is None or b is None:
-            return None
-        return (min(a[0], b[0]), max(a[1], b[1]))
+        (l0, h0), (l1, h1), (l2, h2) = rs
+        lo = min(max(l1, l0), l2)
+        hi = min(max(h1, h0), h2)
+        return (min(lo, hi), max(lo, hi)) if lo <= hi else None
+    if name == "stablehlo.add":
+        return fits(rs[0][0] + rs[1][0], rs[0][1] + rs[1][1])
+    if name == "stablehlo.subtract":
+        return fits(rs[0][0] - rs[1][1], rs[0][1] - rs[1][0])
+    if name == "stablehlo.negate":
+        return fits(-rs[0][1], -rs[0][0])
+    if name == "stablehlo.multiply":
+        c = [a * b for a in rs[0] for b in rs[1]]
+        return fits(min(c), max(c))
     return None
+
+
+def _tdiv(a: int, c: int) -> int:
+    return abs(a) // c if a >= 0 else -(abs(a) // c)
 
 
 def affine_form(v: ir.Value, depth: int = 24) -> tuple[dict, int] | None:

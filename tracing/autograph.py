@@ -416,7 +416,7 @@ def _index_range(lo, hi, step: int):
     from ..ir.loops import int_range
 
     known = current_tc().int_ranges
-    rlo, rhi = int_range(lo.value, known=known), int_range(hi.value, known=known)
+    rlo, rhi = int_range(lo.value, env=known), int_range(hi.value, env=known)
     if rlo is None or rhi is None:
         return None
     if step > 0:

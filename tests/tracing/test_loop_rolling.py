@@ -483,7 +483,7 @@ def test_affine_forms_and_ranges():
     i = fn.regions[0].blocks[0].arguments[0]
     fa, fb = affine_form(a), affine_form(b)
     assert fa == ({i: 32}, 0) and fb == ({i: 32}, 32)
-    assert int_range(b, known={i: (0, 3)}) == (32, 128)
+    assert int_range(b, env={i: (0, 3)}) == (32, 128)
     assert int_range(b) is None
 
 

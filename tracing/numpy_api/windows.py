@@ -459,7 +459,7 @@ def _static_length(start, stop, n: int) -> int | None:
     if not isinstance(start, TracedRArray):
         r = (int(start), int(start))
     else:
-        r = int_range(start.value, known=current().int_ranges)
+        r = int_range(start.value, env=current().int_ranges)
     if r is None or r[0] < 0 or r[1] + c > n:
         return None
     return c
