@@ -447,6 +447,18 @@ def triangular_solve(a: ir.Value, b: ir.Value, *, left_side: bool, lower: bool, 
                loc=loc, ip=ip)
 
 
+def fft(x: ir.Value, fft_type: str, lengths: Sequence[int], *, loc: Loc = None, ip: IP = None) -> ir.Value:
+    """``stablehlo.fft`` over the last ``len(lengths)`` (1 to 3) dims: FFT/IFFT complex to complex,
+    RFFT real to complex, IRFFT complex to real."""
+    et = element_type_of(x)
+    if fft_type == "RFFT":
+        et = ir.ComplexType.get(et)
+    elif fft_type == "IRFFT":
+        et = complex_part_type(et)
+    return op1("stablehlo.fft", [x], ranked(shapes.fft(shape_of(x), fft_type, lengths), et),
+               {"fft_type": hlo.FftTypeAttr.get(fft_type), "fft_length": i64_array(lengths)}, loc=loc, ip=ip)
+
+
 # -- collectives (SPMD: groups and pairs name logical device ids, i.e. partitions) -------------------
 def _groups_attr(groups) -> ir.Attribute:
     g = np.asarray(groups, dtype=np.int64)

@@ -34,6 +34,17 @@ def concatenate(shapes: Sequence[Sequence[int]], dim: int) -> Shape:
     return tuple(out)
 
 
+def fft(shape: Sequence[int], fft_type: str, lengths: Sequence[int]) -> Shape:
+    """FFT/IFFT keep the shape; RFFT turns the last dim ``n`` into ``n // 2 + 1`` (the
+    non-negative frequencies), IRFFT turns it back into ``lengths[-1]``."""
+    out = list(shape)
+    if fft_type == "RFFT":
+        out[-1] = int(lengths[-1]) // 2 + 1
+    elif fft_type == "IRFFT":
+        out[-1] = int(lengths[-1])
+    return tuple(out)
+
+
 def reduce(shape: Sequence[int], dims: Sequence[int]) -> Shape:
     """The dims not reduced, in order."""
     drop = set(int(d) for d in dims)

@@ -28,3 +28,7 @@ class UnsupportedError(ReactantError, NotImplementedError):
 
 class ArgumentError(ReactantError, TypeError):
     """An argument of a compiled function that can be neither an input nor a constant."""
+
+
+class OptionError(ReactantError, ValueError):
+    """An option value NumPy rejects with ValueError (an unknown ``norm=``, a size below 1)."""

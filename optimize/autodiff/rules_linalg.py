@@ -400,11 +400,6 @@ def _fft_params(op):
     return hlo.FftTypeAttr(a["fft_type"]).value, i64_list(a["fft_length"])
 
 
-def _fft(x, kind, lengths, out_type):
-    return B.op1("stablehlo.fft", [x], out_type, {"fft_type": hlo.FftTypeAttr.get(kind),
-                                                  "fft_length": i64_array(lengths)})
-
-
 def _fft_fwd(cx, op, ts):
     t = ts[0]
     if t is None:
@@ -417,20 +412,20 @@ def _fft_rev(cx, op, cts, want):
     kind, lengths = _fft_params(op)
     x = op.operands[0]
     if kind in ("FFT", "IFFT"):  # the DFT matrices are symmetric
-        return [_fft(g, kind, lengths, x.type)]
+        return [B.fft(g, kind, lengths)]
     if kind == "RFFT":  # rfft = slice(fft(complex(x))): transpose = real(fft(zero-padded g))
         n = lengths[-1]
         gs = list(shape_of(g))
         pad_hi = [0] * (len(gs) - 1) + [n - gs[-1]]
         gp = B.pad(g, B.scalar(0, element_type_of(g)), [0] * len(gs), pad_hi)
-        return [B.real(_fft(gp, "FFT", lengths, gp.type))]
+        return [B.real(B.fft(gp, "FFT", lengths))]
     # IRFFT
     n = lengths[-1]
     xs = list(shape_of(x))
     m = xs[-1]
     odd = n % 2
     w = np.array([1.0] + [2.0] * (m - 2 + odd) + [1.0] * (1 - odd))[:m] / float(np.prod(lengths))
-    r = _fft(g, "RFFT", lengths, x.type)
+    r = B.fft(g, "RFFT", lengths)
     part = complex_part_type(element_type_of(x))
     wv = B.broadcast_in_dim(B.constant(w, ranked(w.shape, part)), xs, [len(xs) - 1])
     return [E.conj(B.multiply(r, B.complex_(wv, B.zeros_like(wv))))]

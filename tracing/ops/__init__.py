@@ -8,6 +8,7 @@ negative axes) live one level up, in ``numpy_api``.
 from ._core import build_region, constant, emit, emit1, full, results_of  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
 from .elementwise import abs, complex_, compare, convert, bitcast_convert, select, clamp  # noqa: F401,A004
+from .fft import fft  # noqa: F401
 from .indexing import gather, scatter  # noqa: F401
 from .linalg import cholesky, dot_general  # noqa: F401
 from .random import rng_bit_generator  # noqa: F401
