@@ -3,6 +3,9 @@ with traced bounds inside rolled loops, and gradients through them."""
 
 from __future__ import annotations
 
+import importlib.util
+import os
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -30,47 +33,12 @@ def _decisions(capsys) -> list[str]:
     return [line for line in capsys.readouterr().err.splitlines() if ": loop at " in line]
 
 
-# -- textbook kernels ---------------------------------------------------------------------------------
-def trisolve(L, b):
-    n = b.shape[0]
-    x = np.zeros_like(b)
-    for i in range(n):
-        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
-    return x
-
-
-def lu_dots(A):
-    n = A.shape[0]
-    A = A.copy()
-    for i in range(n):
-        for j in range(i):
-            A[i, j] -= A[i, :j] @ A[:j, j]
-            A[i, j] /= A[j, j]
-        for j in range(i, n):
-            A[i, j] -= A[i, :i] @ A[:i, j]
-    return A
-
-
-def lu_outer(A):
-    n = A.shape[0]
-    A = A.copy()
-    for i in range(n - 1):
-        A[i + 1:, i] /= A[i, i]
-        A[i + 1:, i + 1:] -= np.outer(A[i + 1:, i], A[i, i + 1:])
-    return A
-
-
-def cholesky(A):
-    n = A.shape[0]
-    L = np.zeros_like(A)
-    for i in range(n):
-        for j in range(i + 1):
-            s = L[i, :j] @ L[j, :j]
-            if i == j:
-                L[i, j] = np.sqrt(A[i, i] - s)
-            else:
-                L[i, j] = (A[i, j] - s) / L[j, j]
-    return L
+# -- textbook kernels (the benchmark's: benchmarks/loop_kernels.py) ---------------------------------
+_PATH = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "loop_kernels.py")
+_spec = importlib.util.spec_from_file_location("loop_kernels", _PATH)
+_lk = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_lk)
+trisolve, lu_dots, lu_outer, cholesky = _lk.trisolve, _lk.lu_dots, _lk.lu_outer, _lk.cholesky
 
 
 def gauss_seidel(A, T):

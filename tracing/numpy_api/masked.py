@@ -15,13 +15,14 @@ import numpy as np
 from ...ir.values import same_computation
 from ..errors import IndexError_, describe, user_location
 from ..traced import TracedRArray
+from ._run_time_length import RunTimeLength, install_operators
 from .convert import as_traced
 
 _HINT = ("elementwise math, reductions (sum, mean, max, min, prod, any, all, var, std) and "
          "x[mask] = ... / x[mask] += ... work on it; for anything else use np.where(mask, ...)")
 
 
-class MaskedSelection:
+class MaskedSelection(RunTimeLength):
     """The elements of ``values`` where ``mask`` holds (both of one shape)."""
 
     __slots__ = ("values", "mask", "where")
@@ -41,25 +42,8 @@ class MaskedSelection:
                           f"number of selected elements is only known when the program runs): {what} needs it",
                           hint=_HINT, location=self.where if at_selection else None)
 
-    @property
-    def shape(self):
-        self._shape_error("the shape")
-
-    @property
-    def size(self):
-        self._shape_error("the size")
-
-    def __len__(self):
-        self._shape_error("len()")
-
-    def __iter__(self):
-        self._shape_error("iterating")
-
     def __getitem__(self, index):
         self._shape_error("indexing")
-
-    def __array__(self, dtype=None, copy=None):
-        self._shape_error("converting to an array")
 
     @property
     def dtype(self) -> np.dtype:
@@ -102,30 +86,7 @@ class MaskedSelection:
         return MaskedSelection(self.values.astype(dtype), self.mask, self.where)
 
 
-def _binop(ufunc, reflected=False):
-    if reflected:
-        return lambda self, other: ufunc(other, self)
-    return lambda self, other: ufunc(self, other)
-
-
-for _name, _uf in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("truediv", np.true_divide),
-                   ("floordiv", np.floor_divide), ("mod", np.remainder), ("pow", np.power), ("and", np.bitwise_and),
-                   ("or", np.bitwise_or), ("xor", np.bitwise_xor)]:
-    setattr(MaskedSelection, f"__{_name}__", _binop(_uf))
-    setattr(MaskedSelection, f"__r{_name}__", _binop(_uf, True))
-    setattr(MaskedSelection, f"__i{_name}__", _binop(_uf))
-for _name, _uf in [("lt", np.less), ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal),
-                   ("eq", np.equal), ("ne", np.not_equal)]:
-    setattr(MaskedSelection, f"__{_name}__", _binop(_uf))
-for _name, _f in [("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min), ("prod", np.prod),
-                  ("any", np.any), ("all", np.all), ("var", np.var), ("std", np.std)]:
-    # reductions as methods: the NumPy function (through __array_function__)
-    setattr(MaskedSelection, _name, lambda self, *a, _f=_f, **k: _f(self, *a, **k))
-MaskedSelection.__neg__ = lambda self: np.negative(self)
-MaskedSelection.__pos__ = lambda self: self
-MaskedSelection.__abs__ = lambda self: np.absolute(self)
-MaskedSelection.__invert__ = lambda self: np.invert(self)
-MaskedSelection.__hash__ = None
+install_operators(MaskedSelection, methods=[("var", np.var), ("std", np.std)])
 
 
 # -- reductions over the selected elements ---------------------------------------------------------

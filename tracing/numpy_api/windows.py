@@ -27,6 +27,7 @@ from ...ir.values import same_computation
 from .. import ops
 from ..errors import UnsupportedError, describe
 from ..traced import TracedRArray
+from ._run_time_length import RunTimeLength, install_operators
 from .convert import PY_SCALARS, as_traced, broadcast_to
 
 _HINT = ("elementwise math, reductions, @/dot and writing it back work on a slice with a traced bound; "
@@ -75,7 +76,7 @@ def _static(d) -> bool:
     return isinstance(d, int)
 
 
-class Window:
+class Window(RunTimeLength):
     """``values`` whose dims ``d`` with ``lens[d]`` a :class:`Length` hold only that many
     leading elements (``lens[d]`` an int: the whole, static dimension)."""
 
@@ -95,23 +96,6 @@ class Window:
     def _shape_error(self, what: str):
         raise WindowShapeError(f"a slice with a traced bound ({self!r}): {what} needs its length, which is only "
                                "known when the program runs", hint=_HINT)
-
-    @property
-    def shape(self):
-        self._shape_error("the shape")
-
-    @property
-    def size(self):
-        self._shape_error("the size")
-
-    def __len__(self):
-        self._shape_error("len()")
-
-    def __iter__(self):
-        self._shape_error("iterating")
-
-    def __array__(self, dtype=None, copy=None):
-        self._shape_error("converting to an array")
 
     def __bool__(self):
         self._shape_error("its truth value")
@@ -696,26 +680,4 @@ _FUNCTIONS = {
 }
 
 
-def _binop(ufunc, reflected=False):
-    if reflected:
-        return lambda self, other: ufunc(other, self)
-    return lambda self, other: ufunc(self, other)
-
-
-for _name, _uf in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("truediv", np.true_divide),
-                   ("floordiv", np.floor_divide), ("mod", np.remainder), ("pow", np.power), ("and", np.bitwise_and),
-                   ("or", np.bitwise_or), ("xor", np.bitwise_xor), ("matmul", np.matmul)]:
-    setattr(Window, f"__{_name}__", _binop(_uf))
-    setattr(Window, f"__r{_name}__", _binop(_uf, True))
-    setattr(Window, f"__i{_name}__", _binop(_uf))
-for _name, _uf in [("lt", np.less), ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal),
-                   ("eq", np.equal), ("ne", np.not_equal)]:
-    setattr(Window, f"__{_name}__", _binop(_uf))
-for _name, _f in [("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min), ("prod", np.prod),
-                  ("any", np.any), ("all", np.all), ("dot", np.dot)]:
-    setattr(Window, _name, lambda self, *a, _f=_f, **k: _f(self, *a, **k))
-Window.__neg__ = lambda self: np.negative(self)
-Window.__pos__ = lambda self: self
-Window.__abs__ = lambda self: np.absolute(self)
-Window.__invert__ = lambda self: np.invert(self)
-Window.__hash__ = None
+install_operators(Window, binary=[("matmul", np.matmul)], methods=[("dot", np.dot)])
