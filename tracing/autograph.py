@@ -220,9 +220,15 @@ class _Runtime:
         def body(v):
             k = v[0]
             i = ops.add(lo, ops.multiply(k, ops.constant(np.asarray(step, dt))))
-            if index_range is not None:  # lets slices like x[i:i+3] keep a static size
-                current_tc().int_ranges[i.value] = index_range
-            res = tuple(body_fn(i, *v[1:]))
+            if index_range is None:
+                res = tuple(body_fn(i, *v[1:]))
+            else:  # lets slices like x[i:i+3] keep a static size; only while the body is traced
+                ranges = current_tc().int_ranges  # (the body's values may be erased afterwards)
+                ranges[i.value] = index_range
+                try:
+                    res = tuple(body_fn(i, *v[1:]))
+                finally:
+                    del ranges[i.value]
             return (ops.add(k, ops.constant(np.asarray(1, dt))),) + res
 
         out = self._staged_loop(cond, body, state0, names0, where)

@@ -44,7 +44,7 @@ class TraceContext:
         self.call_cache: dict = {}
         # values known to hold no negative element (integer inputs seen on the host)
         self.nonneg_values: set[ir.Value] = set()
-        # (lo, hi) of integer scalars known while tracing (the index of a loop being traced)
+        # (lo, hi) of integer scalars known while tracing (the index of a loop, while its body is traced)
         self.int_ranges: dict = {}
         # facts other layers record about the program (the sharding layer's mesh)
         self.extensions: dict = {}

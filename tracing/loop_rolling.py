@@ -149,6 +149,9 @@ class Attempt:
         self.mark = len(tc.mutations)
         self.functions = set(tc.functions)
         self.calls = set(tc.call_cache)
+        # facts recorded about values: those of erased values must go (MLIR may reuse their
+        # storage for new values, which would then inherit them)
+        self.nonneg = set(tc.nonneg_values)
         self.committed = False
         self.done = False
         # loop decisions made inside the attempt: reported only if it is kept
@@ -179,6 +182,7 @@ class Attempt:
         _restore(self.tc, self.mark)
         for key in [k for k in self.tc.call_cache if k not in self.calls]:
             del self.tc.call_cache[key]
+        self.tc.nonneg_values &= self.nonneg
         for name in [n for n in self.tc.functions if n not in self.functions]:
             self.tc.functions.pop(name).operation.erase()
         self.holder.erase()
