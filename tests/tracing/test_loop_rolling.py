@@ -372,21 +372,7 @@ def test_inner_loop_trip_bound_from_the_outer_counter():
 
 
 def test_reversed_window_levinson_durbin_rolls(capsys):
-    def levinson(r):
-        n = r.shape[0]
-        y = np.zeros_like(r)
-        z = np.zeros_like(r)
-        y[0] = -r[0]
-        beta = 1.0
-        alpha = -r[0]
-        for k in range(1, n):
-            beta = (1 - alpha * alpha) * beta
-            alpha = -(r[k] + np.dot(r[:k][::-1], y[:k])) / beta
-            z[:k] = y[:k] + alpha * y[:k][::-1]
-            y[:k] = z[:k]
-            y[k] = alpha
-        return y
-
+    levinson = _lk.levinson
     r = RNG.uniform(0.0, 0.1, 48)
     np.testing.assert_allclose(np.asarray(_run(levinson, r, verbose=True)), levinson(r), rtol=1e-11)
     assert "kept" in _decisions(capsys)[0]
