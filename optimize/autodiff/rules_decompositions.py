@@ -1,13 +1,14 @@
 """Derivative rules of the decomposition markers (``reactant.ir.decompositions``): the
 standard matrix-calculus rules, in forward (JVP) and reverse (VJP) form.
 
-Notation: ``A = P^T L U`` (``P b = b[perm]``); ``^H`` conjugate transpose. Each reverse rule is
-the transpose of its forward rule's linear map, written out:
+Notation: ``A = P^T L U`` (``P b = b[perm]``). Each reverse rule is the transpose of its forward
+rule's linear map, written out (for complex matrices the plain transpose: JAX's convention for
+complex cotangents, which the whole AD pass follows):
 
-- ``solve`` (``X = A^-1 B``): ``dX = A^-1 (dB - dA X)``; ``Bbar = A^-H Xbar``, ``Abar = -Bbar X^H``,
+- ``solve`` (``X = A^-1 B``): ``dX = A^-1 (dB - dA X)``; ``Bbar = A^-T Xbar``, ``Abar = -Bbar X^T``,
   with the marker's own LU factors (no second factorization).
 - ``lu``: ``M = L^-1 P dA U^-1``, ``dL = L tril(M, -1)``, ``dU = triu(M) U``;
-  ``Abar = P^T L^-H (tril(L^H Lbar, -1) + triu(Ubar U^H)) U^-H``.
+  ``Abar = P^T L^-T (tril(L^T Lbar, -1) + triu(Ubar U^T)) U^-T``.
 - ``qr`` (reduced, ``m >= n``; real): ``C = Q^T dA R^-1``, ``W = tril(C, -1) - tril(C, -1)^T``,
   ``dQ = Q (W - C) + dA R^-1``, ``dR = (C - W) R``; with ``G = Q^T Qbar - Rbar R^T``:
   ``Abar = (Qbar + Q (tril(G - G^T, -1) - G)) R^-T``.
@@ -48,10 +49,6 @@ def _h(x):
     return E.conj(E.swap_last2(x))
 
 
-def _adjoint_kind(x) -> str:
-    return "ADJOINT" if is_complex_type(element_type_of(x)) else "TRANSPOSE"
-
-
 def _tril(x, k: int = 0):
     return B.select(E.tril_mask(x.type, k), x, B.zeros_like(x))
 
@@ -89,11 +86,10 @@ def _lu_solve(lu, perm, b):
     return B.triangular_solve(lu, y, left_side=True, lower=False)
 
 
-def _lu_solve_adjoint(lu, perm, g):
-    """``A^-H g``."""
-    t = _adjoint_kind(lu)
-    y = B.triangular_solve(lu, g, left_side=True, lower=False, transpose_a=t)
-    z = B.triangular_solve(lu, y, left_side=True, lower=True, unit_diagonal=True, transpose_a=t)
+def _lu_solve_transposed(lu, perm, g):
+    """``A^-T g``."""
+    y = B.triangular_solve(lu, g, left_side=True, lower=False, transpose_a="TRANSPOSE")
+    z = B.triangular_solve(lu, y, left_side=True, lower=True, unit_diagonal=True, transpose_a="TRANSPOSE")
     return _unpermute_rows(z, perm)
 
 
@@ -162,8 +158,8 @@ def _solve_rev(cx, op, cts, want):
     if g is None:
         return [None, None]
     x, lu, perm = res(cx, op, 0), res(cx, op, 1), res(cx, op, 2)
-    bbar = _lu_solve_adjoint(lu, perm, g)
-    abar = B.negate(_mm(bbar, _h(x))) if want[0] else None
+    bbar = _lu_solve_transposed(lu, perm, g)
+    abar = B.negate(_mm(bbar, E.swap_last2(x))) if want[0] else None
     return [abar, bbar if want[1] else None]
 
 
@@ -186,10 +182,9 @@ def _lu_rev(cx, op, cts, want):
         return [None]
     lu, perm = res(cx, op, 0), res(cx, op, 2)
     L, U = _unpack_lu(lu)
-    m = B.add(_tril(_mm(_h(L), _tril(g, -1)), -1), _triu(_mm(_triu(g), _h(U))))
-    t = _adjoint_kind(lu)
-    w = B.triangular_solve(lu, m, left_side=True, lower=True, unit_diagonal=True, transpose_a=t)
-    v = B.triangular_solve(lu, w, left_side=False, lower=False, transpose_a=t)
+    m = B.add(_tril(_mm(E.swap_last2(L), _tril(g, -1)), -1), _triu(_mm(_triu(g), E.swap_last2(U))))
+    w = B.triangular_solve(lu, m, left_side=True, lower=True, unit_diagonal=True, transpose_a="TRANSPOSE")
+    v = B.triangular_solve(lu, w, left_side=False, lower=False, transpose_a="TRANSPOSE")
     return [_unpermute_rows(v, perm)]
 
 
