@@ -12,7 +12,7 @@ complex cotangents, which the whole AD pass follows):
 - ``qr`` (reduced, ``m >= n``; real): ``C = Q^T dA R^-1``, ``W = tril(C, -1) - tril(C, -1)^T``,
   ``dQ = Q (W - C) + dA R^-1``, ``dR = (C - W) R``; with ``G = Q^T Qbar - Rbar R^T``:
   ``Abar = (Qbar + Q (tril(G - G^T, -1) - G)) R^-T``.
-- ``eigh`` (real symmetric, read through one triangle like LAPACK): ``S = V^T dA V``,
+- ``eigh`` (symmetric or Hermitian, read through one triangle like LAPACK): ``S = V^T dA V``,
   ``dw = diag(S)``, ``dV = V (F o S)`` with ``F_ij = 1 / (w_j - w_i)`` off the diagonal;
   ``Abar = V (diag(wbar) + F o (V^T Vbar)) V^T``. Degenerate eigenvalues make ``F`` infinite:
   eigenvector derivatives are then undefined (as in every framework).
@@ -23,7 +23,8 @@ complex cotangents, which the whole AD pass follows):
   ``J = F o (U^T Ubar)``, ``K = F o (V^T Vbar)``. Repeated or zero singular values make the
   singular-vector derivatives undefined; singular values alone are always fine.
 
-Complex QR, SVD and eigh derivatives and ``eig`` derivatives raise ``ADError``.
+Complex QR and SVD derivatives and ``eig`` derivatives raise ``ADError``. For complex
+Hermitian ``eigh`` the reverse rule is ``Abar = conj(V) (diag(wbar) + F o (V^T Vbar)) V^T``.
 """
 
 from __future__ import annotations
@@ -227,31 +228,39 @@ def _qr_rev(cx, op, cts, want):
 
 
 # -- eigh -------------------------------------------------------------------------------------------
+def _like_v(x, v):
+    """A real matrix or vector in the eigenvectors' element type (complex for Hermitian input)."""
+    et = element_type_of(v)
+    return x if element_type_of(x) == et else B.convert(x, et)
+
+
 def _eigh_fwd(cx, op, ts):
     (ta,) = ts
     if ta is None:
         return [None, None]
-    _real_only(op, ta, "eigh")
     lower = D.read(op)[1]["lower"]
     v, w = res(cx, op, 0), res(cx, op, 1)
     s = _mm(_h(v), _mm(sym_from_triangle(ta, lower), v))
-    dv = _mm(v, B.multiply(_inv_gaps(w, s), s))
-    return [dv, _diag_part(s)]
+    dv = _mm(v, B.multiply(_like_v(_inv_gaps(w, B.real(s) if is_complex_type(element_type_of(s)) else s), v), s))
+    dw = _diag_part(s)
+    return [dv, B.real(dw) if is_complex_type(element_type_of(dw)) else dw]
 
 
 def _eigh_rev(cx, op, cts, want):
+    # complex (JAX's convention, the transpose under the pairing Re sum(a * b)):
+    # Abar = conj(V) (diag(wbar) + F o (V^T Vbar)) V^T
     vbar, wbar = cts
     if vbar is None and wbar is None:
         return [None]
-    _real_only(op, op.operands[0], "eigh")
     lower = D.read(op)[1]["lower"]
     v, w = res(cx, op, 0), res(cx, op, 1)
     z = B.zeros_like(v)
     if wbar is not None:
-        z = _diag_embed(wbar, v)
+        z = _like_v(_diag_embed(wbar, B.zeros(ir.RankedTensorType.get(shape_of(v), element_type_of(wbar)))), v)
     if vbar is not None:
-        z = B.add(z, B.multiply(_inv_gaps(w, v), _mm(_h(v), vbar)))
-    return [sym_from_triangle_t(_mm(v, _mm(z, _h(v))), lower)]
+        f = _like_v(_inv_gaps(w, B.zeros(ir.RankedTensorType.get(shape_of(v), element_type_of(w)))), v)
+        z = B.add(z, B.multiply(f, _mm(E.swap_last2(v), vbar)))
+    return [sym_from_triangle_t(_mm(E.conj(v), _mm(z, E.swap_last2(v))), lower)]
 
 
 # -- svd --------------------------------------------------------------------------------------------
