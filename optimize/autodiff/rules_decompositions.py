@@ -9,22 +9,24 @@ complex cotangents, which the whole AD pass follows):
   with the marker's own LU factors (no second factorization).
 - ``lu``: ``M = L^-1 P dA U^-1``, ``dL = L tril(M, -1)``, ``dU = triu(M) U``;
   ``Abar = P^T L^-T (tril(L^T Lbar, -1) + triu(Ubar U^T)) U^-T``.
-- ``qr`` (reduced, ``m >= n``; real): ``C = Q^T dA R^-1``, ``W = tril(C, -1) - tril(C, -1)^T``,
+- ``qr`` (reduced, ``m >= n``): ``C = Q^H dA R^-1``, ``W = tril(C, -1) - tril(C, -1)^H + i Im diag(C)``,
   ``dQ = Q (W - C) + dA R^-1``, ``dR = (C - W) R``; with ``G = Q^T Qbar - Rbar R^T``:
-  ``Abar = (Qbar + Q (tril(G - G^T, -1) - G)) R^-T``.
+  ``Abar = (Qbar + conj(Q) (tril(G - G^H, -1) + i Im diag(G) - G)) R^-T``.
 - ``eigh`` (symmetric or Hermitian, read through one triangle like LAPACK): ``S = V^T dA V``,
   ``dw = diag(S)``, ``dV = V (F o S)`` with ``F_ij = 1 / (w_j - w_i)`` off the diagonal;
   ``Abar = V (diag(wbar) + F o (V^T Vbar)) V^T``. Degenerate eigenvalues make ``F`` infinite:
   eigenvector derivatives are then undefined (as in every framework).
-- ``svd`` (reduced; real): ``dS = U^T dA V``, ``ds = diag(dS)``, ``F_ij = 1 / (s_j^2 - s_i^2)``,
+- ``svd`` (reduced; written here for real matrices, the code carries the conjugations and the
+  complex gauge term ``i Im diag(dS) / s`` of ``dU``): ``dS = U^T dA V``, ``ds = diag(dS)``, ``F_ij = 1 / (s_j^2 - s_i^2)``,
   ``dU = U (F o (dS s + s dS^T)) + (I - U U^T) dA V / s`` (``m > n``),
   ``dV = V (F o (s dS + dS^T s)) + (I - V V^T) dA^T U / s`` (``n > m``); reverse: ``Abar = U Z V^T``
   plus the two projections, with ``Z = diag(sbar) + (J + J^T) s + s (K + K^T)``,
   ``J = F o (U^T Ubar)``, ``K = F o (V^T Vbar)``. Repeated or zero singular values make the
   singular-vector derivatives undefined; singular values alone are always fine.
 
-Complex QR and SVD derivatives and ``eig`` derivatives raise ``ADError``. For complex
-Hermitian ``eigh`` the reverse rule is ``Abar = conj(V) (diag(wbar) + F o (V^T Vbar)) V^T``.
+Complex matrices: the rules hold with ``^H`` in the forward maps; the reverse rules are their
+transposes under JAX's pairing ``Re sum(a * b)`` (e.g. for Hermitian ``eigh``:
+``Abar = conj(V) (diag(wbar) + F o (V^T Vbar)) V^T``). ``eig`` derivatives raise ``ADError``.
 """
 
 from __future__ import annotations
@@ -130,11 +132,6 @@ def _inv_gaps(w, like, square: bool = False):
     return B.select(diag, B.zeros_like(gap), B.divide(one, B.select(diag, one, gap)))
 
 
-def _real_only(op, x, what: str):
-    if is_complex_type(element_type_of(x)):
-        raise ADError(f"derivative of a complex {what} is not supported", op)
-
-
 def _no_cotangent(op, cts, names):
     for ct, name in zip(cts, names):
         if ct is not None and not E.is_zero(ct):
@@ -192,12 +189,18 @@ def _lu_rev(cx, op, cts, want):
 # -- qr ---------------------------------------------------------------------------------------------
 def _qr_check(op):
     a = op.operands[0]
-    _real_only(op, a, "QR decomposition")
     m, n = shape_of(a)[-2:]
     full = D.read(op)[1]["full_matrices"]
     if m < n or (full and m != n):
         raise ADError(f"derivative of QR is defined for reduced factors of matrices with at least as many rows "
                       f"as columns; got {m}x{n}" + (" with mode='complete'" if full else ""), op)
+
+
+def _imag_diag(x):
+    """``i Im(diag(x))`` as a matrix (zero for real ``x``)."""
+    if not is_complex_type(element_type_of(x)):
+        return None
+    return _diag_embed(B.complex_(B.zeros_like(_diag_part(B.real(x))), _diag_part(B.imag(x))), x)
 
 
 def _qr_fwd(cx, op, ts):
@@ -209,7 +212,7 @@ def _qr_fwd(cx, op, ts):
     d = B.triangular_solve(r, ta, left_side=False, lower=False)  # dA R^-1
     c = _mm(_h(q), d)
     low = _tril(c, -1)
-    w = B.subtract(low, E.swap_last2(low))
+    w = tadd(B.subtract(low, _h(low)), _imag_diag(c))  # skew-Hermitian
     return [B.add(_mm(q, B.subtract(w, c)), d), _mm(B.subtract(c, w), r)]
 
 
@@ -221,9 +224,9 @@ def _qr_rev(cx, op, cts, want):
     q, r = res(cx, op, 0), res(cx, op, 1)
     qbar = qbar if qbar is not None else B.zeros_like(q)
     rbar = rbar if rbar is not None else B.zeros_like(r)
-    g = B.subtract(_mm(_h(q), qbar), _mm(rbar, _h(r)))
-    k = B.subtract(_tril(B.subtract(g, E.swap_last2(g)), -1), g)
-    n = B.add(qbar, _mm(q, k))
+    g = B.subtract(_mm(E.swap_last2(q), qbar), _mm(rbar, E.swap_last2(r)))
+    k = tadd(B.subtract(_tril(B.subtract(g, _h(g)), -1), g), _imag_diag(g))
+    n = B.add(qbar, _mm(E.conj(q), k))
     return [B.triangular_solve(r, n, left_side=False, lower=False, transpose_a="TRANSPOSE")]
 
 
@@ -268,7 +271,6 @@ def _svd_factors(cx, op):
     """``(u, s, vh)`` of the reduced SVD of the marker's operand: the marker's own results, or
     (for a singular-values-only marker) a second marker that also computes the vectors."""
     a = op.operands[0]
-    _real_only(op, a, "SVD")
     opts = D.read(op)[1]
     m, n = shape_of(a)[-2:]
     if opts["compute_uv"]:
@@ -284,6 +286,17 @@ def _svd_factors(cx, op):
     return full.results[0], full.results[1], full.results[2]
 
 
+def _square_like(s, u):
+    """A zero ``[..., k, k]`` matrix in ``s``'s (real) element type."""
+    k = shape_of(s)[-1]
+    return B.zeros(ranked(list(shape_of(s)) + [k], element_type_of(s)))
+
+
+def _c(x, like):
+    """Real ``x`` in ``like``'s element type."""
+    return _like_v(x, like)
+
+
 def _svd_fwd(cx, op, ts):
     (ta,) = ts
     if ta is None:
@@ -292,52 +305,72 @@ def _svd_fwd(cx, op, ts):
     v = _h(vh)
     ds_mat = _mm(_h(u), _mm(ta, v))
     ds = _diag_part(ds_mat)
+    ds = B.real(ds) if is_complex_type(element_type_of(ds)) else ds
     if not D.read(op)[1]["compute_uv"]:
         return [ds]
-    f = _inv_gaps(s, ds_mat, square=True)
-    dss = B.multiply(ds_mat, _cols(s, ds_mat))  # dS s
-    sds = B.multiply(_rows(s, ds_mat), ds_mat)  # s dS
-    du = _mm(u, B.multiply(f, B.add(dss, E.swap_last2(dss))))
-    dv = _mm(v, B.multiply(f, B.add(sds, E.swap_last2(sds))))
+    sq = _square_like(s, u)
+    f = _c(_inv_gaps(s, sq, square=True), u)
+    s_cols, s_rows = _c(_cols(s, sq), u), _c(_rows(s, sq), u)
+    dss = B.multiply(ds_mat, s_cols)  # dS s
+    sds = B.multiply(s_rows, ds_mat)  # s dS
+    du = _mm(u, tadd(B.multiply(f, B.add(dss, _h(dss))), _svd_phase(ds_mat, s, sq, u)))
+    dv = _mm(v, B.multiply(f, B.add(sds, _h(sds))))
     m, n = shape_of(ta)[-2:]
     if m > n:
         dav = _mm(ta, v)
-        du = B.add(du, B.divide(B.subtract(dav, _mm(u, _mm(_h(u), dav))), _cols(s, dav)))
+        du = B.add(du, B.divide(B.subtract(dav, _mm(u, _mm(_h(u), dav))), _c(_cols(s, dav), u)))
     if n > m:
         dahu = _mm(_h(ta), u)
-        dv = B.add(dv, B.divide(B.subtract(dahu, _mm(v, _mm(vh, dahu))), _cols(s, dahu)))
+        dv = B.add(dv, B.divide(B.subtract(dahu, _mm(v, _mm(vh, dahu))), _c(_cols(s, dahu), u)))
     return [du, ds, _h(dv)]
+
+
+def _inv_s(s):
+    """``1/s``, 0 where ``s`` is 0."""
+    zero = B.compare(s, B.zeros_like(s), "EQ")
+    return B.select(zero, B.zeros_like(s), B.divide(B.full_like(s, 1), B.select(zero, B.full_like(s, 1), s)))
+
+
+def _svd_phase(ds_mat, s, sq, u):
+    """Complex only: the gauge term ``i Im(diag(dS)) / s`` of the left singular vectors."""
+    if not is_complex_type(element_type_of(ds_mat)):
+        return None
+    im = B.multiply(_diag_part(B.imag(ds_mat)), _inv_s(s))
+    return _diag_embed(B.complex_(B.zeros_like(im), im), ds_mat)
 
 
 def _svd_rev(cx, op, cts, want):
     if all(c is None for c in cts):
         return [None]
     u, s, vh = _svd_factors(cx, op)
-    v = _h(vh)
+    sq = _square_like(s, u)
     if not D.read(op)[1]["compute_uv"]:
-        k = shape_of(s)[-1]
-        return [_mm(u, _mm(_diag_embed(cts[0], B.zeros(ranked(list(shape_of(s)) + [k], element_type_of(u)))), vh))]
+        return [_mm(E.conj(u), _mm(_c(_diag_embed(cts[0], sq), u), E.conj(vh)))]
     ubar, sbar, vhbar = cts
-    k = shape_of(s)[-1]
-    sq = ranked(list(shape_of(s)) + [k], element_type_of(u))
-    z = B.zeros(sq) if sbar is None else _diag_embed(sbar, B.zeros(sq))
-    f = _inv_gaps(s, z, square=True)
+    z = _c(sq if sbar is None else _diag_embed(sbar, sq), u)
+    f = _c(_inv_gaps(s, sq, square=True), u)
+    s_cols, s_rows = _c(_cols(s, sq), u), _c(_rows(s, sq), u)
     m, n = shape_of(u)[-2], shape_of(vh)[-1]
     out = None
     if ubar is not None:
-        j = B.multiply(f, _mm(_h(u), ubar))
-        z = B.add(z, B.multiply(B.add(j, E.swap_last2(j)), _cols(s, j)))
+        j = B.multiply(f, _mm(E.swap_last2(u), ubar))
+        z = B.add(z, B.add(B.multiply(j, s_cols), _h(B.multiply(s_rows, j))))
+        if is_complex_type(element_type_of(u)):
+            im = B.multiply(B.imag(_diag_part(_mm(E.swap_last2(u), ubar))), _inv_s(s))
+            z = B.add(z, _diag_embed(B.complex_(B.zeros_like(im), im), z))
         if m > n:
-            proj = B.subtract(ubar, _mm(u, _mm(_h(u), ubar)))
-            out = _mm(B.divide(proj, _cols(s, proj)), vh)
+            proj = B.subtract(ubar, _mm(E.conj(u), _mm(E.swap_last2(u), ubar)))
+            out = _mm(B.divide(proj, _c(_cols(s, proj), u)), E.conj(vh))
     if vhbar is not None:
-        vbar = _h(vhbar)
-        kk = B.multiply(f, _mm(vh, vbar))
-        z = B.add(z, B.multiply(_rows(s, kk), B.add(kk, E.swap_last2(kk))))
+        vbar = _h(vhbar)  # dVh = dV^H: the cotangent of V is Vh's, conjugate-transposed
+        v = _h(vh)
+        kk = B.multiply(f, _mm(E.swap_last2(v), vbar))
+        z = B.add(z, B.add(B.multiply(s_rows, kk), _h(B.multiply(kk, s_cols))))
         if n > m:
-            proj = B.subtract(vbar, _mm(v, _mm(vh, vbar)))  # (I - V V^T) Vbar
-            out = tadd(out, _mm(B.divide(u, _cols(s, u)), _h(proj)))
-    return [tadd(out, _mm(u, _mm(z, vh)))]
+            proj = B.subtract(vbar, _mm(E.conj(v), _mm(E.swap_last2(v), vbar)))
+            zt = _mm(B.divide(proj, _c(_cols(s, proj), u)), E.swap_last2(u))
+            out = tadd(out, _h(zt))
+    return [tadd(out, _mm(E.conj(u), _mm(z, E.conj(vh))))]
 
 
 def _eig_rule(cx, op, *args):
