@@ -26,7 +26,9 @@ complex cotangents, which the whole AD pass follows):
 
 Complex matrices: the rules hold with ``^H`` in the forward maps; the reverse rules are their
 transposes under JAX's pairing ``Re sum(a * b)`` (e.g. for Hermitian ``eigh``:
-``Abar = conj(V) (diag(wbar) + F o (V^T Vbar)) V^T``). ``eig`` derivatives raise ``ADError``.
+``Abar = conj(V) (diag(wbar) + F o (V^T Vbar)) V^T``).
+- ``eig``: eigenvalues only (eigenvectors have an arbitrary scale): ``dw = diag(V^-1 dA V)``,
+  ``Abar = V^-T diag(wbar) V^T`` (real part for a real matrix), with solve markers for ``V^-1``.
 """
 
 from __future__ import annotations
@@ -278,12 +280,8 @@ def _svd_factors(cx, op):
             raise ADError("derivative of a full-matrices SVD of a non-square matrix is not defined (the extra "
                           "singular vectors are not unique); use full_matrices=False", op)
         return res(cx, op, 0), res(cx, op, 1), res(cx, op, 2)
-    x = prim(cx, op, 0)
-    opts = {"full_matrices": False, "compute_uv": True}
-    specs = D.result_specs("svd", [(tuple(shape_of(x)), from_element_type(element_type_of(x)))], opts)
-    types = [ranked(shape, element_type(dt)) for shape, dt in specs]
-    full = B.create("stablehlo.custom_call", [x], types, D.attributes("svd", opts))
-    return full.results[0], full.results[1], full.results[2]
+    u, s, vh = _marker("svd", [prim(cx, op, 0)], {"full_matrices": False, "compute_uv": True})
+    return u, s, vh
 
 
 def _square_like(s, u):
@@ -373,8 +371,51 @@ def _svd_rev(cx, op, cts, want):
     return [tadd(out, _mm(E.conj(u), _mm(z, E.conj(vh))))]
 
 
-def _eig_rule(cx, op, *args):
-    raise ADError("derivative of numpy.linalg.eig/eigvals is not supported (use eigh for symmetric matrices)", op)
+# -- eig (eigenvalues only) ------------------------------------------------------------------------
+def _marker(kind: str, operands: list, options: dict) -> list:
+    """A new decomposition marker on ``operands`` (for rules that need more than the primal
+    marker computed); returns its results."""
+    specs = D.result_specs(kind, [(tuple(shape_of(x)), from_element_type(element_type_of(x))) for x in operands],
+                           options)
+    types = [ranked(shape, element_type(dt)) for shape, dt in specs]
+    return list(B.create("stablehlo.custom_call", operands, types, D.attributes(kind, options)).results)
+
+
+def _eig_vectors(cx, op):
+    if D.read(op)[1]["vectors"]:
+        return res(cx, op, 1)
+    return _marker("eig", [prim(cx, op, 0)], {"vectors": True})[1]
+
+
+def _eig_check(op, cts):
+    if len(cts) > 1 and cts[1] is not None and not E.is_zero(cts[1]):
+        raise ADError("derivatives of the eigenvectors of numpy.linalg.eig are not supported (their scale is "
+                      "arbitrary); eigenvalue derivatives are, and eigh's eigenvectors for symmetric matrices", op)
+
+
+def _eig_fwd(cx, op, ts):
+    """``dw = diag(V^-1 dA V)`` (distinct eigenvalues)."""
+    (ta,) = ts
+    if ta is None:
+        return [None] * len(op.results)
+    if len(op.results) > 1:
+        _eig_check(op, [None, op.results[1]] if list(op.results[1].uses) else [None])
+    v = _eig_vectors(cx, op)
+    dav = _mm(_like_v(ta, v), v)
+    dw = _diag_part(_marker("solve", [v, dav], {})[0])
+    return [dw] + [None] * (len(op.results) - 1)
+
+
+def _eig_rev(cx, op, cts, want):
+    """``Abar = V^-T diag(wbar) V^T`` (its real part for a real matrix)."""
+    _eig_check(op, cts)
+    wbar = cts[0]
+    if wbar is None:
+        return [None]
+    v = _eig_vectors(cx, op)
+    vt = E.swap_last2(v)
+    abar = _marker("solve", [vt, _mm(_diag_embed(wbar, v), vt)], {})[0]
+    return [abar if is_complex_type(element_type_of(op.operands[0])) else B.real(abar)]
 
 
 register_custom_call(D.PREFIX + "solve", _solve_fwd, _solve_rev)
@@ -382,4 +423,4 @@ register_custom_call(D.PREFIX + "lu", _lu_fwd, _lu_rev)
 register_custom_call(D.PREFIX + "qr", _qr_fwd, _qr_rev)
 register_custom_call(D.PREFIX + "eigh", _eigh_fwd, _eigh_rev)
 register_custom_call(D.PREFIX + "svd", _svd_fwd, _svd_rev)
-register_custom_call(D.PREFIX + "eig", _eig_rule, _eig_rule)
+register_custom_call(D.PREFIX + "eig", _eig_fwd, _eig_rev)
