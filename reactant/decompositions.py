@@ -45,7 +45,10 @@ def _implementation(kind: str, options: dict):
     if kind == "triangular_solve":
         return lambda a, b: lax.linalg.triangular_solve(a, b, **options)
     if kind == "lu":
-        return lax.linalg.lu
+        def lu(a):
+            packed, pivots, perm = lax.linalg.lu(a)
+            return packed, pivots, perm, jnp.diagonal(packed, axis1=-2, axis2=-1)
+        return lu
     if kind == "solve":
         return _lu_solve
     if kind == "qr":

@@ -8,7 +8,8 @@ complex cotangents, which the whole AD pass follows):
 - ``solve`` (``X = A^-1 B``): ``dX = A^-1 (dB - dA X)``; ``Bbar = A^-T Xbar``, ``Abar = -Bbar X^T``,
   with the marker's own LU factors (no second factorization).
 - ``lu``: ``M = L^-1 P dA U^-1``, ``dL = L tril(M, -1)``, ``dU = triu(M) U``;
-  ``Abar = P^T L^-T (tril(L^T Lbar, -1) + triu(Ubar U^T)) U^-T``.
+  ``Abar = P^T L^-T (tril(L^T Lbar, -1) + triu(Ubar U^T)) U^-T``; when only U's diagonal
+  result is read (determinants), ``triu(Ubar U^T) = diag(dbar * diag(U))`` and no product is needed.
 - ``qr`` (reduced, ``m >= n``): ``C = Q^H dA R^-1``, ``W = tril(C, -1) - tril(C, -1)^H + i Im diag(C)``,
   ``dQ = Q (W - C) + dA R^-1``, ``dR = (C - W) R``; with ``G = Q^T Qbar - Rbar R^T``:
   ``Abar = (Qbar + conj(Q) (tril(G - G^H, -1) + i Im diag(G) - G)) R^-T``.
@@ -167,22 +168,28 @@ def _solve_rev(cx, op, cts, want):
 def _lu_fwd(cx, op, ts):
     (ta,) = ts
     if ta is None:
-        return [None, None, None]
+        return [None] * 4
     lu, perm = res(cx, op, 0), res(cx, op, 2)
     L, U = _unpack_lu(lu)
     y = B.triangular_solve(lu, _permute_rows(ta, perm), left_side=True, lower=True, unit_diagonal=True)
     m = B.triangular_solve(lu, y, left_side=False, lower=False)  # L^-1 P dA U^-1
-    return [B.add(_mm(L, _tril(m, -1)), _mm(_triu(m), U)), None, None]
+    dlu = B.add(_mm(L, _tril(m, -1)), _mm(_triu(m), U))
+    return [dlu, None, None, _diag_part(dlu)]
 
 
 def _lu_rev(cx, op, cts, want):
-    _no_cotangent(op, cts[1:], ("the pivots", "the permutation"))
-    g = cts[0]
-    if g is None:
+    _no_cotangent(op, cts[1:3], ("the pivots", "the permutation"))
+    g, gd = cts[0], cts[3]
+    if g is None and gd is None:
         return [None]
     lu, perm = res(cx, op, 0), res(cx, op, 2)
-    L, U = _unpack_lu(lu)
-    m = B.add(_tril(_mm(E.swap_last2(L), _tril(g, -1)), -1), _triu(_mm(_triu(g), E.swap_last2(U))))
+    if g is None:  # only U's diagonal is read (determinants): M = diag(gd * diag(U))
+        m = _diag_embed(B.multiply(gd, res(cx, op, 3)), lu)
+    else:
+        L, U = _unpack_lu(lu)
+        if gd is not None:
+            g = B.add(g, _diag_embed(gd, lu))
+        m = B.add(_tril(_mm(E.swap_last2(L), _tril(g, -1)), -1), _triu(_mm(_triu(g), E.swap_last2(U))))
     w = B.triangular_solve(lu, m, left_side=True, lower=True, unit_diagonal=True, transpose_a="TRANSPOSE")
     v = B.triangular_solve(lu, w, left_side=False, lower=False, transpose_a="TRANSPOSE")
     return [_unpermute_rows(v, perm)]
