@@ -173,6 +173,21 @@ func.func @main(%a: tensor<10x4xf32>, %u: tensor<3x4xf32>) -> (tensor<10x4xf32>,
   %1 = stablehlo.slice %0 [6:8, 0:4] : (tensor<10x4xf32>) -> tensor<2x4xf32>
   return %0, %1 : tensor<10x4xf32>, tensor<2x4xf32>
 }""", changed=False, id="update_kept_reads_stay_on_it"),
+    rcase("dynamic_slice_of_updated_element", """
+func.func @main(%a: tensor<6x6xf32>, %v: tensor<1x1xf32>, %i: tensor<i32>, %j: tensor<i32>) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<6x6xf32>) {
+  %0 = stablehlo.dynamic_update_slice %a, %v, %i, %j : (tensor<6x6xf32>, tensor<1x1xf32>, tensor<i32>, tensor<i32>) -> tensor<6x6xf32>
+  %1 = stablehlo.dynamic_slice %0, %j, %j, sizes = [1, 1] : (tensor<6x6xf32>, tensor<i32>, tensor<i32>) -> tensor<1x1xf32>
+  %2 = stablehlo.dynamic_slice %0, %i, %j, sizes = [1, 1] : (tensor<6x6xf32>, tensor<i32>, tensor<i32>) -> tensor<1x1xf32>
+  return %1, %2, %0 : tensor<1x1xf32>, tensor<1x1xf32>, tensor<6x6xf32>
+}""", present=[r"stablehlo.select", r"dynamic_slice %arg0, %arg3, %arg3", r"return %\d+, %arg1, %0"],
+          absent=[r"dynamic_slice %0"], int_range=(-2, 8), id="element_read_after_element_write"),
+    rcase("dynamic_slice_of_updated_element", """
+func.func @main(%a: tensor<6x6xf32>, %v: tensor<1x1xf32>, %w: tensor<1x1xf32>, %i: tensor<i32>, %j: tensor<i32>) -> tensor<1x1xf32> {
+  %0 = stablehlo.dynamic_update_slice %a, %v, %i, %j : (tensor<6x6xf32>, tensor<1x1xf32>, tensor<i32>, tensor<i32>) -> tensor<6x6xf32>
+  %1 = stablehlo.dynamic_update_slice %0, %w, %j, %i : (tensor<6x6xf32>, tensor<1x1xf32>, tensor<i32>, tensor<i32>) -> tensor<6x6xf32>
+  %2 = stablehlo.dynamic_slice %1, %j, %j, sizes = [1, 1] : (tensor<6x6xf32>, tensor<i32>, tensor<i32>) -> tensor<1x1xf32>
+  return %2 : tensor<1x1xf32>
+}""", changed=False, id="chains_of_writes_stay"),
     rcase("slice_dynamic_slice", """
 func.func @main(%a: tensor<10x6xf32>, %i: tensor<i32>) -> tensor<2x3xf32> {
   %z = stablehlo.constant dense<0> : tensor<i32>
