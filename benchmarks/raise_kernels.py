@@ -75,12 +75,11 @@ def channel_flow(u, v, p):
 
 
 def floyd_warshall(D):
-    """All-pairs shortest paths, the textbook triple loop with the inner two vectorized per row."""
+    """All-pairs shortest paths: the loop over intermediate vertices, each step one whole-matrix
+    relaxation (the usual NumPy form of the triple loop)."""
     D = D.copy()
-    n = D.shape[0]
-    for k in range(n):
-        for i in range(n):
-            D[i, :] = np.minimum(D[i, :], D[i, k] + D[k, :])
+    for k in range(D.shape[0]):
+        D = np.minimum(D, D[:, k, None] + D[None, k, :])
     return D
 
 

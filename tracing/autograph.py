@@ -263,7 +263,7 @@ class _Runtime:
             if why is None:
                 body_ops = rolling.body_op_count(loop)
                 host = _host_slots(vals, names, live_after)
-                if trip * body_ops < rolling.ROLL_MIN_OPS:
+                if trip * body_ops < rolling.ROLL_MIN_OPS and not (trip > 1 and rolling.updates_large_windows(loop)):
                     why = f"unrolled: {trip} x {body_ops} ops is below {rolling.ROLL_MIN_OPS} unrolled ops"
                 elif host and rolling.host_carries_stay_static(loop, host, 0):
                     why = "unrolled: a carried variable would stay a Python/NumPy value when unrolled (e.g. a counter)"

@@ -11,7 +11,9 @@ index, inside a scratch op so that the attempt can be thrown away; it is kept wh
   int, e.g. ``range(i)`` bounds in NumPy calls, ``int(i)``, raises and falls back),
 - no carried variable that starts as a Python/NumPy value would have stayed one when
   unrolled (a counter ``k += 1`` stays a Python int: ``host_carries_stay_static``),
-- and the unrolled program would be large: trip count × body ops ≥ ``ROLL_MIN_OPS``.
+- and the unrolled program would be large: trip count × body ops ≥ ``ROLL_MIN_OPS``, or the
+  body rewrites a large window of an array in place (``ROLL_MIN_WINDOW`` elements: a stencil
+  time loop, which XLA runs faster as a loop than fused across unrolled steps).
 
 Otherwise the loop is unrolled. ``loops="keep"`` / ``reactant.keep(n)`` force a while (an
 error if the body cannot be traced with a traced index), ``loops="unroll"`` /
@@ -28,12 +30,17 @@ from typing import Iterator
 from jaxlib.mlir import ir
 
 from ..ir.regions import walk_nested
+from ..ir.types import num_elements
 from .context import TraceContext
 from .control_flow import _restore
 
 # Unrolled size (trip count × body ops) from which a rollable loop stays a loop. Below it
 # the unrolled program is small, and XLA fuses straight-line code better than a loop body.
 ROLL_MIN_OPS = 1000
+# ... except a time loop that rewrites windows of a large array in place (stencil sweeps): XLA
+# fuses the unrolled steps into one pass that recomputes every neighbour of every step (a 3-D
+# heat equation, 10 steps on 32^3: 0.98 ms unrolled, 0.59 ms as a loop, as jax.lax.fori_loop).
+ROLL_MIN_WINDOW = 4096  # elements of one in-place window update
 
 LOOP_MODES = ("auto", "keep", "unroll")
 
@@ -198,6 +205,20 @@ def body_op_count(while_op) -> int:
 
     walk_nested(while_op, visit)
     return n[0]
+
+
+def updates_large_windows(while_op, min_elements: int = ROLL_MIN_WINDOW) -> bool:
+    """Whether the loop body writes a window of at least ``min_elements`` elements into an
+    array in place (a ``dynamic_update_slice`` with an update that large)."""
+    found = [False]
+
+    def visit(op):
+        if op.name == "stablehlo.dynamic_update_slice":
+            if num_elements(op.operands[1]) >= min_elements:
+                found[0] = True
+
+    walk_nested(while_op, visit)
+    return found[0]
 
 
 def host_carries_stay_static(while_op, candidates: list[int], counter: int) -> list[int]:
