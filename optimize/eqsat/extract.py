@@ -390,6 +390,80 @@ def original_choice(fz0: Frozen, choice0, order0: list[int], fz: Frozen, choice)
     return out
 
 
+def _references(fz: Frozen, choice, order: list[int], roots: list[int]) -> dict[int, int]:
+    """For each class of the chosen DAG: how many chosen nodes (and roots) refer to it."""
+    refs = dict.fromkeys(order, 0)
+    for r in roots:
+        refs[r] += 1
+    kids = fz.node_children
+    for c in order:
+        for ch in kids[choice[c]]:
+            refs[ch] += 1
+    return refs
+
+
+def _base_after_switch(fz: Frozen, choice, refs: dict[int, int], pos: dict[int, int], base: int, c: int,
+                       alt: int) -> int | None:
+    """The DAG's node-cost total (``dag_cost`` before fusion traffic) once class ``c`` switches
+    to node ``alt``, computed from the references alone: what ``alt`` newly needs is added,
+    what only the old node needed is dropped. None when the switch makes a cycle (``alt`` needs
+    ``c``) or a new class has no choice, exactly where ``dag_cost`` would give None.
+
+    Cycles are found from the current DAG's post-order ``pos``: a class can only reach ``c``
+    through classes that come after ``c`` in it (ancestors of ``c``), so the search stays in
+    that region."""
+    node_cost, kids = fz.node_cost, fz.node_children
+    pc = pos[c]
+    old = choice[c]
+    total = base + node_cost[alt] - node_cost[old]
+    gained: dict[int, int] = {}
+    checked: set[int] = set()  # DAG classes known not to reach c
+    stack = list(kids[alt])
+    while stack:
+        ch = stack.pop()
+        if ch == c:
+            return None
+        in_dag = ch in refs
+        seen = in_dag or ch in gained
+        gained[ch] = gained.get(ch, 0) + 1
+        if in_dag:
+            if pos[ch] > pc and ch not in checked and _reaches(fz, choice, pos, ch, c, pc, checked):
+                return None
+            continue
+        if seen:
+            continue
+        i = choice[ch]
+        if i is None:
+            return None
+        total += node_cost[i]
+        stack.extend(kids[i])
+    stack = list(kids[old])
+    while stack:
+        ch = stack.pop()
+        gained[ch] = gained.get(ch, 0) - 1
+        if ch in refs and refs[ch] + gained[ch] == 0:  # nothing refers to it any more
+            total -= node_cost[choice[ch]]
+            stack.extend(kids[choice[ch]])
+    return total
+
+
+def _reaches(fz: Frozen, choice, pos: dict[int, int], start: int, target: int, pt: int, checked: set[int]) -> bool:
+    """Whether DAG class ``start`` reaches ``target`` (post-order position ``pt``) in the
+    current choice; classes found not to reach it are added to ``checked``."""
+    kids = fz.node_children
+    stack, visited = [start], []
+    while stack:
+        x = stack.pop()
+        if x == target:
+            return True
+        if x in checked or pos.get(x, -1) <= pt:
+            continue
+        checked.add(x)
+        visited.append(x)
+        stack.extend(kids[choice[x]])
+    return False
+
+
 def improve(fz: Frozen, choice: list[int | None], roots: list[int], *, max_steps: int = 5_000,
             neutral_moves: int = 24) -> tuple[int, list[int]] | None:
     """Local search on the extracted DAG: switch one class of the current program to another
@@ -401,6 +475,10 @@ def improve(fz: Frozen, choice: list[int | None], roots: list[int], *, max_steps
     cur = dag_cost(fz, choice, roots)
     if cur is None:
         return None
+    node_cost = fz.node_cost
+    refs = _references(fz, choice, cur[1], roots)
+    pos = {c: k for k, c in enumerate(cur[1])}
+    base = sum(node_cost[choice[c]] for c in cur[1])
     by_class = fz.nodes_by_class()
     steps = 0
     tabu: set = set()
@@ -420,8 +498,13 @@ def improve(fz: Frozen, choice: list[int | None], roots: list[int], *, max_steps
                 continue
             if fz.signature(alt) == sig_old:
                 continue  # an operand-swapped twin (commutativity): same cost, same DAG
-            choice[c] = alt
             steps += 1
+            # a switch whose node costs alone exceed the current total cannot win (fusion
+            # traffic only adds): rejected from the references, without walking the DAG
+            inc = _base_after_switch(fz, choice, refs, pos, base, c, alt)
+            if inc is None or inc > cur[0]:
+                continue
+            choice[c] = alt
             r = dag_cost(fz, choice, roots, bound=cur[0])
             if r is not None and (r[0] < cur[0] or (r[0] == cur[0] and neutral_moves > 0 and (c, alt) not in tabu
                                                      and len(r[1]) <= len(cur[1]))):
@@ -429,6 +512,9 @@ def improve(fz: Frozen, choice: list[int | None], roots: list[int], *, max_steps
                     neutral_moves -= 1
                     tabu.add((c, old))
                 cur = r
+                refs = _references(fz, choice, cur[1], roots)
+                pos = {c2: k2 for k2, c2 in enumerate(cur[1])}
+                base = sum(node_cost[choice[c2]] for c2 in cur[1])
                 since_move = 0
                 k = 0
                 break
