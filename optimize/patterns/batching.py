@@ -1,0 +1,409 @@
+"""Batching rules: StableHLO ops that compute one loop iteration, rewritten to compute all the
+iterations at once over a new leading batch dimension (``jax.vmap``, on StableHLO ops).
+
+A ``Batcher`` vectorizes the values of one loop body over its ``n`` iterations. Every value of
+the body becomes a ``BVal``: either *unbatched* (the same in every iteration: the op is copied
+once, outside the loop) or *batched* (a tensor with a leading dimension of size ``n``, row ``t``
+being the value of iteration ``t``). The loop's counter ``i`` (values ``lo .. lo + n - 1``)
+becomes ``lo + iota(n)``; a ``dynamic_slice`` at row ``i + c`` of an unbatched array becomes the
+static range of rows ``lo + c .. lo + c + n - 1``.
+
+One rule per op name, in one table (``RULES``, filled by ``@batching_rule``). A rule has
+
+- ``check(b, op) -> bool``: whether the op's results are batched (default: any operand is),
+  raising ``Reject`` when the op cannot be batched with these operands;
+- ``build(b, op) -> list[ir.Value]``: the batched results (called only when ``check`` said
+  batched; operand values come from ``b.get``).
+
+Ops with no rule are fine when none of their operands is batched and they have no side effects
+(they are copied as they are); a batched operand of such an op rejects the whole loop, so a
+caller never produces a wrong answer for an op it does not understand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from ...ir import build as B
+from ...ir.attrs import copy_attrs, i64_array, i64_list, int_attr_value
+from ...ir.evaluate import scalar_int_value
+from ...ir.opinfo import ELEMENTWISE, is_pure_op
+from ...ir.regions import captured_values, clone_op
+from ...ir.types import element_type_of, np_dtype, ranked, shape_of
+from ...ir.values import defining_op
+
+
+class Reject(Exception):
+    """The body contains an op that cannot be batched with these operands."""
+
+
+@dataclass(frozen=True)
+class BVal:
+    """A vectorized value: ``value`` has a leading batch dimension when ``batched``."""
+
+    value: ir.Value
+    batched: bool
+
+
+@dataclass(frozen=True)
+class BatchingRule:
+    check: Callable | None
+    build: Callable
+
+
+RULES: dict[str, BatchingRule] = {}
+
+
+def batching_rule(*names: str, check: Callable | None = None):
+    """Register the decorated ``build(b, op) -> list[ir.Value]`` as the batching rule of each
+    op in ``names`` (with its ``check``; default: batched when an operand is)."""
+
+    def deco(fn):
+        for name in names:
+            if name in RULES:
+                raise ValueError(f"batching rule for {name!r} registered twice")
+            RULES[name] = BatchingRule(check, fn)
+        return fn
+
+    return deco
+
+
+class Batcher:
+    """Vectorizes the values of ``body`` (a loop body block) over ``n`` iterations.
+
+    ``counter`` is the body's induction variable, taking ``lo .. lo + n - 1``; ``leaves`` maps
+    other body arguments to their (unbatched) values outside the loop; ``rows`` maps carried
+    arrays to ``(dim, offset, init)``: iteration ``i`` may read them only at row ``i + offset``
+    of ``dim`` (the row it writes), where they still hold ``init``'s values. Values defined
+    outside the loop are unbatched. New ops go at the ambient insertion point and location.
+    """
+
+    def __init__(self, body: ir.Block, counter: ir.Value, lo: int, n: int, leaves: dict, rows: dict):
+        self.body, self.counter, self.lo, self.n = body, counter, lo, n
+        self.leaves, self.rows = leaves, rows
+        self._flags: dict = {}
+        self._vals: dict = {}
+
+    # -- analysis ----------------------------------------------------------------------------
+    def local_op(self, v: ir.Value):
+        """The op of the body (top level) defining ``v``, or None."""
+        d = defining_op(v)
+        return d if d is not None and d.operation.block == self.body else None
+
+    def check(self, v: ir.Value) -> bool:
+        """Whether ``v`` is batched; raises ``Reject`` when it cannot be vectorized."""
+        got = self._flags.get(v)
+        if got is not None:
+            return got
+        if v == self.counter:
+            flag = True
+        elif v in self.leaves:
+            flag = False
+        elif v in self.rows:
+            raise Reject("a carried array is used other than by a read of the row it writes")
+        else:
+            d = defining_op(v)
+            if d is None:
+                if v.owner == self.body:
+                    raise Reject("an unclassified loop argument")
+                flag = False  # an argument of an enclosing region: invariant
+            elif d.operation.block != self.body:
+                flag = False  # defined outside the loop
+            else:
+                flag = self._check_op(d)
+        self._flags[v] = flag
+        return flag
+
+    def _check_op(self, op) -> bool:
+        name = op.operation.name
+        if not is_pure_op(op):
+            raise Reject(f"{name} has side effects")
+        rule = RULES.get(name)
+        if rule is not None and rule.check is not None:
+            flag = rule.check(self, op)
+        else:
+            flag = any(self.check(x) for x in op.operands)
+            if len(op.regions) and any(self.check(x) for x in captured_values(op)):
+                raise Reject(f"{name}: its regions read a batched value")
+        if flag and rule is None:
+            raise Reject(f"no batching rule for {name}")
+        if flag and len(op.results) != 1 and name != "stablehlo.reduce":
+            raise Reject(f"{name}: several results")
+        return flag
+
+    def offset(self, v: ir.Value, depth: int = 8) -> int | None:
+        """``c`` when the integer scalar ``v`` equals ``counter + c`` in every iteration
+        (through conversions that hold its range and additions of constants), else None."""
+        if v == self.counter:
+            return 0
+        d = self.local_op(v)
+        if d is None or depth == 0 or shape_of(v) != ():
+            return None
+        name = d.operation.name
+        c = None
+        if name == "stablehlo.convert":
+            c = self.offset(d.operands[0], depth - 1)
+        elif name in ("stablehlo.add", "stablehlo.subtract"):
+            a, k = d.operands
+            c0, kv = self.offset(a, depth - 1), scalar_int_value(k)
+            if c0 is not None and kv is not None:
+                c = c0 + kv if name == "stablehlo.add" else c0 - kv
+            elif name == "stablehlo.add":
+                c0, kv = self.offset(k, depth - 1), scalar_int_value(a)
+                if c0 is not None and kv is not None:
+                    c = c0 + kv
+        if c is None:
+            return None
+        dt = np_dtype(element_type_of(v))
+        if dt is None or dt.kind not in "iu":
+            return None
+        info = np.iinfo(dt)
+        lo, hi = self.lo + c, self.lo + self.n - 1 + c
+        return c if info.min <= lo and hi <= info.max else None
+
+    # -- building ----------------------------------------------------------------------------
+    def get(self, v: ir.Value) -> BVal:
+        """The vectorized ``v`` (``check(v)`` must have succeeded)."""
+        got = self._vals.get(v)
+        if got is not None:
+            return got
+        if v == self.counter:
+            t = ranked([self.n], element_type_of(v))
+            r = BVal(B.add(B.iota(t, 0), B.full(self.lo, t)) if self.lo else B.iota(t, 0), True)
+        elif v in self.leaves:
+            r = BVal(self.leaves[v], False)
+        else:
+            d = self.local_op(v)
+            if d is None:
+                r = BVal(v, False)
+            else:
+                self._build_op(d)
+                r = self._vals[v]
+        self._vals[v] = r
+        return r
+
+    def _build_op(self, op) -> None:
+        if not self.check(op.results[0]):
+            caps = captured_values(op) if len(op.regions) else None
+            new = clone_op(op, lambda x: self.get(x).value, caps)
+            for old, nv in zip(op.results, new.results):
+                self._vals[old] = BVal(nv, False)
+            return
+        outs = RULES[op.operation.name].build(self, op)
+        for old, nv in zip(op.results, outs):
+            self._vals[old] = BVal(nv, True)
+
+    def batched(self, v: ir.Value) -> ir.Value:
+        """The vectorized ``v`` with its batch dimension (broadcast when unbatched)."""
+        bv = self.get(v)
+        return bv.value if bv.batched else self.broadcast(bv.value)
+
+    def broadcast(self, x: ir.Value) -> ir.Value:
+        """An unbatched value repeated along a new leading batch dimension."""
+        s = shape_of(x)
+        return B.broadcast_in_dim(x, [self.n, *s], range(1, len(s) + 1))
+
+    def index_zero(self, like: list) -> ir.Value:
+        """A zero start index of the element type of the ``like`` indices (i64 without any)."""
+        et = element_type_of(like[0]) if like else ir.IntegerType.get_signless(64)
+        return B.full(0, ranked([], et))
+
+
+def _shift(dims) -> list[int]:
+    return [int(d) + 1 for d in dims]
+
+
+def move_axis(x: ir.Value, src: int, dst: int) -> ir.Value:
+    """``x`` with dimension ``src`` moved to position ``dst``."""
+    perm = [d for d in range(len(shape_of(x))) if d != src]
+    perm.insert(dst, src)
+    return B.transpose(x, perm)
+
+
+# -- elementwise -------------------------------------------------------------------------------
+def _elementwise(b: Batcher, op) -> list[ir.Value]:
+    res_shape = shape_of(op.results[0])
+    full = [b.n, *res_shape]
+    operands = []
+    for x in op.operands:
+        bv = b.get(x)
+        if shape_of(x) == res_shape:
+            operands.append(bv.value if bv.batched else b.broadcast(bv.value))
+        elif shape_of(x) == ():  # rank-0 predicate / bound of select and clamp
+            operands.append(B.broadcast_in_dim(bv.value, full, [0]) if bv.batched else bv.value)
+        else:  # pragma: no cover (elementwise ops have operands of the result's shape)
+            raise Reject(f"{op.operation.name}: operand shape")
+    t = ranked(full, element_type_of(op.results[0]))
+    return [B.op1(op.operation.name, operands, t, copy_attrs(op))]
+
+
+batching_rule(*sorted(ELEMENTWISE))(_elementwise)
+
+
+# -- layout ------------------------------------------------------------------------------------
+def _out(b: Batcher, op) -> ir.Type:
+    return ranked([b.n, *shape_of(op.results[0])], element_type_of(op.results[0]))
+
+
+@batching_rule("stablehlo.broadcast_in_dim")
+def _broadcast_in_dim(b: Batcher, op) -> list[ir.Value]:
+    dims = i64_list(op.attributes["broadcast_dimensions"])
+    return [B.op1(op.operation.name, [b.get(op.operands[0]).value], _out(b, op),
+                  {"broadcast_dimensions": i64_array([0, *_shift(dims)])})]
+
+
+@batching_rule("stablehlo.reshape")
+def _reshape(b: Batcher, op) -> list[ir.Value]:
+    return [B.op1(op.operation.name, [b.get(op.operands[0]).value], _out(b, op))]
+
+
+@batching_rule("stablehlo.transpose")
+def _transpose(b: Batcher, op) -> list[ir.Value]:
+    perm = i64_list(op.attributes["permutation"])
+    return [B.transpose(b.get(op.operands[0]).value, [0, *_shift(perm)])]
+
+
+@batching_rule("stablehlo.reverse")
+def _reverse(b: Batcher, op) -> list[ir.Value]:
+    return [B.reverse(b.get(op.operands[0]).value, _shift(i64_list(op.attributes["dimensions"])))]
+
+
+@batching_rule("stablehlo.slice")
+def _slice(b: Batcher, op) -> list[ir.Value]:
+    a = op.attributes
+    return [B.slice(b.get(op.operands[0]).value, [0, *i64_list(a["start_indices"])],
+                    [b.n, *i64_list(a["limit_indices"])], [1, *i64_list(a["strides"])])]
+
+
+def _pad_check(b: Batcher, op) -> bool:
+    if b.check(op.operands[1]):
+        raise Reject("pad: a padding value that changes per iteration")
+    return b.check(op.operands[0])
+
+
+@batching_rule("stablehlo.pad", check=_pad_check)
+def _pad(b: Batcher, op) -> list[ir.Value]:
+    a = op.attributes
+    return [B.pad(b.get(op.operands[0]).value, b.get(op.operands[1]).value,
+                  [0, *i64_list(a["edge_padding_low"])], [0, *i64_list(a["edge_padding_high"])],
+                  [0, *i64_list(a["interior_padding"])])]
+
+
+@batching_rule("stablehlo.concatenate")
+def _concatenate(b: Batcher, op) -> list[ir.Value]:
+    dim = int_attr_value(op.attributes["dimension"])
+    return [B.concatenate([b.batched(x) for x in op.operands], dim + 1)]
+
+
+# -- reductions and contractions ---------------------------------------------------------------
+def _reduce_check(b: Batcher, op) -> bool:
+    k = len(op.operands) // 2
+    if any(b.check(x) for x in op.operands[k:]):
+        raise Reject("reduce: an init value that changes per iteration")
+    if captured_values(op):
+        raise Reject("reduce: a body that reads outside values")
+    return any(b.check(x) for x in op.operands[:k])
+
+
+@batching_rule("stablehlo.reduce", check=_reduce_check)
+def _reduce(b: Batcher, op) -> list[ir.Value]:
+    k = len(op.operands) // 2
+    inputs = [b.batched(x) for x in op.operands[:k]]
+    inits = [b.get(x).value for x in op.operands[k:]]
+    types = [ranked([b.n, *shape_of(r)], element_type_of(r)) for r in op.results]
+    attrs = copy_attrs(op)
+    attrs["dimensions"] = i64_array(_shift(i64_list(op.attributes["dimensions"])))
+    new = B.create(op.operation.name, inputs + inits, types, attrs, regions=1)
+    tmp = op.operation.clone()  # a copy of the reduction body to move into the new op
+    tmp.regions[0].blocks[0].append_to(new.regions[0])
+    tmp.erase()  # its results have no uses
+    return list(new.results)
+
+
+@batching_rule("stablehlo.dot_general")
+def _dot_general(b: Batcher, op) -> list[ir.Value]:
+    lb, rb, lc, rc = B.dot_dims(op)
+    lhs, rhs = (b.get(x) for x in op.operands)
+    et = element_type_of(op.results[0])
+    if lhs.batched and rhs.batched:  # the iterations become a new (first) batch dimension
+        return [B.dot_general(lhs.value, rhs.value, [0, *_shift(lb)], [0, *_shift(rb)], _shift(lc), _shift(rc),
+                              elem=et, like=op)]
+    nb = len(lb)
+    if lhs.batched:  # a free lhs dimension: after the batch dimensions of the result
+        r = B.dot_general(lhs.value, rhs.value, _shift(lb), rb, _shift(lc), rc, elem=et, like=op)
+        return [move_axis(r, nb, 0)]
+    # a free rhs dimension: after the batch and free lhs dimensions
+    lhs_free = len(shape_of(op.operands[0])) - nb - len(lc)
+    r = B.dot_general(lhs.value, rhs.value, lb, _shift(rb), lc, _shift(rc), elem=et, like=op)
+    return [move_axis(r, nb + lhs_free, 0)]
+
+
+# -- indexing ----------------------------------------------------------------------------------
+def _dynamic_slice_check(b: Batcher, op) -> bool:
+    x, idx = op.operands[0], list(op.operands[1:])
+    sizes = i64_list(op.attributes["slice_sizes"])
+    if x in b.rows:  # a read of the row this iteration writes: the carried array's initial value
+        dim, off, _ = b.rows[x]
+        if b.offset(idx[dim]) != off or sizes[dim] != 1:
+            raise Reject("a carried array read at another row than the one written")
+        if any(b.check(ix) for e, ix in enumerate(idx) if e != dim):
+            raise Reject("a carried array read at a window that moves in another dimension")
+        return True
+    xb, ib = b.check(x), [b.check(ix) for ix in idx]
+    if not any(ib):
+        return xb
+    if xb:
+        raise Reject("dynamic_slice of a batched array at batched indices (a gather)")
+    moving = [e for e, f in enumerate(ib) if f]
+    if len(moving) != 1:
+        raise Reject("dynamic_slice: indices that move in several dimensions")
+    e = moving[0]
+    off = b.offset(idx[e])
+    if off is None or sizes[e] != 1:
+        raise Reject("dynamic_slice: an index that is not the counter plus a constant")
+    if b.lo + off < 0 or b.lo + off + b.n > shape_of(x)[e]:
+        raise Reject("dynamic_slice: rows out of bounds (clamped)")
+    return True
+
+
+def _row_range(b: Batcher, x: ir.Value, idx: list, sizes: list, dim: int, off: int) -> ir.Value:
+    """Rows ``lo + off .. lo + off + n - 1`` of ``dim`` of the unbatched ``x`` (the other
+    indices unbatched) as a batched value."""
+    starts = [b.get(ix).value for ix in idx]
+    starts[dim] = B.full(b.lo + off, ranked([], element_type_of(idx[dim])))
+    sz = list(sizes)
+    sz[dim] = b.n
+    r = move_axis(B.dynamic_slice(x, starts, sz), dim, 0)
+    return B.reshape(r, [b.n, *sizes])
+
+
+@batching_rule("stablehlo.dynamic_slice", check=_dynamic_slice_check)
+def _dynamic_slice(b: Batcher, op) -> list[ir.Value]:
+    x, idx = op.operands[0], list(op.operands[1:])
+    sizes = i64_list(op.attributes["slice_sizes"])
+    if x in b.rows:
+        dim, off, init = b.rows[x]
+        return [_row_range(b, init, idx, sizes, dim, off)]
+    xv = b.get(x)
+    if xv.batched:
+        starts = [b.index_zero(idx)] + [b.get(ix).value for ix in idx]
+        return [B.dynamic_slice(xv.value, starts, [b.n, *sizes])]
+    e = next(k for k, ix in enumerate(idx) if b.check(ix))
+    return [_row_range(b, xv.value, idx, sizes, e, b.offset(idx[e]))]
+
+
+def _dynamic_update_slice_check(b: Batcher, op) -> bool:
+    if any(b.check(ix) for ix in op.operands[2:]):
+        raise Reject("dynamic_update_slice at a batched index (a scatter)")
+    return b.check(op.operands[0]) or b.check(op.operands[1])
+
+
+@batching_rule("stablehlo.dynamic_update_slice", check=_dynamic_update_slice_check)
+def _dynamic_update_slice(b: Batcher, op) -> list[ir.Value]:
+    idx = list(op.operands[2:])
+    starts = [b.index_zero(idx)] + [b.get(ix).value for ix in idx]
+    return [B.dynamic_update_slice(b.batched(op.operands[0]), b.batched(op.operands[1]), starts)]

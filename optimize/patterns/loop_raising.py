@@ -1,0 +1,206 @@
+"""Family ``raising``: loops whose iterations are independent become tensor operations
+("while loop raising").
+
+A ``stablehlo.while`` whose counter ``i`` runs ``lo .. hi`` by steps of 1 (a static trip count,
+``reactant.ir.loops.analyze``) is raised when every carried slot is one of
+
+- pass-through (returned unchanged) or the counter itself;
+- an array written at row ``i + c`` of one dimension by one ``dynamic_update_slice`` per
+  iteration, whose update depends on the iteration only through the counter, reads of row
+  ``i + c'`` of loop-invariant arrays, and reads of the row it overwrites (which still holds
+  the array's initial value: no iteration reads what another one wrote);
+- an accumulator ``acc = acc (+ - * max min) h(i)`` that nothing else in the loop reads.
+
+The body is then vectorized over the iterations (``batching.Batcher``: one batching rule per
+op), and the loop is replaced by the batched computation: one ``dynamic_update_slice`` of all
+the rows at once per array, one ``reduce`` per accumulator. A body with an op that has no
+batching rule, a side effect, or a read that could see another iteration's write (a real
+recurrence) is left alone. Nested loops raise from the inside out: once the inner loop is a
+tensor operation the outer body becomes batchable.
+
+Rounding: a float sum or product accumulated in a loop becomes a ``reduce``, which XLA may
+evaluate in another order (as NumPy's and XLA's own reductions do); the result then differs
+from the sequential loop by rounding only. Maximum and minimum, integer and every
+row-by-row result are exact.
+"""
+
+from __future__ import annotations
+
+from jaxlib.mlir import ir
+
+from ...ir import build as B
+from ...ir.loops import analyze
+from ...ir.opinfo import is_pure_op, reduce_identity
+from ...ir.regions import block_ops
+from ...ir.types import element_type_of, np_dtype, ranked, shape_of
+from ...ir.values import defining_op
+from ._registry import pattern, replace
+from .batching import Batcher, Reject
+
+FAMILY = "raising"
+
+_ACCUMULATE = {"stablehlo.add": "stablehlo.add", "stablehlo.subtract": "stablehlo.add",
+               "stablehlo.multiply": "stablehlo.multiply", "stablehlo.maximum": "stablehlo.maximum",
+               "stablehlo.minimum": "stablehlo.minimum"}
+
+
+class _Plan:
+    """What each slot of a raisable loop becomes."""
+
+    def __init__(self, info, lo: int, n: int):
+        self.info, self.lo, self.n = info, lo, n
+        self.arrays: dict = {}  # slot -> (dus op, dim, offset)
+        self.accs: dict = {}  # slot -> (combining op name, the per-iteration term)
+        self.batcher: Batcher | None = None
+
+
+def _array_write(info, k: int, b_offset) -> tuple | None:
+    """(dus, dim, offset) when slot ``k`` returns ``dynamic_update_slice(arg, u, idx)`` with
+    one index ``i + offset`` (update size 1 there, rows in bounds) and the argument used only
+    by that write and by ``dynamic_slice`` reads in the body."""
+    arg, y = info.body.arguments[k], info.yields[k]
+    d = defining_op(y)
+    if d is None or d.operation.name != "stablehlo.dynamic_update_slice" or d.operation.block != info.body \
+            or d.operands[0] != arg:
+        return None
+    idx = list(d.operands[2:])
+    offs = [(e, b_offset(ix)) for e, ix in enumerate(idx)]
+    moving = [(e, c) for e, c in offs if c is not None]
+    if len(moving) != 1:
+        return None
+    dim, off = moving[0]
+    if shape_of(d.operands[1])[dim] != 1:
+        return None
+    for u in arg.uses:
+        o = u.owner
+        if o.operation == d.operation:
+            if u.operand_number != 0:
+                return None
+        elif o.operation.name != "stablehlo.dynamic_slice" or o.operation.block != info.body \
+                or u.operand_number != 0:
+            return None
+    return d, dim, off
+
+
+def _accumulator(info, k: int) -> tuple | None:
+    """(op name, term) when slot ``k`` returns ``arg <op> term`` (``term <op> arg`` for the
+    commutative ones) and nothing else reads ``arg``."""
+    arg, y = info.body.arguments[k], info.yields[k]
+    d = defining_op(y)
+    if d is None or d.operation.block != info.body or d.operation.name not in _ACCUMULATE:
+        return None
+    uses = list(arg.uses)
+    if len(uses) != 1 or uses[0].owner.operation != d.operation:
+        return None
+    a, t = d.operands
+    if a != arg:
+        if d.operation.name == "stablehlo.subtract":
+            return None
+        a, t = t, a
+    if a != arg or t == arg or reduce_identity(_ACCUMULATE[d.operation.name], element_type_of(arg)) is None:
+        return None
+    return d.operation.name, t
+
+
+def plan_raise(w) -> _Plan | None:
+    """How loop ``w`` raises into tensor operations, or None when it does not."""
+    info = analyze(w)
+    if info is None or info.counter is None or info.steps.get(info.counter) != 1:
+        return None
+    rng = info.ranges.get(info.counter)
+    if rng is None or info.trip_count is None or info.trip_count != rng[1] - rng[0] + 1 or info.trip_count < 1:
+        return None
+    lo, n = rng[0], info.trip_count
+    if not all(is_pure_op(o) for o in block_ops(info.body)) or not all(is_pure_op(o) for o in block_ops(info.cond)):
+        return None
+    plan = _Plan(info, lo, n)
+    counter_arg = info.body.arguments[info.counter]
+    leaves = {info.body.arguments[k]: info.inits[k] for k in info.passthrough}
+    probe = Batcher(info.body, counter_arg, lo, n, leaves, {})
+    rows = {}
+    for k in range(info.n):
+        if k == info.counter or k in info.passthrough:
+            continue
+        if list(info.cond.arguments[k].uses):
+            return None
+        arr = _array_write(info, k, probe.offset)
+        if arr is not None:
+            d, dim, off = arr
+            size = shape_of(info.inits[k])[dim]
+            if lo + off < 0 or lo + off + n > size:
+                return None  # the loop's writes would be clamped
+            plan.arrays[k] = arr
+            rows[info.body.arguments[k]] = (dim, off, info.inits[k])
+            continue
+        acc = _accumulator(info, k)
+        if acc is None:
+            return None
+        plan.accs[k] = acc
+    if not plan.arrays and not plan.accs:
+        return None
+    b = Batcher(info.body, counter_arg, lo, n, leaves, rows)
+    try:
+        for k, (d, dim, _) in plan.arrays.items():
+            b.check(d.operands[1])
+            if any(b.check(ix) for e, ix in enumerate(d.operands[2:]) if e != dim):
+                return None
+        for _, t in plan.accs.values():
+            b.check(t)
+    except Reject:
+        return None
+    plan.batcher = b
+    return plan
+
+
+def _write_rows(plan: _Plan, k: int) -> ir.Value:
+    """All the rows slot ``k``'s loop writes, written at once into its initial value."""
+    b = plan.batcher
+    d, dim, off = plan.arrays[k]
+    u = d.operands[1]
+    us = list(shape_of(u))
+    rows = b.batched(u)  # [n, *us] with us[dim] == 1
+    rows = B.reshape(rows, [plan.n, *us[:dim], *us[dim + 1:]])
+    perm = list(range(1, dim + 1)) + [0] + list(range(dim + 1, len(us)))
+    rows = B.transpose(rows, perm)
+    idx = list(d.operands[2:])
+    starts = [b.get(ix).value for ix in idx]
+    starts[dim] = B.full(plan.lo + off, ranked([], element_type_of(idx[dim])))
+    return B.dynamic_update_slice(plan.info.inits[k], rows, starts)
+
+
+def _accumulate(plan: _Plan, k: int) -> ir.Value:
+    """The initial value combined with the reduction of every iteration's term."""
+    b = plan.batcher
+    name, t = plan.accs[k]
+    kind = _ACCUMULATE[name]
+    et = element_type_of(t)
+    ident = reduce_identity(kind, et)
+    if kind == "stablehlo.add" and np_dtype(et).kind == "f":
+        ident = -0.0  # the exact additive identity (x + -0.0 == x, -0.0 included)
+    total = B.reduce(b.batched(t), B.full(ident, ranked([], et)), [0], kind)
+    return B.op1(name, [plan.info.inits[k], total], plan.info.inits[k].type)
+
+
+@pattern("while_raise", FAMILY, "stablehlo.while", benefit=3)
+def while_raise(op, rewriter):
+    """A counted loop whose iterations are independent (rows written at the counter, reads of
+    invariant rows or of the row being written, accumulators) becomes its body vectorized
+    over the iterations: the rows written at once, accumulators as ``reduce`` (float sums
+    reassociated: rounding only). Loops with a recurrence or an op without a batching rule
+    are left alone."""
+    plan = plan_raise(op)
+    if plan is None:
+        return False
+    info = plan.info
+    with rewriter.ip, op.location:
+        out = []
+        for k in range(info.n):
+            if k == info.counter:
+                out.append(B.full(plan.lo + plan.n, op.results[k].type))
+            elif k in info.passthrough:
+                out.append(info.inits[k])
+            elif k in plan.arrays:
+                out.append(_write_rows(plan, k))
+            else:
+                out.append(_accumulate(plan, k))
+    return replace(rewriter, op, out)
