@@ -137,7 +137,8 @@ class Batcher:
 
     def offset(self, v: ir.Value, depth: int = 8) -> int | None:
         """``c`` when the integer scalar ``v`` equals ``counter + c`` in every iteration
-        (through conversions that hold its range and additions of constants), else None."""
+        (through conversions that hold its range, additions of constants and remainders
+        that do not wrap), else None."""
         if v == self.counter:
             return 0
         d = self.local_op(v)
@@ -156,6 +157,11 @@ class Batcher:
                 c0, kv = self.offset(k, depth - 1), scalar_int_value(a)
                 if c0 is not None and kv is not None:
                     c = c0 + kv
+        elif name == "stablehlo.remainder":  # (i + c) % k is i + c - m k while m k <= i + c < (m + 1) k
+            c0, kv = self.offset(d.operands[0], depth - 1), scalar_int_value(d.operands[1])
+            if c0 is not None and kv is not None and kv > 0 and self.lo + c0 >= 0 \
+                    and (self.lo + c0) // kv == (self.lo + self.n - 1 + c0) // kv:
+                c = c0 - (self.lo + c0) // kv * kv
         if c is None:
             return None
         dt = np_dtype(element_type_of(v))
