@@ -5,7 +5,8 @@ interleaved, ``harness.measure``):
 - ``raised``: the O2 pipeline (the ``raising`` family turns the loops into tensor ops);
 - ``unraised``: the same O2 pipeline with the loop-to-tensor rewrites disabled
   (``while_raise``, ``while_map_to_elementwise``, ``while_sum_to_reduce``): the loop runs;
-- ``jax``: ``jax.jit`` of the same algorithm written with whole-array ops (``einsum``...).
+- ``jax``: ``jax.jit`` of the same algorithm written with whole-array ops (``einsum``...);
+- ``numpy``: the loop kernel itself, run by NumPy.
 
 The two reactant programs run through the same PJRT call (``execute_sharded``), so their ratio
 is the XLA runtime's. Usage: ``python benchmarks/bench_raise.py [n]`` (default n = 64).
@@ -114,8 +115,9 @@ def main(n: int = 64) -> None:
         jit = jax.jit(jf)
         np.testing.assert_allclose(np.asarray(jit(*bufs)), want, rtol=1e-9, atol=1e-9)
         impls["jax"] = lambda jit=jit: jit(*bufs).block_until_ready()
+        impls["numpy"] = lambda f=f, args=args: f(*args)
         results.append(measure(f"{name} (n={n})", impls))
-    print_table(results, "raised", f"steady time, raised vs unraised vs jax.jit (n={n})")
+    print_table(results, "raised", f"steady time, raised vs unraised vs jax.jit vs NumPy (n={n})")
 
 
 if __name__ == "__main__":

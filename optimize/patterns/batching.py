@@ -33,7 +33,7 @@ from ...ir.attrs import copy_attrs, i64_array, i64_list, int_attr_value
 from ...ir.evaluate import scalar_int_value
 from ...ir.opinfo import ELEMENTWISE, is_pure_op
 from ...ir.regions import captured_values, clone_op
-from ...ir.types import element_type_of, np_dtype, ranked, shape_of
+from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import defining_op
 
 
@@ -79,12 +79,15 @@ class Batcher:
     other body arguments to their (unbatched) values outside the loop; ``rows`` maps carried
     arrays to ``(dim, offset, init)``: iteration ``i`` may read them only at row ``i + offset``
     of ``dim`` (the row it writes), where they still hold ``init``'s values. Values defined
-    outside the loop are unbatched. New ops go at the ambient insertion point and location.
+    outside the loop are unbatched. With ``max_elements``, a batched value larger than that
+    rejects the body. New ops go at the ambient insertion point and location.
     """
 
-    def __init__(self, body: ir.Block, counter: ir.Value, lo: int, n: int, leaves: dict, rows: dict):
+    def __init__(self, body: ir.Block, counter: ir.Value, lo: int, n: int, leaves: dict, rows: dict,
+                 max_elements: int | None = None):
         self.body, self.counter, self.lo, self.n = body, counter, lo, n
         self.leaves, self.rows = leaves, rows
+        self.max_elements = max_elements  # cap on the elements of one batched value
         self._flags: dict = {}
         self._vals: dict = {}
 
@@ -133,6 +136,10 @@ class Batcher:
             raise Reject(f"no batching rule for {name}")
         if flag and len(op.results) != 1 and name != "stablehlo.reduce":
             raise Reject(f"{name}: several results")
+        if flag and self.max_elements is not None \
+                and any(self.n * num_elements(r) > self.max_elements for r in op.results):
+            # a loop holds one iteration's temporaries at a time, the batched body all of them
+            raise Reject(f"{name}: its batched result would be too large")
         return flag
 
     def offset(self, v: ir.Value, depth: int = 8) -> int | None:

@@ -18,6 +18,10 @@ batching rule, a side effect, or a read that could see another iteration's write
 recurrence) is left alone. Nested loops raise from the inside out: once the inner loop is a
 tensor operation the outer body becomes batchable.
 
+Memory: the vectorized body holds the temporaries of every iteration at once (a loop holds
+one iteration's); a batched temporary larger than a few times the largest array the loop
+touches (and over ``_SMALL`` elements) keeps the loop.
+
 Rounding: a float sum or product accumulated in a loop becomes a ``reduce``, which XLA may
 evaluate in another order (as NumPy's and XLA's own reductions do); the result then differs
 from the sequential loop by rounding only. Maximum and minimum, integer and every
@@ -31,13 +35,15 @@ from jaxlib.mlir import ir
 from ...ir import build as B
 from ...ir.loops import analyze
 from ...ir.opinfo import is_pure_op, reduce_identity
-from ...ir.regions import block_ops
-from ...ir.types import element_type_of, np_dtype, ranked, shape_of
+from ...ir.regions import block_ops, captured_values
+from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import defining_op
 from ._registry import pattern, replace
 from .batching import Batcher, Reject
 
 FAMILY = "raising"
+_SMALL = 1 << 22  # elements of a batched temporary that are always fine (32 MiB of f64)
+_GROWTH = 4  # a batched temporary may be this many times the largest array the loop touches
 
 _ACCUMULATE = {"stablehlo.add": "stablehlo.add", "stablehlo.subtract": "stablehlo.add",
                "stablehlo.multiply": "stablehlo.multiply", "stablehlo.maximum": "stablehlo.maximum",
@@ -138,7 +144,12 @@ def plan_raise(w) -> _Plan | None:
         plan.accs[k] = acc
     if not plan.arrays and not plan.accs:
         return None
-    b = Batcher(info.body, counter_arg, lo, n, leaves, rows)
+    # The batched body holds every iteration's temporaries at once: allow a few times the
+    # largest array the loop touches (its rows are as large), and anything small.
+    touched = [num_elements(v) for v in list(info.inits) + captured_values(w)
+               if isinstance(v.type, ir.RankedTensorType)]
+    budget = max(_SMALL, _GROWTH * max(touched, default=0))
+    b = Batcher(info.body, counter_arg, lo, n, leaves, rows, max_elements=budget)
     try:
         for k, (d, dim, _) in plan.arrays.items():
             b.check(d.operands[1])

@@ -224,6 +224,16 @@ GATHER = loop(
     %next_out = stablehlo.dynamic_update_slice %out, %b, %i : (tensor<6xf32>, tensor<1xf32>, tensor<i32>) -> tensor<6xf32>""",
     "%w#1")
 
+# s = s + outer(x[i], x[i]) over 2048 rows: the batched outer products (2048 x 1024 x 1024)
+# would be far larger than anything the loop touches, so it stays a loop
+HUGE_TEMPORARIES = loop(
+    "%x: tensor<2048x1024xf32>, %s0: tensor<1024x1024xf32>", "tensor<1024x1024xf32>", 2048,
+    "%s = %s0 : tensor<1024x1024xf32>", """
+    %r = stablehlo.dynamic_slice %x, %i, %zi, sizes = [1, 1024] : (tensor<2048x1024xf32>, tensor<i32>, tensor<i32>) -> tensor<1x1024xf32>
+    %o = stablehlo.dot_general %r, %r, contracting_dims = [0] x [0] : (tensor<1x1024xf32>, tensor<1x1024xf32>) -> tensor<1024x1024xf32>
+    %next_s = stablehlo.add %s, %o : tensor<1024x1024xf32>""",
+    "%w#1")
+
 CASES = [
     rcase("while_raise", DOITGEN, id="doitgen-nested",
           present=[r"stablehlo.dot_general"], absent=[r"stablehlo.while"]),
@@ -246,6 +256,7 @@ CASES = [
     rcase("while_raise", NO_RULE, changed=False, id="no-batching-rule-stays"),
     rcase("while_raise", CLAMPED, changed=False, id="clamped-read-stays"),
     rcase("while_raise", GATHER, changed=False, id="gather-stays", int_range=(0, 6)),
+    rcase("while_raise", HUGE_TEMPORARIES, changed=False, id="huge-temporaries-stay", run=False),
 ]
 
 
