@@ -226,6 +226,9 @@ class Batcher:
         return B.full(0, ranked([], et))
 
 
+_MAX_WINDOW = 16  # rows of a sliding window read at the counter (one slice per row)
+
+
 def _shift(dims) -> list[int]:
     return [int(d) + 1 for d in dims]
 
@@ -330,11 +333,37 @@ def _reduce(b: Batcher, op) -> list[ir.Value]:
     types = [ranked([b.n, *shape_of(r)], element_type_of(r)) for r in op.results]
     attrs = copy_attrs(op)
     attrs["dimensions"] = i64_array(_shift(i64_list(op.attributes["dimensions"])))
-    new = B.create(op.operation.name, inputs + inits, types, attrs, regions=1)
-    tmp = op.operation.clone()  # a copy of the reduction body to move into the new op
+    return _with_body_of(op, inputs + inits, types, attrs)
+
+
+def _with_body_of(op, operands: list, types: list, attrs: dict) -> list[ir.Value]:
+    """A new op like ``op`` (one region) with these operands, result types and attributes,
+    and a copy of ``op``'s region."""
+    new = B.create(op.operation.name, operands, types, attrs, regions=1)
+    tmp = op.operation.clone()  # a copy of the body to move into the new op
     tmp.regions[0].blocks[0].append_to(new.regions[0])
     tmp.erase()  # its results have no uses
     return list(new.results)
+
+
+def _sort_check(b: Batcher, op) -> bool:
+    if captured_values(op):
+        raise Reject("sort: a comparator that reads outside values")
+    return any(b.check(x) for x in op.operands)
+
+
+@batching_rule("stablehlo.sort", check=_sort_check)
+def _sort(b: Batcher, op) -> list[ir.Value]:
+    attrs = copy_attrs(op)
+    attrs["dimension"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
+                                            int_attr_value(op.attributes["dimension"]) + 1)
+    return _with_body_of(op, [b.batched(x) for x in op.operands],
+                         [ranked([b.n, *shape_of(r)], element_type_of(r)) for r in op.results], attrs)
+
+
+@batching_rule("stablehlo.fft")
+def _fft(b: Batcher, op) -> list[ir.Value]:  # it transforms the trailing dimensions only
+    return [B.op1(op.operation.name, [b.get(op.operands[0]).value], _out(b, op), copy_attrs(op))]
 
 
 @batching_rule("stablehlo.dot_general")
@@ -376,22 +405,29 @@ def _dynamic_slice_check(b: Batcher, op) -> bool:
         raise Reject("dynamic_slice: indices that move in several dimensions")
     e = moving[0]
     off = b.offset(idx[e])
-    if off is None or sizes[e] != 1:
+    if off is None or not 1 <= sizes[e] <= _MAX_WINDOW:
         raise Reject("dynamic_slice: an index that is not the counter plus a constant")
-    if b.lo + off < 0 or b.lo + off + b.n > shape_of(x)[e]:
+    if b.lo + off < 0 or b.lo + off + b.n - 1 + sizes[e] > shape_of(x)[e]:
         raise Reject("dynamic_slice: rows out of bounds (clamped)")
     return True
 
 
 def _row_range(b: Batcher, x: ir.Value, idx: list, sizes: list, dim: int, off: int) -> ir.Value:
-    """Rows ``lo + off .. lo + off + n - 1`` of ``dim`` of the unbatched ``x`` (the other
-    indices unbatched) as a batched value."""
+    """The windows of ``sizes[dim]`` rows at ``lo + off + t`` of ``dim`` (t = 0 .. n - 1) of
+    the unbatched ``x`` (the other indices unbatched), as a batched value: one range of ``n``
+    rows per position in the window, side by side."""
     starts = [b.get(ix).value for ix in idx]
-    starts[dim] = B.full(b.lo + off, ranked([], element_type_of(idx[dim])))
+    et = element_type_of(idx[dim])
     sz = list(sizes)
     sz[dim] = b.n
-    r = move_axis(B.dynamic_slice(x, starts, sz), dim, 0)
-    return B.reshape(r, [b.n, *sizes])
+    one = list(sizes)
+    one[dim] = 1
+    parts = []
+    for j in range(sizes[dim]):
+        starts[dim] = B.full(b.lo + off + j, ranked([], et))
+        r = move_axis(B.dynamic_slice(x, starts, sz), dim, 0)
+        parts.append(B.reshape(r, [b.n, *one]))
+    return B.concatenate(parts, dim + 1)
 
 
 @batching_rule("stablehlo.dynamic_slice", check=_dynamic_slice_check)

@@ -67,6 +67,20 @@ def linear_recurrence(x):
     return y
 
 
+def moving_sums(x):
+    out = np.zeros(x.shape[0] - 2)
+    for i in range(x.shape[0] - 2):
+        out[i] = np.sum(x[i:i + 3])
+    return out
+
+
+def row_cumsums(x):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = np.cumsum(x[i])
+    return out
+
+
 def sorted_rows(x):
     out = np.zeros_like(x)
     for i in range(x.shape[0]):
@@ -82,10 +96,12 @@ RAISED = {
     "column_sums_of_exp": (column_sums_of_exp, (RNG.standard_normal((6, 3)),)),
     "laplacian_1d": (laplacian_1d, (RNG.standard_normal(10),)),
     "outer_rows": (outer_rows, (RNG.standard_normal((5, 3)), RNG.standard_normal((5, 2)))),
+    "moving_sums": (moving_sums, (RNG.standard_normal(11),)),
+    "sorted_rows": (sorted_rows, (RNG.standard_normal((4, 5)),)),
 }
 KEPT = {
     "linear_recurrence": (linear_recurrence, (RNG.standard_normal((6, 2)),)),
-    "sorted_rows": (sorted_rows, (RNG.standard_normal((4, 5)),)),
+    "row_cumsums": (row_cumsums, (RNG.standard_normal((4, 5)),)),  # reduce_window: no batching rule
 }
 
 

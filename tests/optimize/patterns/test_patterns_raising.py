@@ -193,8 +193,8 @@ PREFIX_SUM = loop(
     %next_out = stablehlo.dynamic_update_slice %out, %next_s, %i : (tensor<6xf32>, tensor<1xf32>, tensor<i32>) -> tensor<6xf32>""",
     "%w#2", inits="%z0 = stablehlo.constant dense<0.0> : tensor<1xf32>")
 
-# sort has no batching rule: the loop stays
-NO_RULE = loop(
+# sorting rows (the comparator region is copied; the sort dimension moves by one)
+SORT_ROWS = loop(
     "%x: tensor<4x5xf32>, %o: tensor<4x5xf32>", "tensor<4x5xf32>", 4, "%out = %o : tensor<4x5xf32>", """
     %r = stablehlo.dynamic_slice %x, %i, %zi, sizes = [1, 5] : (tensor<4x5xf32>, tensor<i32>, tensor<i32>) -> tensor<1x5xf32>
     %s = "stablehlo.sort"(%r) ({
@@ -234,6 +234,31 @@ HUGE_TEMPORARIES = loop(
     %next_s = stablehlo.add %s, %o : tensor<1024x1024xf32>""",
     "%w#1")
 
+# reduce_window (a cumulative sum) has no batching rule: the loop stays
+NO_RULE = loop(
+    "%x: tensor<4x5xf32>, %o: tensor<4x5xf32>", "tensor<4x5xf32>", 4, "%out = %o : tensor<4x5xf32>", """
+    %r = stablehlo.dynamic_slice %x, %i, %zi, sizes = [1, 5] : (tensor<4x5xf32>, tensor<i32>, tensor<i32>) -> tensor<1x5xf32>
+    %z = stablehlo.constant dense<0.0> : tensor<f32>
+    %c = "stablehlo.reduce_window"(%r, %z) <{padding = dense<[[0, 0], [4, 0]]> : tensor<2x2xi64>, window_dimensions = array<i64: 1, 5>}> ({
+    ^bb0(%p0: tensor<f32>, %p1: tensor<f32>):
+      %s = stablehlo.add %p0, %p1 : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<1x5xf32>, tensor<f32>) -> tensor<1x5xf32>
+    %next_out = stablehlo.dynamic_update_slice %out, %c, %i, %zi : (tensor<4x5xf32>, tensor<1x5xf32>, tensor<i32>, tensor<i32>) -> tensor<4x5xf32>""",
+    "%w#1")
+
+# sums of sliding windows x[i : i + 3] (one range of rows per window position), and an FFT
+WINDOWS = loop(
+    "%x: tensor<9xf32>, %o: tensor<7xcomplex<f32>>", "tensor<7xcomplex<f32>>", 7,
+    "%out = %o : tensor<7xcomplex<f32>>", """
+    %win = stablehlo.dynamic_slice %x, %i, sizes = [3] : (tensor<9xf32>, tensor<i32>) -> tensor<3xf32>
+    %zr = stablehlo.constant dense<0.0> : tensor<3xf32>
+    %cw = stablehlo.complex %win, %zr : tensor<3xcomplex<f32>>
+    %f = stablehlo.fft %cw, type = FFT, length = [3] : (tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>>
+    %f1 = stablehlo.slice %f [1:2] : (tensor<3xcomplex<f32>>) -> tensor<1xcomplex<f32>>
+    %next_out = stablehlo.dynamic_update_slice %out, %f1, %i : (tensor<7xcomplex<f32>>, tensor<1xcomplex<f32>>, tensor<i32>) -> tensor<7xcomplex<f32>>""",
+    "%w#1")
+
 CASES = [
     rcase("while_raise", DOITGEN, id="doitgen-nested",
           present=[r"stablehlo.dot_general"], absent=[r"stablehlo.while"]),
@@ -253,6 +278,9 @@ CASES = [
           present=[r"batching_dims = \[0, 2\] x \[0, 1\]"], absent=[r"stablehlo.while"]),
     rcase("while_raise", RECURRENCE, changed=False, id="recurrence-stays"),
     rcase("while_raise", PREFIX_SUM, changed=False, id="prefix-sum-stays"),
+    rcase("while_raise", SORT_ROWS, id="sort-rows", present=[r"dimension = 2"], absent=[r"stablehlo.while"]),
+    rcase("while_raise", WINDOWS, id="sliding-windows-fft", present=[r"stablehlo.fft .*tensor<7x3xcomplex<f32>>"],
+          absent=[r"stablehlo.while"], rtol=1e-4, atol=1e-5),
     rcase("while_raise", NO_RULE, changed=False, id="no-batching-rule-stays"),
     rcase("while_raise", CLAMPED, changed=False, id="clamped-read-stays"),
     rcase("while_raise", GATHER, changed=False, id="gather-stays", int_range=(0, 6)),
