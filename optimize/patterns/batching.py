@@ -121,6 +121,12 @@ class Batcher:
         self._flags[v] = flag
         return flag
 
+    def any_batched(self, values) -> bool:
+        """Whether one of ``values`` is batched. Every value is checked (no short cut after
+        the first batched one), so that one that cannot be vectorized always rejects."""
+        flags = [self.check(v) for v in values]
+        return any(flags)
+
     def _check_op(self, op) -> bool:
         name = op.operation.name
         if not is_pure_op(op):
@@ -129,8 +135,8 @@ class Batcher:
         if rule is not None and rule.check is not None:
             flag = rule.check(self, op)
         else:
-            flag = any(self.check(x) for x in op.operands)
-            if len(op.regions) and any(self.check(x) for x in captured_values(op)):
+            flag = self.any_batched(op.operands)
+            if len(op.regions) and self.any_batched(captured_values(op)):
                 raise Reject(f"{name}: its regions read a batched value")
         if flag and rule is None:
             raise Reject(f"no batching rule for {name}")
@@ -318,11 +324,11 @@ def _concatenate(b: Batcher, op) -> list[ir.Value]:
 # -- reductions and contractions ---------------------------------------------------------------
 def _reduce_check(b: Batcher, op) -> bool:
     k = len(op.operands) // 2
-    if any(b.check(x) for x in op.operands[k:]):
+    if b.any_batched(op.operands[k:]):
         raise Reject("reduce: an init value that changes per iteration")
     if captured_values(op):
         raise Reject("reduce: a body that reads outside values")
-    return any(b.check(x) for x in op.operands[:k])
+    return b.any_batched(op.operands[:k])
 
 
 @batching_rule("stablehlo.reduce", check=_reduce_check)
@@ -349,7 +355,7 @@ def _with_body_of(op, operands: list, types: list, attrs: dict) -> list[ir.Value
 def _sort_check(b: Batcher, op) -> bool:
     if captured_values(op):
         raise Reject("sort: a comparator that reads outside values")
-    return any(b.check(x) for x in op.operands)
+    return b.any_batched(op.operands)
 
 
 @batching_rule("stablehlo.sort", check=_sort_check)
@@ -392,7 +398,7 @@ def _dynamic_slice_check(b: Batcher, op) -> bool:
         dim, off, _ = b.rows[x]
         if b.offset(idx[dim]) != off or sizes[dim] != 1:
             raise Reject("a carried array read at another row than the one written")
-        if any(b.check(ix) for e, ix in enumerate(idx) if e != dim):
+        if b.any_batched([ix for e, ix in enumerate(idx) if e != dim]):
             raise Reject("a carried array read at a window that moves in another dimension")
         return True
     xb, ib = b.check(x), [b.check(ix) for ix in idx]
@@ -416,7 +422,7 @@ def _row_range(b: Batcher, x: ir.Value, idx: list, sizes: list, dim: int, off: i
     """The windows of ``sizes[dim]`` rows at ``lo + off + t`` of ``dim`` (t = 0 .. n - 1) of
     the unbatched ``x`` (the other indices unbatched), as a batched value: one range of ``n``
     rows per position in the window, side by side."""
-    starts = [b.get(ix).value for ix in idx]
+    starts = [None if e == dim else b.get(ix).value for e, ix in enumerate(idx)]
     et = element_type_of(idx[dim])
     sz = list(sizes)
     sz[dim] = b.n
@@ -446,9 +452,9 @@ def _dynamic_slice(b: Batcher, op) -> list[ir.Value]:
 
 
 def _dynamic_update_slice_check(b: Batcher, op) -> bool:
-    if any(b.check(ix) for ix in op.operands[2:]):
+    if b.any_batched(op.operands[2:]):
         raise Reject("dynamic_update_slice at a batched index (a scatter)")
-    return b.check(op.operands[0]) or b.check(op.operands[1])
+    return b.any_batched(op.operands[:2])
 
 
 @batching_rule("stablehlo.dynamic_update_slice", check=_dynamic_update_slice_check)

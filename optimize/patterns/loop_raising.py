@@ -153,7 +153,7 @@ def plan_raise(w) -> _Plan | None:
     try:
         for k, (d, dim, _) in plan.arrays.items():
             b.check(d.operands[1])
-            if any(b.check(ix) for e, ix in enumerate(d.operands[2:]) if e != dim):
+            if b.any_batched([ix for e, ix in enumerate(d.operands[2:]) if e != dim]):
                 return None
         for _, t in plan.accs.values():
             b.check(t)
@@ -174,7 +174,7 @@ def _write_rows(plan: _Plan, k: int) -> ir.Value:
     perm = list(range(1, dim + 1)) + [0] + list(range(dim + 1, len(us)))
     rows = B.transpose(rows, perm)
     idx = list(d.operands[2:])
-    starts = [b.get(ix).value for ix in idx]
+    starts = [None if e == dim else b.get(ix).value for e, ix in enumerate(idx)]
     starts[dim] = B.full(plan.lo + off, ranked([], element_type_of(idx[dim])))
     return B.dynamic_update_slice(plan.info.inits[k], rows, starts)
 

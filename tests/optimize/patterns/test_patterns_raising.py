@@ -184,6 +184,17 @@ RECURRENCE = loop(
     %next_y = stablehlo.dynamic_update_slice %y, %v, %i : (tensor<6xf32>, tensor<1xf32>, tensor<i32>) -> tensor<6xf32>""",
     "%w#1", lo=1)
 
+# the same recurrence with the read of another iteration's row after a batched operand
+RECURRENCE_SECOND_OPERAND = loop(
+    "%x: tensor<6xf32>, %y0: tensor<6xf32>", "tensor<6xf32>", 6, "%y = %y0 : tensor<6xf32>", """
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %im = stablehlo.subtract %i, %c1 : tensor<i32>
+    %b = stablehlo.dynamic_slice %x, %i, sizes = [1] : (tensor<6xf32>, tensor<i32>) -> tensor<1xf32>
+    %p = stablehlo.dynamic_slice %y, %im, sizes = [1] : (tensor<6xf32>, tensor<i32>) -> tensor<1xf32>
+    %v = stablehlo.add %b, %p : tensor<1xf32>
+    %next_y = stablehlo.dynamic_update_slice %y, %v, %i : (tensor<6xf32>, tensor<1xf32>, tensor<i32>) -> tensor<6xf32>""",
+    "%w#1", lo=1)
+
 # the accumulator also feeds the rows: a recurrence through the sum
 PREFIX_SUM = loop(
     "%x: tensor<6xf32>, %o: tensor<6xf32>", "tensor<6xf32>", 6,
@@ -277,6 +288,7 @@ CASES = [
     rcase("while_raise", DOTS, id="dots-rhs-and-both-batched",
           present=[r"batching_dims = \[0, 2\] x \[0, 1\]"], absent=[r"stablehlo.while"]),
     rcase("while_raise", RECURRENCE, changed=False, id="recurrence-stays"),
+    rcase("while_raise", RECURRENCE_SECOND_OPERAND, changed=False, id="recurrence-second-operand-stays"),
     rcase("while_raise", PREFIX_SUM, changed=False, id="prefix-sum-stays"),
     rcase("while_raise", SORT_ROWS, id="sort-rows", present=[r"dimension = 2"], absent=[r"stablehlo.while"]),
     rcase("while_raise", WINDOWS, id="sliding-windows-fft", present=[r"stablehlo.fft .*tensor<7x3xcomplex<f32>>"],
