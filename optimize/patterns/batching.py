@@ -77,8 +77,15 @@ class Batcher:
 
     ``counter`` is the body's induction variable, taking ``lo .. lo + n - 1``; ``leaves`` maps
     other body arguments to their (unbatched) values outside the loop; ``rows`` maps carried
-    arrays to ``(dim, offset, init)``: iteration ``i`` may read them only at row ``i + offset``
-    of ``dim`` (the row it writes), where they still hold ``init``'s values. Values defined
+    arrays to ``(dim, offset, init)``: iteration ``i`` touches them only in row ``i + offset``
+    of ``dim`` (the row it writes), where they start with ``init``'s values.
+
+    Such an array, the arrays made from it by ``dynamic_update_slice`` inside that row and its
+    static slices that keep the whole of ``dim``, are *row slabs*: their row ``i + offset`` in
+    iteration ``i`` is all an iteration sees of them, and their batched form (``slab``) is that
+    row for every iteration, ``[n, *shape]`` with ``dim`` of size 1. A ``dynamic_slice`` in the
+    row reads a slab; any other use of one rejects the body (it would see other iterations'
+    rows). Values defined
     outside the loop are unbatched. With ``max_elements``, a batched value larger than that
     rejects the body. New ops go at the ambient insertion point and location.
     """
@@ -90,6 +97,8 @@ class Batcher:
         self.max_elements = max_elements  # cap on the elements of one batched value
         self._flags: dict = {}
         self._vals: dict = {}
+        self._slab_of: dict = {}
+        self._slabs: dict = {}
 
     # -- analysis ----------------------------------------------------------------------------
     def local_op(self, v: ir.Value):
@@ -120,6 +129,68 @@ class Batcher:
                 flag = self._check_op(d)
         self._flags[v] = flag
         return flag
+
+    def slab_of(self, v: ir.Value) -> tuple[int, int] | None:
+        """``(dim, offset)`` when ``v`` is a row slab (see the class), else None; raises
+        ``Reject`` for a write into a slab outside its row."""
+        if v in self._slab_of:
+            return self._slab_of[v]
+        r = None
+        if v in self.rows:
+            r = self.rows[v][:2]
+        else:
+            d = self.local_op(v)
+            name = None if d is None else d.operation.name
+            if name == "stablehlo.dynamic_update_slice":
+                r = self.slab_of(d.operands[0])
+                if r is not None:
+                    dim, off = r
+                    idx = list(d.operands[2:])
+                    if self.offset(idx[dim]) != off or shape_of(d.operands[1])[dim] != 1:
+                        raise Reject("a write outside the row of the iteration")
+                    if self.any_batched([ix for e, ix in enumerate(idx) if e != dim]):
+                        raise Reject("a write into the row at a moving column")
+                    self.check(d.operands[1])
+            elif name == "stablehlo.slice":
+                r = self.slab_of(d.operands[0])
+                if r is not None:
+                    dim = r[0]
+                    a = d.operation.attributes
+                    if (i64_list(a["start_indices"])[dim], i64_list(a["limit_indices"])[dim],
+                            i64_list(a["strides"])[dim]) != (0, shape_of(d.operands[0])[dim], 1):
+                        raise Reject("a slice of a carried array across rows")
+        self._slab_of[v] = r
+        return r
+
+    def slab(self, v: ir.Value) -> ir.Value:
+        """The batched row of the row slab ``v`` (``slab_of(v)`` must have succeeded)."""
+        got = self._slabs.get(v)
+        if got is not None:
+            return got
+        dim, off = self.slab_of(v)
+        shape = list(shape_of(v))
+        one = shape[:dim] + [1] + shape[dim + 1:]
+        if v in self.rows:
+            init = self.rows[v][2]
+            start, limit = [0] * len(shape), list(shape)
+            start[dim], limit[dim] = self.lo + off, self.lo + off + self.n
+            rows = move_axis(B.slice(init, start, limit), dim, 0)
+            r = B.reshape(rows, [self.n, *one])
+        else:
+            d = self.local_op(v)
+            base = self.slab(d.operands[0])
+            if d.operation.name == "stablehlo.dynamic_update_slice":
+                idx = list(d.operands[2:])
+                zero = B.full(0, ranked([], element_type_of(idx[dim])))
+                starts = [zero] + [zero if e == dim else self.get(ix).value for e, ix in enumerate(idx)]
+                r = B.dynamic_update_slice(base, self.batched(d.operands[1]), starts)
+            else:
+                a = d.operation.attributes
+                limit = i64_list(a["limit_indices"])
+                limit[dim] = 1
+                r = B.slice(base, [0, *i64_list(a["start_indices"])], [self.n, *limit], [1, *i64_list(a["strides"])])
+        self._slabs[v] = r
+        return r
 
     def any_batched(self, values) -> bool:
         """Whether one of ``values`` is batched. Every value is checked (no short cut after
@@ -394,8 +465,9 @@ def _dot_general(b: Batcher, op) -> list[ir.Value]:
 def _dynamic_slice_check(b: Batcher, op) -> bool:
     x, idx = op.operands[0], list(op.operands[1:])
     sizes = i64_list(op.attributes["slice_sizes"])
-    if x in b.rows:  # a read of the row this iteration writes: the carried array's initial value
-        dim, off, _ = b.rows[x]
+    slab = b.slab_of(x)
+    if slab is not None:  # a read of the row this iteration writes
+        dim, off = slab
         if b.offset(idx[dim]) != off or sizes[dim] != 1:
             raise Reject("a carried array read at another row than the one written")
         if b.any_batched([ix for e, ix in enumerate(idx) if e != dim]):
@@ -440,9 +512,15 @@ def _row_range(b: Batcher, x: ir.Value, idx: list, sizes: list, dim: int, off: i
 def _dynamic_slice(b: Batcher, op) -> list[ir.Value]:
     x, idx = op.operands[0], list(op.operands[1:])
     sizes = i64_list(op.attributes["slice_sizes"])
-    if x in b.rows:
+    if x in b.rows:  # the carried array itself: the rows of its initial value (no whole slab)
         dim, off, init = b.rows[x]
         return [_row_range(b, init, idx, sizes, dim, off)]
+    slab = b.slab_of(x)
+    if slab is not None:
+        dim = slab[0]
+        zero = B.full(0, ranked([], element_type_of(idx[dim])))
+        starts = [zero] + [zero if e == dim else b.get(ix).value for e, ix in enumerate(idx)]
+        return [B.dynamic_slice(b.slab(x), starts, [b.n, *sizes])]
     xv = b.get(x)
     if xv.batched:
         starts = [b.index_zero(idx)] + [b.get(ix).value for ix in idx]

@@ -5,10 +5,11 @@ A ``stablehlo.while`` whose counter ``i`` runs ``lo .. hi`` by steps of 1 (a sta
 ``reactant.ir.loops.analyze``) is raised when every carried slot is one of
 
 - pass-through (returned unchanged) or the counter itself;
-- an array written at row ``i + c`` of one dimension by one ``dynamic_update_slice`` per
-  iteration, whose update depends on the iteration only through the counter, reads of row
-  ``i + c'`` of loop-invariant arrays, and reads of the row it overwrites (which still holds
-  the array's initial value: no iteration reads what another one wrote);
+- an array written only inside row ``i + c`` of one dimension (one or a chain of
+  ``dynamic_update_slice`` ops per iteration), whose updates depend on the iteration only
+  through the counter, reads of rows ``i + c'`` (or windows from there) of loop-invariant
+  arrays, and reads inside the row being written (which holds the array's initial values
+  plus this iteration's writes: no iteration reads what another one wrote);
 - an accumulator ``acc = acc (+ - * max min) h(i)`` that nothing else in the loop reads.
 
 The body is then vectorized over the iterations (``batching.Batcher``: one batching rule per
@@ -55,37 +56,26 @@ class _Plan:
 
     def __init__(self, info, lo: int, n: int):
         self.info, self.lo, self.n = info, lo, n
-        self.arrays: dict = {}  # slot -> (dus op, dim, offset)
+        self.arrays: dict = {}  # slot -> (dim, offset) of the row it writes
         self.accs: dict = {}  # slot -> (combining op name, the per-iteration term)
         self.batcher: Batcher | None = None
 
 
 def _array_write(info, k: int, b_offset) -> tuple | None:
-    """(dus, dim, offset) when slot ``k`` returns ``dynamic_update_slice(arg, u, idx)`` with
-    one index ``i + offset`` (update size 1 there, rows in bounds) and the argument used only
-    by that write and by ``dynamic_slice`` reads in the body."""
-    arg, y = info.body.arguments[k], info.yields[k]
-    d = defining_op(y)
-    if d is None or d.operation.name != "stablehlo.dynamic_update_slice" or d.operation.block != info.body \
-            or d.operands[0] != arg:
-        return None
-    idx = list(d.operands[2:])
-    offs = [(e, b_offset(ix)) for e, ix in enumerate(idx)]
-    moving = [(e, c) for e, c in offs if c is not None]
-    if len(moving) != 1:
-        return None
-    dim, off = moving[0]
-    if shape_of(d.operands[1])[dim] != 1:
-        return None
-    for u in arg.uses:
-        o = u.owner
-        if o.operation == d.operation:
-            if u.operand_number != 0:
-                return None
-        elif o.operation.name != "stablehlo.dynamic_slice" or o.operation.block != info.body \
-                or u.operand_number != 0:
+    """(dim, offset) when slot ``k`` returns a chain of ``dynamic_update_slice`` ops on its
+    argument whose first write is at row ``i + offset`` of ``dim`` (the batcher checks that
+    every write and read stays in that row)."""
+    arg, v = info.body.arguments[k], info.yields[k]
+    first = None
+    while v != arg:
+        d = defining_op(v)
+        if d is None or d.operation.name != "stablehlo.dynamic_update_slice" or d.operation.block != info.body:
             return None
-    return d, dim, off
+        first, v = d, d.operands[0]
+    if first is None:
+        return None
+    moving = [(e, c) for e, c in ((e, b_offset(ix)) for e, ix in enumerate(first.operands[2:])) if c is not None]
+    return moving[0] if len(moving) == 1 else None
 
 
 def _accumulator(info, k: int) -> tuple | None:
@@ -131,7 +121,7 @@ def plan_raise(w) -> _Plan | None:
             return None
         arr = _array_write(info, k, probe.offset)
         if arr is not None:
-            d, dim, off = arr
+            dim, off = arr
             size = shape_of(info.inits[k])[dim]
             if lo + off < 0 or lo + off + n > size:
                 return None  # the loop's writes would be clamped
@@ -151,9 +141,8 @@ def plan_raise(w) -> _Plan | None:
     budget = max(_SMALL, _GROWTH * max(touched, default=0))
     b = Batcher(info.body, counter_arg, lo, n, leaves, rows, max_elements=budget)
     try:
-        for k, (d, dim, _) in plan.arrays.items():
-            b.check(d.operands[1])
-            if b.any_batched([ix for e, ix in enumerate(d.operands[2:]) if e != dim]):
+        for k, arr in plan.arrays.items():
+            if b.slab_of(info.yields[k]) != arr:
                 return None
         for _, t in plan.accs.values():
             b.check(t)
@@ -166,17 +155,22 @@ def plan_raise(w) -> _Plan | None:
 def _write_rows(plan: _Plan, k: int) -> ir.Value:
     """All the rows slot ``k``'s loop writes, written at once into its initial value."""
     b = plan.batcher
-    d, dim, off = plan.arrays[k]
-    u = d.operands[1]
-    us = list(shape_of(u))
-    rows = b.batched(u)  # [n, *us] with us[dim] == 1
-    rows = B.reshape(rows, [plan.n, *us[:dim], *us[dim + 1:]])
-    perm = list(range(1, dim + 1)) + [0] + list(range(dim + 1, len(us)))
-    rows = B.transpose(rows, perm)
+    dim, off = plan.arrays[k]
+    init, y = plan.info.inits[k], plan.info.yields[k]
+    d = defining_op(y)
     idx = list(d.operands[2:])
-    starts = [None if e == dim else b.get(ix).value for e, ix in enumerate(idx)]
+    if d.operands[0] == plan.info.body.arguments[k]:
+        # one write per iteration: its updates side by side, at the write's other indices
+        # (the whole row would not keep a nest raisable from the inside out)
+        rows, starts = b.batched(d.operands[1]), [None if e == dim else b.get(ix).value for e, ix in enumerate(idx)]
+    else:  # several writes: the whole row as they leave it
+        rows = b.slab(y)
+        starts = [B.full(0, ranked([], element_type_of(ix))) for ix in idx]
+    us = list(shape_of(rows))[1:]  # us[dim] == 1
+    rows = B.reshape(rows, [plan.n, *us[:dim], *us[dim + 1:]])
+    rows = B.transpose(rows, list(range(1, dim + 1)) + [0] + list(range(dim + 1, len(us))))
     starts[dim] = B.full(plan.lo + off, ranked([], element_type_of(idx[dim])))
-    return B.dynamic_update_slice(plan.info.inits[k], rows, starts)
+    return B.dynamic_update_slice(init, rows, starts)
 
 
 def _accumulate(plan: _Plan, k: int) -> ir.Value:

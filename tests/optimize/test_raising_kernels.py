@@ -132,6 +132,17 @@ def test_doitgen_becomes_one_dot_general():
     assert txt.count("stablehlo.dot_general") == 1 and "dynamic_update_slice" not in txt, txt
 
 
+def test_doitgen_with_the_tracers_own_loop_choice_is_raised():
+    """With ``loops="auto"`` the tracer rolls the outer loop and unrolls the inner one (a chain
+    of writes into row r per iteration): still raised, and equal to NumPy."""
+    args = (RNG.standard_normal((16, 16, 64)), RNG.standard_normal((64, 64)))
+    c = reactant.compile(doitgen)
+    ra = [reactant.to_rarray(a) for a in args]
+    assert "stablehlo.while" in reactant.code_hlo(c, *ra, optimize="O0")
+    assert "stablehlo.while" not in reactant.code_hlo(c, *ra)
+    np.testing.assert_allclose(np.asarray(c(*ra)), doitgen(*args), rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("name", sorted(KEPT))
 def test_loop_that_cannot_be_raised_stays_a_loop_with_the_right_result(name):
     f, args = KEPT[name]

@@ -171,6 +171,34 @@ DOTS = loop(
     %next_out = stablehlo.dynamic_update_slice %out, %o2, %i, %zi, %zi : (tensor<5x4x2xf32>, tensor<1x4x2xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<5x4x2xf32>""",
     "%w#1")
 
+# two writes per iteration into row r (an unrolled inner loop), the second reading the row
+# through a static slice of the first write's result: it sees the first write
+CHAINED_WRITES = loop(
+    "%x: tensor<4x2x3xf32>", "tensor<4x2x3xf32>", 4, "%a = %x : tensor<4x2x3xf32>", """
+    %s0 = stablehlo.slice %a [0:4, 0:1, 0:3] : (tensor<4x2x3xf32>) -> tensor<4x1x3xf32>
+    %r0 = stablehlo.dynamic_slice %s0, %i, %zi, %zi, sizes = [1, 1, 3] : (tensor<4x1x3xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x3xf32>
+    %e0 = stablehlo.exponential %r0 : tensor<1x1x3xf32>
+    %d0 = stablehlo.dynamic_update_slice %a, %e0, %i, %zi, %zi : (tensor<4x2x3xf32>, tensor<1x1x3xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<4x2x3xf32>
+    %s1 = stablehlo.slice %d0 [0:4, 0:2, 0:3] : (tensor<4x2x3xf32>) -> tensor<4x2x3xf32>
+    %r1 = stablehlo.dynamic_slice %s1, %i, %zi, %zi, sizes = [1, 2, 3] : (tensor<4x2x3xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x2x3xf32>
+    %t1 = stablehlo.slice %r1 [0:1, 0:1, 0:3] : (tensor<1x2x3xf32>) -> tensor<1x1x3xf32>
+    %u1 = stablehlo.slice %r1 [0:1, 1:2, 0:3] : (tensor<1x2x3xf32>) -> tensor<1x1x3xf32>
+    %e1 = stablehlo.add %t1, %u1 : tensor<1x1x3xf32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %next_a = stablehlo.dynamic_update_slice %d0, %e1, %i, %c1, %zi : (tensor<4x2x3xf32>, tensor<1x1x3xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<4x2x3xf32>""",
+    "%w#1")
+
+# the second write goes to the next row: iteration r + 1 reads what iteration r wrote
+CHAINED_NEXT_ROW = loop(
+    "%x: tensor<5x3xf32>", "tensor<5x3xf32>", 4, "%a = %x : tensor<5x3xf32>", """
+    %r0 = stablehlo.dynamic_slice %a, %i, %zi, sizes = [1, 3] : (tensor<5x3xf32>, tensor<i32>, tensor<i32>) -> tensor<1x3xf32>
+    %e0 = stablehlo.exponential %r0 : tensor<1x3xf32>
+    %d0 = stablehlo.dynamic_update_slice %a, %e0, %i, %zi : (tensor<5x3xf32>, tensor<1x3xf32>, tensor<i32>, tensor<i32>) -> tensor<5x3xf32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %ip = stablehlo.add %i, %c1 : tensor<i32>
+    %next_a = stablehlo.dynamic_update_slice %d0, %r0, %ip, %zi : (tensor<5x3xf32>, tensor<1x3xf32>, tensor<i32>, tensor<i32>) -> tensor<5x3xf32>""",
+    "%w#1")
+
 # y[i] = 0.5 y[i - 1] + x[i]: a recurrence (reads a row another iteration wrote)
 RECURRENCE = loop(
     "%x: tensor<6xf32>, %y0: tensor<6xf32>", "tensor<6xf32>", 6, "%y = %y0 : tensor<6xf32>", """
@@ -287,6 +315,9 @@ CASES = [
           present=[r"stablehlo.pad", r"stablehlo.concatenate", r"stablehlo.select"], absent=[r"stablehlo.while"]),
     rcase("while_raise", DOTS, id="dots-rhs-and-both-batched",
           present=[r"batching_dims = \[0, 2\] x \[0, 1\]"], absent=[r"stablehlo.while"]),
+    rcase("while_raise", CHAINED_WRITES, id="chained-writes-in-the-row",
+          present=[r"stablehlo.exponential .*tensor<4x1x1x3xf32>"], absent=[r"stablehlo.while"]),
+    rcase("while_raise", CHAINED_NEXT_ROW, changed=False, id="chained-write-to-next-row-stays"),
     rcase("while_raise", RECURRENCE, changed=False, id="recurrence-stays"),
     rcase("while_raise", RECURRENCE_SECOND_OPERAND, changed=False, id="recurrence-second-operand-stays"),
     rcase("while_raise", PREFIX_SUM, changed=False, id="prefix-sum-stays"),
