@@ -9,7 +9,8 @@ interleaved, ``harness.measure``):
 - ``numpy``: the loop kernel itself, run by NumPy.
 
 The two reactant programs run through the same PJRT call (``execute_sharded``), so their ratio
-is the XLA runtime's. Usage: ``python benchmarks/bench_raise.py [n]`` (default n = 64).
+is the XLA runtime's. Usage: ``python benchmarks/bench_raise.py [n] [kernel ...]`` (default
+n = 64, every kernel).
 """
 
 from __future__ import annotations
@@ -92,11 +93,13 @@ def _executable(text: str, disabled: frozenset):
     return out, runtime.compile_module(out, [jax.devices("cpu")[0]])
 
 
-def main(n: int = 64) -> None:
+def main(n: int = 64, names: list[str] | None = None) -> None:
     rng = np.random.default_rng(0)
     results = []
     dev = jax.devices("cpu")[0]
     for name, (f, jf, args) in kernels(n, rng).items():
+        if names and name not in names:
+            continue
         traced = reactant.compile(f, loops="keep")
         text = reactant.code_hlo(traced, *[reactant.to_rarray(a) for a in args], optimize=False)
         bufs = [jax.device_put(a, dev) for a in args]
@@ -121,4 +124,4 @@ def main(n: int = 64) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 64)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 64, sys.argv[2:])
