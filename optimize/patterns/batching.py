@@ -1,0 +1,542 @@
+"""Batching rules: StableHLO ops that compute one loop iteration, rewritten to compute all the
+iterations at once over a new leading batch dimension (``jax.vmap``, on StableHLO ops).
+
+A ``Batcher`` vectorizes the values of one loop body over its ``n`` iterations. Every value of
+the body becomes a ``BVal``: either *unbatched* (the same in every iteration: the op is copied
+once, outside the loop) or *batched* (a tensor with a leading dimension of size ``n``, row ``t``
+being the value of iteration ``t``). The loop's counter ``i`` (values ``lo .. lo + n - 1``)
+becomes ``lo + iota(n)``; a ``dynamic_slice`` at row ``i + c`` of an unbatched array becomes the
+static range of rows ``lo + c .. lo + c + n - 1``.
+
+One rule per op name, in one table (``RULES``, filled by ``@batching_rule``). A rule has
+
+- ``check(b, op) -> bool``: whether the op's results are batched (default: any operand is),
+  raising ``Reject`` when the op cannot be batched with these operands;
+- ``build(b, op) -> list[ir.Value]``: the batched results (called only when ``check`` said
+  batched; operand values come from ``b.get``).
+
+Ops with no rule are fine when none of their operands is batched and they have no side effects
+(they are copied as they are); a batched operand of such an op rejects the whole loop, so a
+caller never produces a wrong answer for an op it does not understand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from ...ir import build as B
+from ...ir.attrs import copy_attrs, i64_array, i64_list, int_attr_value
+from ...ir.evaluate import scalar_int_value
+from ...ir.opinfo import ELEMENTWISE, is_pure_op
+from ...ir.regions import captured_values, clone_op
+from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
+from ...ir.values import defining_op
+
+
+class Reject(Exception):
+    """The body contains an op that cannot be batched with these operands."""
+
+
+@dataclass(frozen=True)
+class BVal:
+    """A vectorized value: ``value`` has a leading batch dimension when ``batched``."""
+
+    value: ir.Value
+    batched: bool
+
+
+@dataclass(frozen=True)
+class BatchingRule:
+    check: Callable | None
+    build: Callable
+
+
+RULES: dict[str, BatchingRule] = {}
+
+
+def batching_rule(*names: str, check: Callable | None = None):
+    """Register the decorated ``build(b, op) -> list[ir.Value]`` as the batching rule of each
+    op in ``names`` (with its ``check``; default: batched when an operand is)."""
+
+    def deco(fn):
+        for name in names:
+            if name in RULES:
+                raise ValueError(f"batching rule for {name!r} registered twice")
+            RULES[name] = BatchingRule(check, fn)
+        return fn
+
+    return deco
+
+
+class Batcher:
+    """Vectorizes the values of ``body`` (a loop body block) over ``n`` iterations.
+
+    ``counter`` is the body's induction variable, taking ``lo .. lo + n - 1``; ``leaves`` maps
+    other body arguments to their (unbatched) values outside the loop; ``rows`` maps carried
+    arrays to ``(dim, offset, init)``: iteration ``i`` touches them only in row ``i + offset``
+    of ``dim`` (the row it writes), where they start with ``init``'s values.
+
+    Such an array, the arrays made from it by ``dynamic_update_slice`` inside that row and its
+    static slices that keep the whole of ``dim``, are *row slabs*: their row ``i + offset`` in
+    iteration ``i`` is all an iteration sees of them, and their batched form (``slab``) is that
+    row for every iteration, ``[n, *shape]`` with ``dim`` of size 1. A ``dynamic_slice`` in the
+    row reads a slab; any other use of one rejects the body (it would see other iterations'
+    rows). Values defined
+    outside the loop are unbatched. With ``max_elements``, a batched value larger than that
+    rejects the body. New ops go at the ambient insertion point and location.
+    """
+
+    def __init__(self, body: ir.Block, counter: ir.Value, lo: int, n: int, leaves: dict, rows: dict,
+                 max_elements: int | None = None):
+        self.body, self.counter, self.lo, self.n = body, counter, lo, n
+        self.leaves, self.rows = leaves, rows
+        self.max_elements = max_elements  # cap on the elements of one batched value
+        self._flags: dict = {}
+        self._vals: dict = {}
+        self._slab_of: dict = {}
+        self._slabs: dict = {}
+
+    # -- analysis ----------------------------------------------------------------------------
+    def local_op(self, v: ir.Value):
+        """The op of the body (top level) defining ``v``, or None."""
+        d = defining_op(v)
+        return d if d is not None and d.operation.block == self.body else None
+
+    def check(self, v: ir.Value) -> bool:
+        """Whether ``v`` is batched; raises ``Reject`` when it cannot be vectorized."""
+        got = self._flags.get(v)
+        if got is not None:
+            return got
+        if v == self.counter:
+            flag = True
+        elif v in self.leaves:
+            flag = False
+        elif v in self.rows:
+            raise Reject("a carried array is used other than by a read of the row it writes")
+        else:
+            d = defining_op(v)
+            if d is None:
+                if v.owner == self.body:
+                    raise Reject("an unclassified loop argument")
+                flag = False  # an argument of an enclosing region: invariant
+            elif d.operation.block != self.body:
+                flag = False  # defined outside the loop
+            else:
+                flag = self._check_op(d)
+        self._flags[v] = flag
+        return flag
+
+    def slab_of(self, v: ir.Value) -> tuple[int, int] | None:
+        """``(dim, offset)`` when ``v`` is a row slab (see the class), else None; raises
+        ``Reject`` for a write into a slab outside its row."""
+        if v in self._slab_of:
+            return self._slab_of[v]
+        r = None
+        if v in self.rows:
+            r = self.rows[v][:2]
+        else:
+            d = self.local_op(v)
+            name = None if d is None else d.operation.name
+            if name == "stablehlo.dynamic_update_slice":
+                r = self.slab_of(d.operands[0])
+                if r is not None:
+                    dim, off = r
+                    idx = list(d.operands[2:])
+                    if self.offset(idx[dim]) != off or shape_of(d.operands[1])[dim] != 1:
+                        raise Reject("a write outside the row of the iteration")
+                    if self.any_batched([ix for e, ix in enumerate(idx) if e != dim]):
+                        raise Reject("a write into the row at a moving column")
+                    self.check(d.operands[1])
+            elif name == "stablehlo.slice":
+                r = self.slab_of(d.operands[0])
+                if r is not None:
+                    dim = r[0]
+                    a = d.operation.attributes
+                    if (i64_list(a["start_indices"])[dim], i64_list(a["limit_indices"])[dim],
+                            i64_list(a["strides"])[dim]) != (0, shape_of(d.operands[0])[dim], 1):
+                        raise Reject("a slice of a carried array across rows")
+        self._slab_of[v] = r
+        return r
+
+    def slab(self, v: ir.Value) -> ir.Value:
+        """The batched row of the row slab ``v`` (``slab_of(v)`` must have succeeded)."""
+        got = self._slabs.get(v)
+        if got is not None:
+            return got
+        dim, off = self.slab_of(v)
+        shape = list(shape_of(v))
+        one = shape[:dim] + [1] + shape[dim + 1:]
+        if v in self.rows:
+            init = self.rows[v][2]
+            start, limit = [0] * len(shape), list(shape)
+            start[dim], limit[dim] = self.lo + off, self.lo + off + self.n
+            rows = move_axis(B.slice(init, start, limit), dim, 0)
+            r = B.reshape(rows, [self.n, *one])
+        else:
+            d = self.local_op(v)
+            base = self.slab(d.operands[0])
+            if d.operation.name == "stablehlo.dynamic_update_slice":
+                idx = list(d.operands[2:])
+                zero = B.full(0, ranked([], element_type_of(idx[dim])))
+                starts = [zero] + [zero if e == dim else self.get(ix).value for e, ix in enumerate(idx)]
+                r = B.dynamic_update_slice(base, self.batched(d.operands[1]), starts)
+            else:
+                a = d.operation.attributes
+                limit = i64_list(a["limit_indices"])
+                limit[dim] = 1
+                r = B.slice(base, [0, *i64_list(a["start_indices"])], [self.n, *limit], [1, *i64_list(a["strides"])])
+        self._slabs[v] = r
+        return r
+
+    def any_batched(self, values) -> bool:
+        """Whether one of ``values`` is batched. Every value is checked (no short cut after
+        the first batched one), so that one that cannot be vectorized always rejects."""
+        flags = [self.check(v) for v in values]
+        return any(flags)
+
+    def _check_op(self, op) -> bool:
+        name = op.operation.name
+        if not is_pure_op(op):
+            raise Reject(f"{name} has side effects")
+        rule = RULES.get(name)
+        if rule is not None and rule.check is not None:
+            flag = rule.check(self, op)
+        else:
+            flag = self.any_batched(op.operands)
+            if len(op.regions) and self.any_batched(captured_values(op)):
+                raise Reject(f"{name}: its regions read a batched value")
+        if flag and rule is None:
+            raise Reject(f"no batching rule for {name}")
+        if flag and len(op.results) != 1 and name != "stablehlo.reduce":
+            raise Reject(f"{name}: several results")
+        if flag and self.max_elements is not None \
+                and any(self.n * num_elements(r) > self.max_elements for r in op.results):
+            # a loop holds one iteration's temporaries at a time, the batched body all of them
+            raise Reject(f"{name}: its batched result would be too large")
+        return flag
+
+    def offset(self, v: ir.Value, depth: int = 8) -> int | None:
+        """``c`` when the integer scalar ``v`` equals ``counter + c`` in every iteration
+        (through conversions that hold its range, additions of constants and remainders
+        that do not wrap), else None."""
+        if v == self.counter:
+            return 0
+        d = self.local_op(v)
+        if d is None or depth == 0 or shape_of(v) != ():
+            return None
+        name = d.operation.name
+        c = None
+        if name == "stablehlo.convert":
+            c = self.offset(d.operands[0], depth - 1)
+        elif name in ("stablehlo.add", "stablehlo.subtract"):
+            a, k = d.operands
+            c0, kv = self.offset(a, depth - 1), scalar_int_value(k)
+            if c0 is not None and kv is not None:
+                c = c0 + kv if name == "stablehlo.add" else c0 - kv
+            elif name == "stablehlo.add":
+                c0, kv = self.offset(k, depth - 1), scalar_int_value(a)
+                if c0 is not None and kv is not None:
+                    c = c0 + kv
+        elif name == "stablehlo.remainder":  # (i + c) % k is i + c - m k while m k <= i + c < (m + 1) k
+            c0, kv = self.offset(d.operands[0], depth - 1), scalar_int_value(d.operands[1])
+            if c0 is not None and kv is not None and kv > 0 and self.lo + c0 >= 0 \
+                    and (self.lo + c0) // kv == (self.lo + self.n - 1 + c0) // kv:
+                c = c0 - (self.lo + c0) // kv * kv
+        if c is None:
+            return None
+        dt = np_dtype(element_type_of(v))
+        if dt is None or dt.kind not in "iu":
+            return None
+        info = np.iinfo(dt)
+        lo, hi = self.lo + c, self.lo + self.n - 1 + c
+        return c if info.min <= lo and hi <= info.max else None
+
+    # -- building ----------------------------------------------------------------------------
+    def get(self, v: ir.Value) -> BVal:
+        """The vectorized ``v`` (``check(v)`` must have succeeded)."""
+        got = self._vals.get(v)
+        if got is not None:
+            return got
+        if v == self.counter:
+            t = ranked([self.n], element_type_of(v))
+            r = BVal(B.add(B.iota(t, 0), B.full(self.lo, t)) if self.lo else B.iota(t, 0), True)
+        elif v in self.leaves:
+            r = BVal(self.leaves[v], False)
+        else:
+            d = self.local_op(v)
+            if d is None:
+                r = BVal(v, False)
+            else:
+                self._build_op(d)
+                r = self._vals[v]
+        self._vals[v] = r
+        return r
+
+    def _build_op(self, op) -> None:
+        if not self.check(op.results[0]):
+            caps = captured_values(op) if len(op.regions) else None
+            new = clone_op(op, lambda x: self.get(x).value, caps)
+            for old, nv in zip(op.results, new.results):
+                self._vals[old] = BVal(nv, False)
+            return
+        outs = RULES[op.operation.name].build(self, op)
+        for old, nv in zip(op.results, outs):
+            self._vals[old] = BVal(nv, True)
+
+    def batched(self, v: ir.Value) -> ir.Value:
+        """The vectorized ``v`` with its batch dimension (broadcast when unbatched)."""
+        bv = self.get(v)
+        return bv.value if bv.batched else self.broadcast(bv.value)
+
+    def broadcast(self, x: ir.Value) -> ir.Value:
+        """An unbatched value repeated along a new leading batch dimension."""
+        s = shape_of(x)
+        return B.broadcast_in_dim(x, [self.n, *s], range(1, len(s) + 1))
+
+    def index_zero(self, like: list) -> ir.Value:
+        """A zero start index of the element type of the ``like`` indices (i64 without any)."""
+        et = element_type_of(like[0]) if like else ir.IntegerType.get_signless(64)
+        return B.full(0, ranked([], et))
+
+
+_MAX_WINDOW = 16  # rows of a sliding window read at the counter (one slice per row)
+
+
+def _shift(dims) -> list[int]:
+    return [int(d) + 1 for d in dims]
+
+
+def move_axis(x: ir.Value, src: int, dst: int) -> ir.Value:
+    """``x`` with dimension ``src`` moved to position ``dst``."""
+    perm = [d for d in range(len(shape_of(x))) if d != src]
+    perm.insert(dst, src)
+    return B.transpose(x, perm)
+
+
+# -- elementwise -------------------------------------------------------------------------------
+def _elementwise(b: Batcher, op) -> list[ir.Value]:
+    res_shape = shape_of(op.results[0])
+    full = [b.n, *res_shape]
+    operands = []
+    for x in op.operands:
+        bv = b.get(x)
+        if shape_of(x) == res_shape:
+            operands.append(bv.value if bv.batched else b.broadcast(bv.value))
+        elif shape_of(x) == ():  # rank-0 predicate / bound of select and clamp
+            operands.append(B.broadcast_in_dim(bv.value, full, [0]) if bv.batched else bv.value)
+        else:  # pragma: no cover (elementwise ops have operands of the result's shape)
+            raise Reject(f"{op.operation.name}: operand shape")
+    t = ranked(full, element_type_of(op.results[0]))
+    return [B.op1(op.operation.name, operands, t, copy_attrs(op))]
+
+
+batching_rule(*sorted(ELEMENTWISE))(_elementwise)
+
+
+# -- layout ------------------------------------------------------------------------------------
+def _out(b: Batcher, op) -> ir.Type:
+    return ranked([b.n, *shape_of(op.results[0])], element_type_of(op.results[0]))
+
+
+@batching_rule("stablehlo.broadcast_in_dim")
+def _broadcast_in_dim(b: Batcher, op) -> list[ir.Value]:
+    dims = i64_list(op.attributes["broadcast_dimensions"])
+    return [B.op1(op.operation.name, [b.get(op.operands[0]).value], _out(b, op),
+                  {"broadcast_dimensions": i64_array([0, *_shift(dims)])})]
+
+
+@batching_rule("stablehlo.reshape")
+def _reshape(b: Batcher, op) -> list[ir.Value]:
+    return [B.op1(op.operation.name, [b.get(op.operands[0]).value], _out(b, op))]
+
+
+@batching_rule("stablehlo.transpose")
+def _transpose(b: Batcher, op) -> list[ir.Value]:
+    perm = i64_list(op.attributes["permutation"])
+    return [B.transpose(b.get(op.operands[0]).value, [0, *_shift(perm)])]
+
+
+@batching_rule("stablehlo.reverse")
+def _reverse(b: Batcher, op) -> list[ir.Value]:
+    return [B.reverse(b.get(op.operands[0]).value, _shift(i64_list(op.attributes["dimensions"])))]
+
+
+@batching_rule("stablehlo.slice")
+def _slice(b: Batcher, op) -> list[ir.Value]:
+    a = op.attributes
+    return [B.slice(b.get(op.operands[0]).value, [0, *i64_list(a["start_indices"])],
+                    [b.n, *i64_list(a["limit_indices"])], [1, *i64_list(a["strides"])])]
+
+
+def _pad_check(b: Batcher, op) -> bool:
+    if b.check(op.operands[1]):
+        raise Reject("pad: a padding value that changes per iteration")
+    return b.check(op.operands[0])
+
+
+@batching_rule("stablehlo.pad", check=_pad_check)
+def _pad(b: Batcher, op) -> list[ir.Value]:
+    a = op.attributes
+    return [B.pad(b.get(op.operands[0]).value, b.get(op.operands[1]).value,
+                  [0, *i64_list(a["edge_padding_low"])], [0, *i64_list(a["edge_padding_high"])],
+                  [0, *i64_list(a["interior_padding"])])]
+
+
+@batching_rule("stablehlo.concatenate")
+def _concatenate(b: Batcher, op) -> list[ir.Value]:
+    dim = int_attr_value(op.attributes["dimension"])
+    return [B.concatenate([b.batched(x) for x in op.operands], dim + 1)]
+
+
+# -- reductions and contractions ---------------------------------------------------------------
+def _reduce_check(b: Batcher, op) -> bool:
+    k = len(op.operands) // 2
+    if b.any_batched(op.operands[k:]):
+        raise Reject("reduce: an init value that changes per iteration")
+    if captured_values(op):
+        raise Reject("reduce: a body that reads outside values")
+    return b.any_batched(op.operands[:k])
+
+
+@batching_rule("stablehlo.reduce", check=_reduce_check)
+def _reduce(b: Batcher, op) -> list[ir.Value]:
+    k = len(op.operands) // 2
+    inputs = [b.batched(x) for x in op.operands[:k]]
+    inits = [b.get(x).value for x in op.operands[k:]]
+    types = [ranked([b.n, *shape_of(r)], element_type_of(r)) for r in op.results]
+    attrs = copy_attrs(op)
+    attrs["dimensions"] = i64_array(_shift(i64_list(op.attributes["dimensions"])))
+    return _with_body_of(op, inputs + inits, types, attrs)
+
+
+def _with_body_of(op, operands: list, types: list, attrs: dict) -> list[ir.Value]:
+    """A new op like ``op`` (one region) with these operands, result types and attributes,
+    and a copy of ``op``'s region."""
+    new = B.create(op.operation.name, operands, types, attrs, regions=1)
+    tmp = op.operation.clone()  # a copy of the body to move into the new op
+    tmp.regions[0].blocks[0].append_to(new.regions[0])
+    tmp.erase()  # its results have no uses
+    return list(new.results)
+
+
+def _sort_check(b: Batcher, op) -> bool:
+    if captured_values(op):
+        raise Reject("sort: a comparator that reads outside values")
+    return b.any_batched(op.operands)
+
+
+@batching_rule("stablehlo.sort", check=_sort_check)
+def _sort(b: Batcher, op) -> list[ir.Value]:
+    attrs = copy_attrs(op)
+    attrs["dimension"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
+                                            int_attr_value(op.attributes["dimension"]) + 1)
+    return _with_body_of(op, [b.batched(x) for x in op.operands],
+                         [ranked([b.n, *shape_of(r)], element_type_of(r)) for r in op.results], attrs)
+
+
+@batching_rule("stablehlo.fft")
+def _fft(b: Batcher, op) -> list[ir.Value]:  # it transforms the trailing dimensions only
+    return [B.op1(op.operation.name, [b.get(op.operands[0]).value], _out(b, op), copy_attrs(op))]
+
+
+@batching_rule("stablehlo.dot_general")
+def _dot_general(b: Batcher, op) -> list[ir.Value]:
+    lb, rb, lc, rc = B.dot_dims(op)
+    lhs, rhs = (b.get(x) for x in op.operands)
+    et = element_type_of(op.results[0])
+    if lhs.batched and rhs.batched:  # the iterations become a new (first) batch dimension
+        return [B.dot_general(lhs.value, rhs.value, [0, *_shift(lb)], [0, *_shift(rb)], _shift(lc), _shift(rc),
+                              elem=et, like=op)]
+    nb = len(lb)
+    if lhs.batched:  # a free lhs dimension: after the batch dimensions of the result
+        r = B.dot_general(lhs.value, rhs.value, _shift(lb), rb, _shift(lc), rc, elem=et, like=op)
+        return [move_axis(r, nb, 0)]
+    # a free rhs dimension: after the batch and free lhs dimensions
+    lhs_free = len(shape_of(op.operands[0])) - nb - len(lc)
+    r = B.dot_general(lhs.value, rhs.value, lb, _shift(rb), lc, _shift(rc), elem=et, like=op)
+    return [move_axis(r, nb + lhs_free, 0)]
+
+
+# -- indexing ----------------------------------------------------------------------------------
+def _dynamic_slice_check(b: Batcher, op) -> bool:
+    x, idx = op.operands[0], list(op.operands[1:])
+    sizes = i64_list(op.attributes["slice_sizes"])
+    slab = b.slab_of(x)
+    if slab is not None:  # a read of the row this iteration writes
+        dim, off = slab
+        if b.offset(idx[dim]) != off or sizes[dim] != 1:
+            raise Reject("a carried array read at another row than the one written")
+        if b.any_batched([ix for e, ix in enumerate(idx) if e != dim]):
+            raise Reject("a carried array read at a window that moves in another dimension")
+        return True
+    xb, ib = b.check(x), [b.check(ix) for ix in idx]
+    if not any(ib):
+        return xb
+    if xb:
+        raise Reject("dynamic_slice of a batched array at batched indices (a gather)")
+    moving = [e for e, f in enumerate(ib) if f]
+    if len(moving) != 1:
+        raise Reject("dynamic_slice: indices that move in several dimensions")
+    e = moving[0]
+    off = b.offset(idx[e])
+    if off is None or not 1 <= sizes[e] <= _MAX_WINDOW:
+        raise Reject("dynamic_slice: an index that is not the counter plus a constant")
+    if b.lo + off < 0 or b.lo + off + b.n - 1 + sizes[e] > shape_of(x)[e]:
+        raise Reject("dynamic_slice: rows out of bounds (clamped)")
+    return True
+
+
+def _row_range(b: Batcher, x: ir.Value, idx: list, sizes: list, dim: int, off: int) -> ir.Value:
+    """The windows of ``sizes[dim]`` rows at ``lo + off + t`` of ``dim`` (t = 0 .. n - 1) of
+    the unbatched ``x`` (the other indices unbatched), as a batched value: one range of ``n``
+    rows per position in the window, side by side."""
+    starts = [None if e == dim else b.get(ix).value for e, ix in enumerate(idx)]
+    et = element_type_of(idx[dim])
+    sz = list(sizes)
+    sz[dim] = b.n
+    one = list(sizes)
+    one[dim] = 1
+    parts = []
+    for j in range(sizes[dim]):
+        starts[dim] = B.full(b.lo + off + j, ranked([], et))
+        r = move_axis(B.dynamic_slice(x, starts, sz), dim, 0)
+        parts.append(B.reshape(r, [b.n, *one]))
+    return B.concatenate(parts, dim + 1)
+
+
+@batching_rule("stablehlo.dynamic_slice", check=_dynamic_slice_check)
+def _dynamic_slice(b: Batcher, op) -> list[ir.Value]:
+    x, idx = op.operands[0], list(op.operands[1:])
+    sizes = i64_list(op.attributes["slice_sizes"])
+    if x in b.rows:  # the carried array itself: the rows of its initial value (no whole slab)
+        dim, off, init = b.rows[x]
+        return [_row_range(b, init, idx, sizes, dim, off)]
+    slab = b.slab_of(x)
+    if slab is not None:
+        dim = slab[0]
+        zero = B.full(0, ranked([], element_type_of(idx[dim])))
+        starts = [zero] + [zero if e == dim else b.get(ix).value for e, ix in enumerate(idx)]
+        return [B.dynamic_slice(b.slab(x), starts, [b.n, *sizes])]
+    xv = b.get(x)
+    if xv.batched:
+        starts = [b.index_zero(idx)] + [b.get(ix).value for ix in idx]
+        return [B.dynamic_slice(xv.value, starts, [b.n, *sizes])]
+    e = next(k for k, ix in enumerate(idx) if b.check(ix))
+    return [_row_range(b, xv.value, idx, sizes, e, b.offset(idx[e]))]
+
+
+def _dynamic_update_slice_check(b: Batcher, op) -> bool:
+    if b.any_batched(op.operands[2:]):
+        raise Reject("dynamic_update_slice at a batched index (a scatter)")
+    return b.any_batched(op.operands[:2])
+
+
+@batching_rule("stablehlo.dynamic_update_slice", check=_dynamic_update_slice_check)
+def _dynamic_update_slice(b: Batcher, op) -> list[ir.Value]:
+    idx = list(op.operands[2:])
+    starts = [b.index_zero(idx)] + [b.get(ix).value for ix in idx]
+    return [B.dynamic_update_slice(b.batched(op.operands[0]), b.batched(op.operands[1]), starts)]

@@ -1,0 +1,345 @@
+"""Before/after and differential-execution tests of the ``raising`` pattern family (loops
+whose iterations are independent become tensor operations), one row per batching situation,
+and negative rows for loops that must stay loops."""
+
+import pytest
+
+from _harness import check_case, params, rcase
+
+# for r: for q: A[r, q, :] = A[r, q, :] @ C  (as the tracer rolls it: two nested loops)
+DOITGEN = """
+func.func @main(%arg0: tensor<2x3x4xf64>, %arg1: tensor<4x4xf64>) -> tensor<2x3x4xf64> {
+  %c = stablehlo.constant dense<3> : tensor<i32>
+  %c_0 = stablehlo.constant dense<3> : tensor<ui32>
+  %c_1 = stablehlo.constant dense<2> : tensor<ui32>
+  %c_2 = stablehlo.constant dense<1> : tensor<i32>
+  %c_3 = stablehlo.constant dense<0> : tensor<i32>
+  %c_4 = stablehlo.constant dense<2> : tensor<i32>
+  %0:2 = stablehlo.while(%iterArg = %c_3, %iterArg_5 = %arg0) : tensor<i32>, tensor<2x3x4xf64>
+  cond {
+    %1 = stablehlo.compare LT, %iterArg, %c_4, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %1 : tensor<i1>
+  } do {
+    %1:2 = stablehlo.while(%iterArg_6 = %c_3, %iterArg_7 = %iterArg_5) : tensor<i32>, tensor<2x3x4xf64>
+    cond {
+      %3 = stablehlo.compare LT, %iterArg_6, %c, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %3 : tensor<i1>
+    } do {
+      %3 = stablehlo.convert %iterArg : (tensor<i32>) -> tensor<ui32>
+      %4 = stablehlo.add %3, %c_1 : tensor<ui32>
+      %5 = stablehlo.remainder %4, %c_1 : tensor<ui32>
+      %6 = stablehlo.convert %iterArg_6 : (tensor<i32>) -> tensor<ui32>
+      %7 = stablehlo.add %6, %c_0 : tensor<ui32>
+      %8 = stablehlo.remainder %7, %c_0 : tensor<ui32>
+      %9 = stablehlo.convert %5 : (tensor<ui32>) -> tensor<i32>
+      %10 = stablehlo.convert %8 : (tensor<ui32>) -> tensor<i32>
+      %11 = stablehlo.dynamic_slice %iterArg_7, %9, %10, %c_3, sizes = [1, 1, 4] : (tensor<2x3x4xf64>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x4xf64>
+      %12 = stablehlo.reshape %11 : (tensor<1x1x4xf64>) -> tensor<1x4xf64>
+      %13 = stablehlo.dot_general %12, %arg1, contracting_dims = [1] x [0] : (tensor<1x4xf64>, tensor<4x4xf64>) -> tensor<1x4xf64>
+      %14 = stablehlo.reshape %13 : (tensor<1x4xf64>) -> tensor<1x1x4xf64>
+      %15 = stablehlo.dynamic_update_slice %iterArg_7, %14, %9, %10, %c_3 : (tensor<2x3x4xf64>, tensor<1x1x4xf64>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<2x3x4xf64>
+      %16 = stablehlo.add %iterArg_6, %c_2 : tensor<i32>
+      stablehlo.return %16, %15 : tensor<i32>, tensor<2x3x4xf64>
+    }
+    %2 = stablehlo.add %iterArg, %c_2 : tensor<i32>
+    stablehlo.return %2, %1#1 : tensor<i32>, tensor<2x3x4xf64>
+  }
+  return %0#1 : tensor<2x3x4xf64>
+}
+"""
+
+
+def loop(args: str, result: str, n: int, carried: str, body: str, ret: str, *, lo: int = 0,
+         extra: str = "", inits: str = "") -> str:
+    """``@main(args) -> result``: a loop ``i = lo .. n - 1`` carrying ``i`` and ``carried``
+    (``name = init : type`` items separated by ``;``), then ``ret``. ``body`` computes the
+    slot values it returns as ``%next_<name>``; ``%one`` is 1."""
+    slots = [s.strip() for s in carried.split(";") if s.strip()]
+    names = [s.split("=")[0].strip() for s in slots]
+    vals = [s.split("=")[1].split(":")[0].strip() for s in slots]
+    types = [s.split(":")[1].strip() for s in slots]
+    head = ", ".join([f"%i = %lo"] + [f"{a} = {v}" for a, v in zip(names, vals)])
+    tys = ", ".join(["tensor<i32>"] + types)
+    nexts = ", ".join(["%i1"] + ["%next_" + a[1:] for a in names])
+    return f"""
+func.func @main({args}) -> {result} {{
+  %lo = stablehlo.constant dense<{lo}> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  {inits}
+  %w:{len(names) + 1} = stablehlo.while({head}) : {tys}
+  cond {{
+    %n = stablehlo.constant dense<{n}> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }} do {{
+    %zi = stablehlo.constant dense<0> : tensor<i32>
+    {body}
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return {nexts} : {tys}
+  }}
+  {extra}
+  return {ret} : {result.strip("()")}
+}}"""
+
+
+ROW_MAP = loop(
+    "%x: tensor<6x4xf32>, %m: tensor<4x4xf32>, %o: tensor<6x4xf32>", "tensor<6x4xf32>", 6,
+    "%out = %o : tensor<6x4xf32>", """
+    %r = stablehlo.dynamic_slice %x, %i, %zi, sizes = [1, 4] : (tensor<6x4xf32>, tensor<i32>, tensor<i32>) -> tensor<1x4xf32>
+    %d = stablehlo.dot_general %r, %m, contracting_dims = [1] x [0] : (tensor<1x4xf32>, tensor<4x4xf32>) -> tensor<1x4xf32>
+    %t = stablehlo.tanh %d : tensor<1x4xf32>
+    %z = stablehlo.constant dense<0.0> : tensor<f32>
+    %s = stablehlo.reduce(%r init: %z) applies stablehlo.add across dimensions = [1] : (tensor<1x4xf32>, tensor<f32>) -> tensor<1xf32>
+    %b = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<1xf32>) -> tensor<1x4xf32>
+    %v = stablehlo.add %t, %b : tensor<1x4xf32>
+    %next_out = stablehlo.dynamic_update_slice %out, %v, %i, %zi : (tensor<6x4xf32>, tensor<1x4xf32>, tensor<i32>, tensor<i32>) -> tensor<6x4xf32>""",
+    "%w#1")
+
+# the rows of the carried array itself, read before they are overwritten (in place, row by row)
+IN_PLACE = loop(
+    "%x: tensor<5x3xf32>", "tensor<5x3xf32>", 5, "%a = %x : tensor<5x3xf32>", """
+    %r = stablehlo.dynamic_slice %a, %i, %zi, sizes = [1, 3] : (tensor<5x3xf32>, tensor<i32>, tensor<i32>) -> tensor<1x3xf32>
+    %e = stablehlo.exponential %r : tensor<1x3xf32>
+    %next_a = stablehlo.dynamic_update_slice %a, %e, %i, %zi : (tensor<5x3xf32>, tensor<1x3xf32>, tensor<i32>, tensor<i32>) -> tensor<5x3xf32>""",
+    "%w#1")
+
+# s = s + sum(x[i] * x[i]); m = max(m, x[i]) (scalar and vector accumulators)
+ACCUMULATE = loop(
+    "%x: tensor<7x3xf32>", "(tensor<f32>, tensor<1x3xf32>)", 7,
+    "%s = %s0 : tensor<f32>; %m = %m0 : tensor<1x3xf32>", """
+    %r = stablehlo.dynamic_slice %x, %i, %zi, sizes = [1, 3] : (tensor<7x3xf32>, tensor<i32>, tensor<i32>) -> tensor<1x3xf32>
+    %q = stablehlo.multiply %r, %r : tensor<1x3xf32>
+    %z = stablehlo.constant dense<0.0> : tensor<f32>
+    %t = stablehlo.reduce(%q init: %z) applies stablehlo.add across dimensions = [0, 1] : (tensor<1x3xf32>, tensor<f32>) -> tensor<f32>
+    %next_s = stablehlo.add %s, %t : tensor<f32>
+    %next_m = stablehlo.maximum %r, %m : tensor<1x3xf32>""",
+    "%w#1, %w#2", inits="""%s0 = stablehlo.constant dense<1.5> : tensor<f32>
+  %m0 = stablehlo.constant dense<-1.0e30> : tensor<1x3xf32>""")
+
+# out[i] = x[i - 1] - 2 x[i] + x[i + 1] for i = 1 .. n-2; the counter's final value is returned
+STENCIL = loop(
+    "%x: tensor<8xf32>, %o: tensor<8xf32>", "(tensor<8xf32>, tensor<i32>)", 7,
+    "%out = %o : tensor<8xf32>", """
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %im = stablehlo.subtract %i, %c1 : tensor<i32>
+    %ip = stablehlo.add %c1, %i : tensor<i32>
+    %a = stablehlo.dynamic_slice %x, %im, sizes = [1] : (tensor<8xf32>, tensor<i32>) -> tensor<1xf32>
+    %b = stablehlo.dynamic_slice %x, %i, sizes = [1] : (tensor<8xf32>, tensor<i32>) -> tensor<1xf32>
+    %c = stablehlo.dynamic_slice %x, %ip, sizes = [1] : (tensor<8xf32>, tensor<i32>) -> tensor<1xf32>
+    %two = stablehlo.constant dense<2.0> : tensor<1xf32>
+    %b2 = stablehlo.multiply %two, %b : tensor<1xf32>
+    %s = stablehlo.subtract %a, %b2 : tensor<1xf32>
+    %v = stablehlo.add %s, %c : tensor<1xf32>
+    %next_out = stablehlo.dynamic_update_slice %out, %v, %i : (tensor<8xf32>, tensor<1xf32>, tensor<i32>) -> tensor<8xf32>""",
+    "%w#1, %w#0", lo=1)
+
+# layout ops, select/compare/convert of the counter, iota, pad, concatenate, reverse, slice,
+# a column write (dimension 1), an inner dynamic_update_slice
+KITCHEN_SINK = loop(
+    "%x: tensor<4x6xf32>, %o: tensor<3x6xf32>", "tensor<3x6xf32>", 6,
+    "%out = %o : tensor<3x6xf32>", """
+    %col = stablehlo.dynamic_slice %x, %zi, %i, sizes = [4, 1] : (tensor<4x6xf32>, tensor<i32>, tensor<i32>) -> tensor<4x1xf32>
+    %tr = stablehlo.transpose %col, dims = [1, 0] : (tensor<4x1xf32>) -> tensor<1x4xf32>
+    %rv = stablehlo.reverse %tr, dims = [1] : tensor<1x4xf32>
+    %sl = stablehlo.slice %rv [0:1, 1:4] : (tensor<1x4xf32>) -> tensor<1x3xf32>
+    %fi = stablehlo.convert %i : (tensor<i32>) -> tensor<f32>
+    %fb = stablehlo.broadcast_in_dim %fi, dims = [] : (tensor<f32>) -> tensor<1x3xf32>
+    %io = stablehlo.iota dim = 1 : tensor<1x3xf32>
+    %g = stablehlo.compare GT, %sl, %io : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<1x3xi1>
+    %se = stablehlo.select %g, %sl, %fb : tensor<1x3xi1>, tensor<1x3xf32>
+    %pz = stablehlo.constant dense<0.5> : tensor<f32>
+    %pd = stablehlo.pad %se, %pz, low = [0, 1], high = [0, 0], interior = [0, 0] : (tensor<1x3xf32>, tensor<f32>) -> tensor<1x4xf32>
+    %cc = stablehlo.concatenate %pd, %tr, dim = 0 : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
+    %rs = stablehlo.reshape %cc : (tensor<2x4xf32>) -> tensor<8xf32>
+    %head = stablehlo.slice %rs [0:3] : (tensor<8xf32>) -> tensor<3xf32>
+    %k = stablehlo.constant dense<1> : tensor<i32>
+    %up = stablehlo.slice %rs [4:5] : (tensor<8xf32>) -> tensor<1xf32>
+    %hd = stablehlo.dynamic_update_slice %head, %up, %k : (tensor<3xf32>, tensor<1xf32>, tensor<i32>) -> tensor<3xf32>
+    %v = stablehlo.reshape %hd : (tensor<3xf32>) -> tensor<3x1xf32>
+    %next_out = stablehlo.dynamic_update_slice %out, %v, %zi, %i : (tensor<3x6xf32>, tensor<3x1xf32>, tensor<i32>, tensor<i32>) -> tensor<3x6xf32>""",
+    "%w#1")
+
+# dot_general with the batched operand on the right, and with both batched (an outer product
+# per row), reading rows of two arrays
+DOTS = loop(
+    "%x: tensor<5x3xf32>, %y: tensor<5x2xf32>, %m: tensor<4x3xf32>, %o: tensor<5x4x2xf32>",
+    "tensor<5x4x2xf32>", 5, "%out = %o : tensor<5x4x2xf32>", """
+    %r = stablehlo.dynamic_slice %x, %i, %zi, sizes = [1, 3] : (tensor<5x3xf32>, tensor<i32>, tensor<i32>) -> tensor<1x3xf32>
+    %q = stablehlo.dynamic_slice %y, %i, %zi, sizes = [1, 2] : (tensor<5x2xf32>, tensor<i32>, tensor<i32>) -> tensor<1x2xf32>
+    %a = stablehlo.dot_general %m, %r, contracting_dims = [1] x [1] : (tensor<4x3xf32>, tensor<1x3xf32>) -> tensor<4x1xf32>
+    %o2 = stablehlo.dot_general %a, %q, batching_dims = [1] x [0], contracting_dims = [] x [] : (tensor<4x1xf32>, tensor<1x2xf32>) -> tensor<1x4x2xf32>
+    %next_out = stablehlo.dynamic_update_slice %out, %o2, %i, %zi, %zi : (tensor<5x4x2xf32>, tensor<1x4x2xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<5x4x2xf32>""",
+    "%w#1")
+
+# two writes per iteration into row r (an unrolled inner loop), the second reading the row
+# through a static slice of the first write's result: it sees the first write
+CHAINED_WRITES = loop(
+    "%x: tensor<4x2x3xf32>", "tensor<4x2x3xf32>", 4, "%a = %x : tensor<4x2x3xf32>", """
+    %s0 = stablehlo.slice %a [0:4, 0:1, 0:3] : (tensor<4x2x3xf32>) -> tensor<4x1x3xf32>
+    %r0 = stablehlo.dynamic_slice %s0, %i, %zi, %zi, sizes = [1, 1, 3] : (tensor<4x1x3xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x3xf32>
+    %e0 = stablehlo.exponential %r0 : tensor<1x1x3xf32>
+    %d0 = stablehlo.dynamic_update_slice %a, %e0, %i, %zi, %zi : (tensor<4x2x3xf32>, tensor<1x1x3xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<4x2x3xf32>
+    %s1 = stablehlo.slice %d0 [0:4, 0:2, 0:3] : (tensor<4x2x3xf32>) -> tensor<4x2x3xf32>
+    %r1 = stablehlo.dynamic_slice %s1, %i, %zi, %zi, sizes = [1, 2, 3] : (tensor<4x2x3xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x2x3xf32>
+    %t1 = stablehlo.slice %r1 [0:1, 0:1, 0:3] : (tensor<1x2x3xf32>) -> tensor<1x1x3xf32>
+    %u1 = stablehlo.slice %r1 [0:1, 1:2, 0:3] : (tensor<1x2x3xf32>) -> tensor<1x1x3xf32>
+    %e1 = stablehlo.add %t1, %u1 : tensor<1x1x3xf32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %next_a = stablehlo.dynamic_update_slice %d0, %e1, %i, %c1, %zi : (tensor<4x2x3xf32>, tensor<1x1x3xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<4x2x3xf32>""",
+    "%w#1")
+
+# the second write goes to the next row: iteration r + 1 reads what iteration r wrote
+CHAINED_NEXT_ROW = loop(
+    "%x: tensor<5x3xf32>", "tensor<5x3xf32>", 4, "%a = %x : tensor<5x3xf32>", """
+    %r0 = stablehlo.dynamic_slice %a, %i, %zi, sizes = [1, 3] : (tensor<5x3xf32>, tensor<i32>, tensor<i32>) -> tensor<1x3xf32>
+    %e0 = stablehlo.exponential %r0 : tensor<1x3xf32>
+    %d0 = stablehlo.dynamic_update_slice %a, %e0, %i, %zi : (tensor<5x3xf32>, tensor<1x3xf32>, tensor<i32>, tensor<i32>) -> tensor<5x3xf32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %ip = stablehlo.add %i, %c1 : tensor<i32>
+    %next_a = stablehlo.dynamic_update_slice %d0, %r0, %ip, %zi : (tensor<5x3xf32>, tensor<1x3xf32>, tensor<i32>, tensor<i32>) -> tensor<5x3xf32>""",
+    "%w#1")
+
+# y[i] = 0.5 y[i - 1] + x[i]: a recurrence (reads a row another iteration wrote)
+RECURRENCE = loop(
+    "%x: tensor<6xf32>, %y0: tensor<6xf32>", "tensor<6xf32>", 6, "%y = %y0 : tensor<6xf32>", """
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %im = stablehlo.subtract %i, %c1 : tensor<i32>
+    %p = stablehlo.dynamic_slice %y, %im, sizes = [1] : (tensor<6xf32>, tensor<i32>) -> tensor<1xf32>
+    %h = stablehlo.constant dense<0.5> : tensor<1xf32>
+    %a = stablehlo.multiply %h, %p : tensor<1xf32>
+    %b = stablehlo.dynamic_slice %x, %i, sizes = [1] : (tensor<6xf32>, tensor<i32>) -> tensor<1xf32>
+    %v = stablehlo.add %a, %b : tensor<1xf32>
+    %next_y = stablehlo.dynamic_update_slice %y, %v, %i : (tensor<6xf32>, tensor<1xf32>, tensor<i32>) -> tensor<6xf32>""",
+    "%w#1", lo=1)
+
+# the same recurrence with the read of another iteration's row after a batched operand
+RECURRENCE_SECOND_OPERAND = loop(
+    "%x: tensor<6xf32>, %y0: tensor<6xf32>", "tensor<6xf32>", 6, "%y = %y0 : tensor<6xf32>", """
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %im = stablehlo.subtract %i, %c1 : tensor<i32>
+    %b = stablehlo.dynamic_slice %x, %i, sizes = [1] : (tensor<6xf32>, tensor<i32>) -> tensor<1xf32>
+    %p = stablehlo.dynamic_slice %y, %im, sizes = [1] : (tensor<6xf32>, tensor<i32>) -> tensor<1xf32>
+    %v = stablehlo.add %b, %p : tensor<1xf32>
+    %next_y = stablehlo.dynamic_update_slice %y, %v, %i : (tensor<6xf32>, tensor<1xf32>, tensor<i32>) -> tensor<6xf32>""",
+    "%w#1", lo=1)
+
+# the accumulator also feeds the rows: a recurrence through the sum
+PREFIX_SUM = loop(
+    "%x: tensor<6xf32>, %o: tensor<6xf32>", "tensor<6xf32>", 6,
+    "%s = %z0 : tensor<1xf32>; %out = %o : tensor<6xf32>", """
+    %b = stablehlo.dynamic_slice %x, %i, sizes = [1] : (tensor<6xf32>, tensor<i32>) -> tensor<1xf32>
+    %next_s = stablehlo.add %s, %b : tensor<1xf32>
+    %next_out = stablehlo.dynamic_update_slice %out, %next_s, %i : (tensor<6xf32>, tensor<1xf32>, tensor<i32>) -> tensor<6xf32>""",
+    "%w#2", inits="%z0 = stablehlo.constant dense<0.0> : tensor<1xf32>")
+
+# sorting rows (the comparator region is copied; the sort dimension moves by one)
+SORT_ROWS = loop(
+    "%x: tensor<4x5xf32>, %o: tensor<4x5xf32>", "tensor<4x5xf32>", 4, "%out = %o : tensor<4x5xf32>", """
+    %r = stablehlo.dynamic_slice %x, %i, %zi, sizes = [1, 5] : (tensor<4x5xf32>, tensor<i32>, tensor<i32>) -> tensor<1x5xf32>
+    %s = "stablehlo.sort"(%r) ({
+    ^bb0(%p0: tensor<f32>, %p1: tensor<f32>):
+      %lt = stablehlo.compare LT, %p0, %p1 : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    }) {dimension = 1 : i64, is_stable = false} : (tensor<1x5xf32>) -> tensor<1x5xf32>
+    %next_out = stablehlo.dynamic_update_slice %out, %s, %i, %zi : (tensor<4x5xf32>, tensor<1x5xf32>, tensor<i32>, tensor<i32>) -> tensor<4x5xf32>""",
+    "%w#1")
+
+# rows i + 1 of a 6-row array for i = 0..5: the last read is clamped, so it stays a loop
+CLAMPED = loop(
+    "%x: tensor<6xf32>, %o: tensor<6xf32>", "tensor<6xf32>", 6, "%out = %o : tensor<6xf32>", """
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %ip = stablehlo.add %i, %c1 : tensor<i32>
+    %b = stablehlo.dynamic_slice %x, %ip, sizes = [1] : (tensor<6xf32>, tensor<i32>) -> tensor<1xf32>
+    %next_out = stablehlo.dynamic_update_slice %out, %b, %i : (tensor<6xf32>, tensor<1xf32>, tensor<i32>) -> tensor<6xf32>""",
+    "%w#1")
+
+# a gather: row x[j[i]] of an index table
+GATHER = loop(
+    "%x: tensor<6xf32>, %j: tensor<6xi32>, %o: tensor<6xf32>", "tensor<6xf32>", 6,
+    "%out = %o : tensor<6xf32>", """
+    %k = stablehlo.dynamic_slice %j, %i, sizes = [1] : (tensor<6xi32>, tensor<i32>) -> tensor<1xi32>
+    %ks = stablehlo.reshape %k : (tensor<1xi32>) -> tensor<i32>
+    %b = stablehlo.dynamic_slice %x, %ks, sizes = [1] : (tensor<6xf32>, tensor<i32>) -> tensor<1xf32>
+    %next_out = stablehlo.dynamic_update_slice %out, %b, %i : (tensor<6xf32>, tensor<1xf32>, tensor<i32>) -> tensor<6xf32>""",
+    "%w#1")
+
+# s = s + outer(x[i], x[i]) over 2048 rows: the batched outer products (2048 x 1024 x 1024)
+# would be far larger than anything the loop touches, so it stays a loop
+HUGE_TEMPORARIES = loop(
+    "%x: tensor<2048x1024xf32>, %s0: tensor<1024x1024xf32>", "tensor<1024x1024xf32>", 2048,
+    "%s = %s0 : tensor<1024x1024xf32>", """
+    %r = stablehlo.dynamic_slice %x, %i, %zi, sizes = [1, 1024] : (tensor<2048x1024xf32>, tensor<i32>, tensor<i32>) -> tensor<1x1024xf32>
+    %o = stablehlo.dot_general %r, %r, contracting_dims = [0] x [0] : (tensor<1x1024xf32>, tensor<1x1024xf32>) -> tensor<1024x1024xf32>
+    %next_s = stablehlo.add %s, %o : tensor<1024x1024xf32>""",
+    "%w#1")
+
+# reduce_window (a cumulative sum) has no batching rule: the loop stays
+NO_RULE = loop(
+    "%x: tensor<4x5xf32>, %o: tensor<4x5xf32>", "tensor<4x5xf32>", 4, "%out = %o : tensor<4x5xf32>", """
+    %r = stablehlo.dynamic_slice %x, %i, %zi, sizes = [1, 5] : (tensor<4x5xf32>, tensor<i32>, tensor<i32>) -> tensor<1x5xf32>
+    %z = stablehlo.constant dense<0.0> : tensor<f32>
+    %c = "stablehlo.reduce_window"(%r, %z) <{padding = dense<[[0, 0], [4, 0]]> : tensor<2x2xi64>, window_dimensions = array<i64: 1, 5>}> ({
+    ^bb0(%p0: tensor<f32>, %p1: tensor<f32>):
+      %s = stablehlo.add %p0, %p1 : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<1x5xf32>, tensor<f32>) -> tensor<1x5xf32>
+    %next_out = stablehlo.dynamic_update_slice %out, %c, %i, %zi : (tensor<4x5xf32>, tensor<1x5xf32>, tensor<i32>, tensor<i32>) -> tensor<4x5xf32>""",
+    "%w#1")
+
+# sums of sliding windows x[i : i + 3] (one range of rows per window position), and an FFT
+WINDOWS = loop(
+    "%x: tensor<9xf32>, %o: tensor<7xcomplex<f32>>", "tensor<7xcomplex<f32>>", 7,
+    "%out = %o : tensor<7xcomplex<f32>>", """
+    %win = stablehlo.dynamic_slice %x, %i, sizes = [3] : (tensor<9xf32>, tensor<i32>) -> tensor<3xf32>
+    %zr = stablehlo.constant dense<0.0> : tensor<3xf32>
+    %cw = stablehlo.complex %win, %zr : tensor<3xcomplex<f32>>
+    %f = stablehlo.fft %cw, type = FFT, length = [3] : (tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>>
+    %f1 = stablehlo.slice %f [1:2] : (tensor<3xcomplex<f32>>) -> tensor<1xcomplex<f32>>
+    %next_out = stablehlo.dynamic_update_slice %out, %f1, %i : (tensor<7xcomplex<f32>>, tensor<1xcomplex<f32>>, tensor<i32>) -> tensor<7xcomplex<f32>>""",
+    "%w#1")
+
+CASES = [
+    rcase("while_raise", DOITGEN, id="doitgen-nested",
+          present=[r"stablehlo.dot_general"], absent=[r"stablehlo.while"]),
+    rcase("while_raise", ROW_MAP, id="row-map",
+          present=[r"dot_general %\S+, %arg1.*tensor<6x1x4xf32>", r"stablehlo.tanh .*tensor<6x1x4xf32>",
+                   r"stablehlo.reduce"], absent=[r"stablehlo.while"]),
+    rcase("while_raise", IN_PLACE, id="in-place-rows",
+          present=[r"stablehlo.exponential .*tensor<5x1x3xf32>"], absent=[r"stablehlo.while"]),
+    rcase("while_raise", ACCUMULATE, id="accumulators", rtol=1e-5,
+          present=[r"applies stablehlo.add across dimensions = \[0\]", r"applies stablehlo.maximum"],
+          absent=[r"stablehlo.while"]),
+    rcase("while_raise", STENCIL, id="stencil-shifted-rows",
+          present=[r"dense<7> : tensor<i32>"], absent=[r"stablehlo.while"]),
+    rcase("while_raise", KITCHEN_SINK, id="layout-ops",
+          present=[r"stablehlo.pad", r"stablehlo.concatenate", r"stablehlo.select"], absent=[r"stablehlo.while"]),
+    rcase("while_raise", DOTS, id="dots-rhs-and-both-batched",
+          present=[r"batching_dims = \[0, 2\] x \[0, 1\]"], absent=[r"stablehlo.while"]),
+    rcase("while_raise", CHAINED_WRITES, id="chained-writes-in-the-row",
+          present=[r"stablehlo.exponential .*tensor<4x1x1x3xf32>"], absent=[r"stablehlo.while"]),
+    rcase("while_raise", CHAINED_NEXT_ROW, changed=False, id="chained-write-to-next-row-stays"),
+    rcase("while_raise", RECURRENCE, changed=False, id="recurrence-stays"),
+    rcase("while_raise", RECURRENCE_SECOND_OPERAND, changed=False, id="recurrence-second-operand-stays"),
+    rcase("while_raise", PREFIX_SUM, changed=False, id="prefix-sum-stays"),
+    rcase("while_raise", SORT_ROWS, id="sort-rows", present=[r"dimension = 2"], absent=[r"stablehlo.while"]),
+    rcase("while_raise", WINDOWS, id="sliding-windows-fft", present=[r"stablehlo.fft .*tensor<7x3xcomplex<f32>>"],
+          absent=[r"stablehlo.while"], rtol=1e-4, atol=1e-5),
+    rcase("while_raise", NO_RULE, changed=False, id="no-batching-rule-stays"),
+    rcase("while_raise", CLAMPED, changed=False, id="clamped-read-stays"),
+    rcase("while_raise", GATHER, changed=False, id="gather-stays", int_range=(0, 6)),
+    rcase("while_raise", HUGE_TEMPORARIES, changed=False, id="huge-temporaries-stay", run=False),
+]
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_case(case):
+    """The rewrite, its IR, and the module before and after run through PJRT."""
+    check_case(case)
+
+
+def test_every_raising_pattern_has_a_case():
+    from reactant.optimize.patterns import PATTERNS
+
+    mine = {n for n, p in PATTERNS.items() if p.family == "raising"}
+    covered = {c.name for c in CASES if c.fires}
+    assert mine and mine <= covered, sorted(mine - covered)
