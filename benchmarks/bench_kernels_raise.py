@@ -8,7 +8,8 @@ Floyd-Warshall, a 1-D recurrence, a histogram by loop). float64.
 
 Per kernel: results equal to NumPy's (and to the unraised program's, O0), first-call time,
 steady time paired and interleaved (the ratio is the median of per-round ratios), and the
-``stablehlo.while`` ops left at O0 (rolled loops) and at O2 (after raising).
+``stablehlo.while`` ops left at O0 (rolled loops) and at O2 (after raising), and which of the
+raising and in-place rewrites changed the kernel's program (``RULES``).
 
     python benchmarks/bench_kernels_raise.py [--sizes 128] [--only a,b] [--rounds 7]
 """
@@ -66,6 +67,24 @@ def kernels():
     return out, jax
 
 
+# rewrites that raise loops or keep their updates in place: a rule "fired" on a kernel when
+# disabling it changes the kernel's O2 program
+RULES = ("while_raise", "while_map_to_elementwise", "while_sum_to_reduce", "dynamic_slice_of_updated_element",
+         "if_sink_update_slice", "slice_dynamic_update_slice")
+
+
+def fired_rules(o0_text: str) -> list[str]:
+    from reactant.ir import context as irc
+    from reactant.optimize import PassOptions, pipeline, run_pipeline
+
+    def o2(disabled=frozenset()):
+        m = irc.parse_module(o0_text)
+        run_pipeline(m, pipeline("O2"), PassOptions(disabled=frozenset(disabled)))
+        return irc.to_text(m)
+    full = o2()
+    return [r for r in RULES if o2({r}) != full]
+
+
 def run_kernel(name, n, spec, jax, rounds):
     import reactant
 
@@ -78,17 +97,23 @@ def run_kernel(name, n, spec, jax, rounds):
     got = np.asarray(cf(*rargs))
     first = time.perf_counter() - t0
     o0 = np.asarray(reactant.compile(f_np, optimize="O0")(*rargs))
-    whiles = (reactant.code_hlo(f_np, *rargs, optimize="O0").count("stablehlo.while"),
-              reactant.code_hlo(f_np, *rargs).count("stablehlo.while"))
+    o0_text = reactant.code_hlo(f_np, *rargs, optimize="O0")
+    whiles = (o0_text.count("stablehlo.while"), reactant.code_hlo(f_np, *rargs).count("stablehlo.while"))
+    rules = fired_rules(o0_text)
     jf = jax.jit(f_jax)
     jargs = [jax.device_put(a) for a in args]
     jgot = np.asarray(jf(*jargs))
     ok = bool(np.allclose(got, want, rtol=1e-7, atol=1e-9) and np.allclose(got, o0, rtol=1e-9, atol=1e-11))
     jok = bool(np.allclose(jgot, want, rtol=1e-7, atol=1e-9))
-    res = measure(f"{name} n={n}", {"reactant": lambda: cf(*rargs).block_until_ready(),
-                                     "numpy": lambda: f_np(*args),
-                                     "jax": lambda: jf(*jargs).block_until_ready()}, rounds=rounds, target_seconds=0.05)
-    return {"name": name, "n": n, "ok": ok, "jax_ok": jok, "first": first, "whiles": whiles,
+    impls = {"reactant": lambda: cf(*rargs).block_until_ready(), "numpy": lambda: f_np(*args),
+             "jax": lambda: jf(*jargs).block_until_ready()}
+    slowest = 0.0
+    for fn in impls.values():  # one call each: the slowest sets the calls per timing
+        t0 = time.perf_counter()
+        fn()
+        slowest = max(slowest, time.perf_counter() - t0)
+    res = measure(f"{name} n={n}", impls, rounds=rounds, inner=max(1, int(0.05 / slowest)))
+    return {"name": name, "n": n, "ok": ok, "jax_ok": jok, "first": first, "whiles": whiles, "rules": rules,
             "reactant": res.median("reactant"), "vs_numpy": res.ratio("reactant", "numpy"),
             "vs_jax": res.ratio("reactant", "jax")}
 
@@ -108,7 +133,7 @@ def main():
     only = set(filter(None, a.only.split(",")))
     rows = []
     print(f"{'kernel':<16} {'n':>4} {'reactant':>12} {'/numpy':>8} {'/jax':>8} {'first':>8} "
-          f"{'whiles O0->O2':>14}  ok")
+          f"{'whiles O0->O2':>14}  ok  rules that fired")
     for name, spec in specs.items():
         if only and name not in only:
             continue
@@ -117,7 +142,8 @@ def main():
             rows.append(r)
             print(f"{name:<16} {n:>4} {_fmt(r['reactant'])} {r['vs_numpy']:8.3f} {r['vs_jax']:8.3f} "
                   f"{r['first']:7.2f}s {r['whiles'][0]:>6} -> {r['whiles'][1]:<5} "
-                  f"{'ok' if r['ok'] else 'MISMATCH'}{'' if r['jax_ok'] else ' (jax differs)'}", flush=True)
+                  f"{'ok' if r['ok'] else 'MISMATCH'}{'' if r['jax_ok'] else ' (jax differs)'}  "
+                  f"{', '.join(r['rules']) or '-'}", flush=True)
     print()
     print(f"geomean reactant/numpy {geomean([r['vs_numpy'] for r in rows]):.3f} "
           f"(worst {max(r['vs_numpy'] for r in rows):.3f}); geomean reactant/jax "
