@@ -58,12 +58,12 @@ def as_dtype(dtype: Any) -> np.dtype:
 
 
 def _dtype_of(x: Any) -> Any:
-    """What promotion sees for an argument: arrays by their dtype, Python scalars by their
-    type (weak), dtypes as themselves."""
+    """What promotion sees for an argument: arrays by their dtype, Python scalars as
+    themselves (weak), dtypes as themselves."""
     if is_array(x) or isinstance(x, np.ndarray):
         return x.dtype
     if type(x) in _PY_SCALARS:
-        return type(x)
+        return x  # NumPy treats a Python scalar value (not its type) as weak
     return as_dtype(x)
 
 
@@ -72,7 +72,7 @@ def result_type(*arrays_and_dtypes: Union[Array, np.dtype, int, float, complex])
     if not arrays_and_dtypes:
         raise ValueError("result_type needs at least one array or dtype")
     args = [_dtype_of(a) for a in arrays_and_dtypes]
-    if all(isinstance(a, type) for a in args):
+    if all(type(a) in _PY_SCALARS for a in args):
         raise ValueError("result_type needs at least one array or dtype besides Python scalars")
     # NumPy's result_type folds weak Python scalars in one at a time, as the standard does
     return as_dtype(np.result_type(*args))
