@@ -23,6 +23,7 @@ from jaxlib.mlir import ir
 from . import _jax_adapter as jx
 from . import runtime
 from .arrays import ConcreteRArray, ConcreteRNumber, Signature, _sign_unknown, _signature, sig_id
+from .decompositions import lower_decompositions
 from .ir.context import count_ops
 from .ir.contracts import strip_contract_attrs
 from .optimize import PassOptions, compile_pipeline, run_pipeline
@@ -232,6 +233,7 @@ class _Compiled:
         _check_no_autodiff_left(prog.module)
         with prog.tc.ctx:
             strip_contract_attrs(prog.module)  # facts for our optimizer only
+            lower_decompositions(prog.module)  # the platform's LU/QR/SVD/eigen library calls
         if mesh is None:
             if self.options.out_shardings is not None:
                 raise ShardingError("out_shardings is for programs over a mesh: no argument is sharded",

@@ -34,7 +34,42 @@ def eager_ufunc(ufunc, method: str, inputs, kwargs):
 
 
 def eager_function(func, args, kwargs):
-    return _compiled(("function", func), lambda: func)(*args, **kwargs)
+    result = _compiled(("function", func), lambda: func)(*args, **kwargs)
+    failure = _LINALG_FAILURES.get(func)
+    if failure is not None:
+        _raise_linalg_failure(failure, args, kwargs, result)
+    return result
+
+
+# Compiled linear algebra returns NaN/inf where a factorization fails (a device cannot raise);
+# an eager call raises NumPy's LinAlgError instead: a non-finite result from finite inputs.
+_LINALG_FAILURES = {
+    np.linalg.solve: "Singular matrix", np.linalg.inv: "Singular matrix",
+    np.linalg.tensorsolve: "Singular matrix", np.linalg.tensorinv: "Singular matrix",
+    np.linalg.matrix_power: "Singular matrix",
+    np.linalg.cholesky: "Matrix is not positive definite",
+    np.linalg.eigh: "Eigenvalues did not converge", np.linalg.eigvalsh: "Eigenvalues did not converge",
+    np.linalg.eig: "Eigenvalues did not converge", np.linalg.eigvals: "Eigenvalues did not converge",
+    np.linalg.svd: "SVD did not converge", np.linalg.svdvals: "SVD did not converge",
+    np.linalg.pinv: "SVD did not converge", np.linalg.lstsq: "SVD did not converge in Linear Least Squares",
+}
+
+
+def _finite(tree) -> bool:
+    leaves = tree if isinstance(tree, (tuple, list)) else [tree]
+    for leaf in leaves:
+        if isinstance(leaf, (tuple, list)):
+            if not _finite(leaf):
+                return False
+        elif hasattr(leaf, "dtype") and np.dtype(leaf.dtype).kind in "fc":
+            if not np.all(np.isfinite(np.asarray(leaf))):
+                return False
+    return True
+
+
+def _raise_linalg_failure(message: str, args, kwargs, result) -> None:
+    if not _finite(result) and _finite(list(args) + list(kwargs.values())):
+        raise np.linalg.LinAlgError(message)
 
 
 def _setitem(x, index, value):

@@ -62,6 +62,16 @@ def register(name: str, fwd: Callable | None, rev: Callable | None, kind: str = 
     RULES[name] = Rule(fwd, rev, kind)
 
 
+# stablehlo.custom_call rules by call target (the decomposition markers)
+CUSTOM_CALLS: dict[str, Rule] = {}
+
+
+def register_custom_call(target: str, fwd: Callable | None, rev: Callable | None) -> None:
+    if target in CUSTOM_CALLS:
+        raise ValueError(f"derivative rule for custom_call @{target} registered twice")
+    CUSTOM_CALLS[target] = Rule(fwd, rev)
+
+
 def has_rule(name: str) -> bool:
     return name in RULES
 
@@ -126,4 +136,5 @@ from . import rules_reduce  # noqa: E402,F401
 from . import rules_index  # noqa: E402,F401
 from . import rules_linalg  # noqa: E402,F401
 from . import rules_control  # noqa: E402,F401
+from . import rules_decompositions  # noqa: E402,F401
 from . import rules_collective  # noqa: E402,F401

@@ -6,7 +6,7 @@ from __future__ import annotations
 from jaxlib.mlir import ir
 
 from .errors import ADError
-from .rules import register
+from .rules import CUSTOM_CALLS, register
 from .rules_elementwise import _same_fwd, _same_rev
 
 # stablehlo.while: forward mode carries tangents as extra iteration arguments (forward.py);
@@ -27,6 +27,9 @@ def _target(op) -> str:
 
 
 def _cc_fwd(cx, op, ts):
+    rule = CUSTOM_CALLS.get(_target(op))
+    if rule is not None:
+        return rule.fwd(cx, op, ts)
     if _target(op) in _IDENTITY_TARGETS and len(op.operands) == 1 and len(op.results) == 1:
         return _same_fwd(cx, op, ts)
     raise ADError(f"no derivative rule for stablehlo.custom_call @{_target(op)}", op)
@@ -34,6 +37,9 @@ def _cc_fwd(cx, op, ts):
 
 def _cc_rev(cx, op, cts, want):
     t = _target(op)
+    rule = CUSTOM_CALLS.get(t)
+    if rule is not None:
+        return rule.rev(cx, op, cts, want)
     if t in _IDENTITY_TARGETS and len(op.operands) == 1 and len(op.results) == 1:
         if t in ("SPMDFullToShardShape", "SPMDShardToFullShape"):
             raise ADError(f"reverse-mode derivative of stablehlo.custom_call @{t} is not supported", op)

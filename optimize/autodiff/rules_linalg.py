@@ -276,15 +276,15 @@ def _bool(op, name, default=False):
     return bool(ir.BoolAttr(a[name]).value) if name in a else default
 
 
-def _sym_from_triangle(d, lower):
+def sym_from_triangle(d, lower):
     """The symmetric matrix read from one triangle of ``d``."""
     tri = B.select(E.tril_mask(d.type, 0, upper=not lower), d, B.zeros_like(d))
     strict = B.select(E.tril_mask(d.type, -1 if lower else 1, upper=not lower), d, B.zeros_like(d))
     return B.add(tri, E.swap_last2(strict))
 
 
-def _sym_from_triangle_t(s, lower):
-    """Transpose of ``_sym_from_triangle``."""
+def sym_from_triangle_t(s, lower):
+    """Transpose of ``sym_from_triangle``."""
     tri = B.select(E.tril_mask(s.type, 0, upper=not lower), s, B.zeros_like(s))
     st = E.swap_last2(s)
     strict = B.select(E.tril_mask(s.type, -1 if lower else 1, upper=not lower), st, B.zeros_like(s))
@@ -313,7 +313,7 @@ def _chol_fwd(cx, op, ts):
         raise ADError("derivative of a complex cholesky is not supported", op)
     lower = _bool(op, "lower")
     L = _chol_L(cx, op, lower)
-    p = _sym_from_triangle(t, lower)
+    p = sym_from_triangle(t, lower)
     x = B.triangular_solve(L, p, left_side=True, lower=True)  # L^-1 P
     m = E.swap_last2(B.triangular_solve(L, E.swap_last2(x), left_side=True, lower=True))  # L^-1 P L^-T
     dl = E.matmul_t(L, _phi(m))
@@ -330,7 +330,7 @@ def _chol_rev(cx, op, cts, want):
     p = _phi(E.matmul_t(L, lbar, ta=True))  # phi(L^T Lbar)
     y = B.triangular_solve(L, p, left_side=True, lower=True, transpose_a="TRANSPOSE")  # L^-T P
     s = E.swap_last2(B.triangular_solve(L, E.swap_last2(y), left_side=True, lower=True, transpose_a="TRANSPOSE"))
-    return [_sym_from_triangle_t(s, lower)]
+    return [sym_from_triangle_t(s, lower)]
 
 
 register("stablehlo.cholesky", _chol_fwd, _chol_rev)

@@ -1,5 +1,7 @@
 """Products and contractions: matmul/@, dot, vdot, inner, outer, tensordot, einsum, kron,
-trace, diagonal, and ``numpy.linalg.norm``; all lowered to ``dot_general`` and reductions."""
+trace, diagonal, vecdot, lowered to ``dot_general`` and reductions; ``numpy.linalg.norm``,
+``matrix_norm`` and ``vector_norm`` (2-norms of matrices through singular values), and
+``numpy.linalg``'s spellings of the products. Decompositions: ``linalg_solvers``."""
 
 from __future__ import annotations
 
@@ -358,6 +360,16 @@ def norm(x, ord=None, axis=None, keepdims=False):
             return np.min(np.sum(a, axis=r0, keepdims=True), axis=axes, keepdims=keepdims)
         if ord == -np.inf:
             return np.min(np.sum(a, axis=r1, keepdims=True), axis=axes, keepdims=keepdims)
+        if ord in (2, -2, "nuc"):  # functions of the singular values
+            r0, r1 = (normalize_axis(d, x.ndim) for d in axes)
+            rest = [d for d in range(x.ndim) if d not in (r0, r1)]
+            s = np.linalg.svd(ops.transpose(x, rest + [r0, r1]), compute_uv=False)
+            out = {2: np.max, -2: np.min, "nuc": np.sum}[ord](s, axis=-1)
+            if keepdims:
+                shape = list(x.shape)
+                shape[r0] = shape[r1] = 1
+                out = ops.reshape(out, tuple(shape))
+            return out
     raise UnsupportedError(f"numpy.linalg.norm(ord={ord!r}, axis={axis!r}) is not supported inside a trace")
 
 
@@ -367,3 +379,82 @@ def vecdot(x1, x2, /, *, axis=-1, **kw):
     if is_complex(a.dtype):
         a = ops.conj(a)
     return np.sum(np.multiply(a, b), axis=axis)
+
+
+@implements(np.linalg.matrix_norm)
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    x = as_traced(x)
+    if x.ndim < 2:
+        raise ShapeError(f"numpy.linalg.matrix_norm needs at least 2 dimensions, got {describe(x)}")
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+@implements(np.linalg.vector_norm)
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    x = as_traced(x)
+    if axis is None:
+        out = norm(ops.reshape(x, (x.size,)), ord=ord, axis=0)
+        return ops.reshape(out, (1,) * x.ndim) if keepdims else out
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if len(axes) == 1:
+        return norm(x, ord=ord, axis=axes, keepdims=keepdims)
+    # several axes: one vector per remaining index (moved last and flattened)
+    axes = tuple(normalize_axis(a, x.ndim) for a in axes)
+    rest = [d for d in range(x.ndim) if d not in axes]
+    kept = tuple(x.shape[d] for d in rest)
+    flat = ops.reshape(ops.transpose(x, rest + list(axes)), kept + (int(np.prod([x.shape[d] for d in axes])),))
+    out = norm(flat, ord=ord, axis=-1)
+    if keepdims:
+        out = ops.reshape(out, tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)))
+    return out
+
+
+# numpy.linalg's array-API spellings of functions NumPy also has at top level
+@implements(np.linalg.matmul)
+def linalg_matmul(x1, x2, /):
+    return np.matmul(x1, x2)
+
+
+@implements(np.linalg.outer)
+def linalg_outer(x1, x2, /):
+    a, b = as_traced(x1), as_traced(x2)
+    if a.ndim != 1 or b.ndim != 1:
+        raise ShapeError(f"numpy.linalg.outer takes 1-dimensional vectors, got {describe(a)} and {describe(b)}")
+    return np.outer(a, b)
+
+
+@implements(np.linalg.cross)
+def linalg_cross(x1, x2, /, *, axis=-1):
+    a, b = as_traced(x1), as_traced(x2)
+    if a.shape[axis] != 3 or b.shape[axis] != 3:
+        raise ShapeError(f"numpy.linalg.cross needs 3-element vectors along axis {axis}, got {describe(a)} and "
+                         f"{describe(b)}")
+    return np.cross(a, b, axis=axis)
+
+
+@implements(np.linalg.trace)
+def linalg_trace(x, /, *, offset=0, dtype=None):
+    return np.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+@implements(np.linalg.diagonal)
+def linalg_diagonal(x, /, *, offset=0):
+    return np.diagonal(x, offset=offset, axis1=-2, axis2=-1)
+
+
+@implements(np.linalg.matrix_transpose)
+def linalg_matrix_transpose(x, /):
+    x = as_traced(x)
+    if x.ndim < 2:
+        raise ShapeError(f"numpy.linalg.matrix_transpose needs at least 2 dimensions, got {describe(x)}")
+    return ops.transpose(x, list(range(x.ndim - 2)) + [x.ndim - 1, x.ndim - 2])
+
+
+@implements(np.linalg.tensordot)
+def linalg_tensordot(x1, x2, /, *, axes=2):
+    return np.tensordot(x1, x2, axes=axes)
+
+
+@implements(np.linalg.vecdot)
+def linalg_vecdot(x1, x2, /, *, axis=-1):
+    return vecdot(x1, x2, axis=axis)

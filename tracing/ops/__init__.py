@@ -10,7 +10,7 @@ from .elementwise import *  # noqa: F401,F403
 from .elementwise import abs, complex_, compare, convert, bitcast_convert, select, clamp  # noqa: F401,A004
 from .fft import fft  # noqa: F401
 from .indexing import gather, scatter  # noqa: F401
-from .linalg import cholesky, dot_general  # noqa: F401
+from .linalg import cholesky, decomposition, dot_general  # noqa: F401
 from .random import rng_bit_generator  # noqa: F401
 from .reduction import reduce, reduce_window, sort  # noqa: F401
 from .structural import (  # noqa: F401

@@ -1,4 +1,5 @@
-"""``stablehlo.dot_general`` with its shape rule (batch dims first, then lhs free, rhs free)."""
+"""Linear-algebra ops: ``stablehlo.dot_general`` with its shape rule (batch dims first, then
+lhs free, rhs free), ``cholesky``, and the decomposition markers (LU, QR, SVD, eigen)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ...ir import build as B
+from ...ir import decompositions as D
 from ...ir import shapes
 from ..errors import ShapeError, describe
 from ..traced import TracedRArray
-from ._core import emit1
+from ._core import emit, emit1, results_of
 
 
 def dot_general(
@@ -50,3 +52,11 @@ def cholesky(a: TracedRArray, *, lower: bool = True) -> TracedRArray:
     if len(a.shape) < 2 or a.shape[-1] != a.shape[-2] or a.dtype.kind not in "fc":
         raise ShapeError(f"cholesky needs square float matrices, got {describe(a)}")
     return emit1("stablehlo.cholesky", [a], a.shape, a.dtype, {"lower": ir.BoolAttr.get(lower)})
+
+
+def decomposition(kind: str, operands: Sequence[TracedRArray], **options) -> list[TracedRArray]:
+    """A decomposition marker (``reactant.ir.decompositions``: lu, solve, qr, svd, eigh, eig)
+    on (batches of) matrices; the caller has checked shapes and dtypes."""
+    specs = D.result_specs(kind, [(x.shape, x.dtype) for x in operands], options)
+    op = emit("stablehlo.custom_call", operands, specs, D.attributes(kind, options))
+    return results_of(op, specs)

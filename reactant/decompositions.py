@@ -1,0 +1,138 @@
+"""Replacing the decomposition markers (``reactant.ir.decompositions``) by the platform's
+implementation just before XLA compiles a module.
+
+The implementation is jax's own lowering of the same ``jax.lax.linalg`` operation for the
+same operand types (public API: ``jax.jit(...).lower(...)``): LAPACK calls on CPU with the
+checks jax adds around them (NaN results where a factorization fails). It is imported into
+the module as private functions and called where the marker was, so XLA runs the same
+kernels as ``jax.numpy.linalg`` does.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+from jaxlib.mlir import ir
+
+from . import _jax_adapter as jx
+from .ir import decompositions as D
+from .ir.context import functions, symbol_name
+from .ir.types import spec_of
+
+# lowered module text per (kind, options, operand specs): lowering costs 10-50 ms, and the
+# same decomposition comes back in every compile of a function and in its gradient
+_TEXT: dict = {}
+_TEXT_SIZE = 512
+_LOCK = threading.Lock()
+
+
+def _lu_solve(a, b):
+    lu, _, perm = lax.linalg.lu(a)
+    pb = jnp.take_along_axis(b, perm[..., :, None].astype(np.int32), axis=-2)
+    y = lax.linalg.triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
+    return lax.linalg.triangular_solve(lu, y, left_side=True, lower=False), lu, perm
+
+
+def _implementation(kind: str, options: dict):
+    if kind == "lu":
+        return lax.linalg.lu
+    if kind == "solve":
+        return _lu_solve
+    if kind == "qr":
+        return lambda a: lax.linalg.qr(a, full_matrices=options["full_matrices"])
+    if kind == "svd":
+        def svd(a):
+            out = lax.linalg.svd(a, full_matrices=options["full_matrices"], compute_uv=options["compute_uv"])
+            return tuple(out) if options["compute_uv"] else (out,)
+        return svd
+    if kind == "eigh":
+        return lambda a: lax.linalg.eigh(a, lower=options["lower"], symmetrize_input=False)
+    if kind == "eig":
+        def eig(a):
+            out = lax.linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=options["vectors"])
+            return tuple(out)
+        return eig
+    raise KeyError(f"unknown decomposition {kind!r}")
+
+
+def _lowered_text(kind: str, options: dict, specs: tuple) -> str:
+    key = (kind, tuple(sorted(options.items())), specs)
+    text = _TEXT.get(key)
+    if text is None:
+        avals = [jax.ShapeDtypeStruct(s, d) for s, d in specs]
+        with jx.x64_scope():
+            text = jax.jit(_implementation(kind, options)).lower(*avals).as_text()
+        with _LOCK:
+            if len(_TEXT) >= _TEXT_SIZE:
+                _TEXT.clear()
+            _TEXT[key] = text
+    return text
+
+
+def _markers(module: ir.Module) -> list:
+    found = []
+
+    def visit(op):
+        if D.read(op.operation) is not None:
+            found.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
+
+
+def _import(module: ir.Module, text: str, prefix: str) -> str:
+    """Parse jax's module into ``module``'s context, move its functions in under fresh private
+    names, and return the name of its entry."""
+    lowered = ir.Module.parse(text, module.context)
+    taken = set(functions(module))
+    renames = {}
+    for name in functions(lowered):
+        new, i = f"{prefix}_{name}", 0
+        while new in taken:
+            i += 1
+            new = f"{prefix}{i}_{name}"
+        taken.add(new)
+        renames[name] = new
+    for name, fn in functions(lowered).items():
+        ir.SymbolTable.replace_all_symbol_uses(name, renames[name], lowered.operation)
+    entry = None
+    for name, fn in list(functions(lowered).items()):
+        ir.SymbolTable.set_symbol_name(fn, renames[name])
+        fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        for attr in ("arg_attrs", "res_attrs"):  # jax's result names and layout modes
+            if attr in fn.attributes:
+                del fn.attributes[attr]
+        if symbol_name(fn) == renames.get("main"):
+            entry = renames["main"]
+        module.body.append(fn.detach_from_parent())
+    return entry
+
+
+def lower_decompositions(module: ir.Module) -> int:
+    """Replace every decomposition marker in ``module`` by a call of its implementation;
+    returns how many were replaced. Markers of the same kind, options and operand types share
+    one imported implementation."""
+    markers = _markers(module)
+    if not markers:
+        return 0
+    with module.context, ir.Location.unknown(module.context):
+        entries: dict = {}
+        for op in markers:
+            kind, options = D.read(op)
+            specs = tuple(spec_of(v.type) for v in op.operands)
+            key = (kind, tuple(sorted(options.items())), specs)
+            if key not in entries:
+                entries[key] = _import(module, _lowered_text(kind, options, specs), f"__linalg_{kind}")
+            call = ir.Operation.create("func.call", results=[r.type for r in op.results],
+                                       operands=list(op.operands),
+                                       attributes={"callee": ir.FlatSymbolRefAttr.get(entries[key])},
+                                       loc=op.location, ip=ir.InsertionPoint(op))
+            for old, new in zip(op.results, call.results):
+                old.replace_all_uses_with(new)
+            op.erase()
+    return len(markers)
