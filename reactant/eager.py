@@ -87,19 +87,29 @@ def _is_mask(i) -> bool:
     return dt is not None and dt == bool and getattr(i, "ndim", 0) > 0 and not isinstance(i, type)
 
 
-def concrete_masks(index):
-    """Eagerly a boolean mask's values are known: it is replaced by the integer index arrays
-    of its true elements (NumPy's definition of ``x[mask]``), so the selection has a static
-    length instead of a run-time one that a compiled program cannot return."""
+def concrete_index(index):
+    """Eagerly an index's values are known, so what would have a run-time length in a
+    compiled program gets a static one: a boolean mask becomes the integer index arrays of
+    its true elements (NumPy's definition of ``x[mask]``), and device numbers used as slice
+    bounds become Python ints."""
     items = index if isinstance(index, tuple) else (index,)
-    if not any(_is_mask(i) for i in items):
+    if not any(_is_mask(i) or (isinstance(i, slice) and _array_bounds(i)) for i in items):
         return index
     from .arrays import to_rarray
 
     out = []
     for i in items:
-        out.extend(to_rarray(np.nonzero(np.asarray(i)), device=_device_of(i)) if _is_mask(i) else (i,))
+        if _is_mask(i):
+            out.extend(to_rarray(np.nonzero(np.asarray(i)), device=_device_of(i)))
+        elif isinstance(i, slice) and _array_bounds(i):
+            out.append(slice(*(None if b is None else operator.index(b) for b in (i.start, i.stop, i.step))))
+        else:
+            out.append(i)
     return tuple(out)
+
+
+def _array_bounds(s: slice) -> bool:
+    return any(hasattr(b, "__array_function__") for b in (s.start, s.stop, s.step))
 
 
 def _device_of(i):
@@ -115,7 +125,7 @@ def eager_getitem(x, index):
 
         x = eager_function(np.expand_dims, (x, 0), {})
         index = (to_rarray(np.arange(1 if bool(items[0]) else 0), device=x.device), *items[1:])
-    return _compiled("getitem", lambda: operator.getitem)(x, concrete_masks(index))
+    return _compiled("getitem", lambda: operator.getitem)(x, concrete_index(index))
 
 
 def _is_scalar_mask(i) -> bool:
