@@ -81,10 +81,11 @@ def result_type(*arrays_and_dtypes: Union[Array, np.dtype, int, float, complex])
 
 def can_cast(from_: Union[np.dtype, Array], to: np.dtype, /) -> type(True):
     """Whether ``from_`` casts to ``to`` without losing values (NumPy's "safe" casting, which
-    contains every cast the standard's promotion table implies), never complex to real."""
+    contains every cast the standard's promotion table implies); bool casts only to bool (the
+    standard promotes it with no numeric dtype), complex never to real."""
     src = from_.dtype if is_array(from_) else as_dtype(from_)
     dst = as_dtype(to)
-    if src.kind == "c" and dst.kind != "c":
+    if (src == bool) != (dst == bool) or (src.kind == "c" and dst.kind != "c"):
         return False
     return builtins.bool(np.can_cast(src, dst, casting="safe"))
 
