@@ -40,6 +40,18 @@ class _Parts:
     def nonfinite(self, v):
         return ops.or_(self.isnan(v), self.isinf(v))
 
+    def finite(self, v):
+        return ops.not_(self.nonfinite(v))
+
+    def signbit(self, v):
+        """``v`` is negative or -0 (the sign a conjugate or odd symmetry carries over)."""
+        neg_zero = ops.and_(self.iszero(v), ops.compare(ops.divide(self.c(1.0), v), self.c(0.0), "LT"))
+        return ops.or_(ops.compare(v, self.c(0.0), "LT"), neg_zero)
+
+    def copysign(self, magnitude: float, v):
+        """``magnitude`` with the sign of ``v``."""
+        return ops.select(self.signbit(v), self.c(-magnitude), self.c(magnitude))
+
 
 def _patch(out: TracedRArray, cases) -> TracedRArray:
     """``out`` with ``re + im j`` where each ``(cond, re, im)`` holds (later cases win)."""
@@ -77,7 +89,7 @@ def _sinh(z):
     bad_y = p.nonfinite(p.y)
     return _patch(ops.sinh(z), [
         (ops.and_(p.iszero(p.x), bad_y), p.x, p.c(math.nan)),      # keeps the sign of x
-        (ops.and_(p.isinf(p.x), bad_y), p.x, p.c(math.nan)),
+        (ops.and_(p.isinf(p.x), bad_y), p.c(math.inf), p.c(math.nan)),  # sign unspecified: NumPy's +
     ])
 
 
@@ -102,14 +114,19 @@ def _sqrt(z):
     inf_nan = ops.and_(p.isinf(p.x), p.isnan(p.y))
     neg = ops.compare(p.x, p.c(0.0), "LT")
     return _patch(ops.sqrt(z), [
+        (ops.and_(ops.and_(p.isinf(p.x), neg), p.finite(p.y)), p.c(0.0), p.copysign(math.inf, p.y)),
         (ops.and_(inf_nan, neg), p.c(math.nan), p.c(math.inf)),
         (ops.and_(inf_nan, ops.not_(neg)), p.c(math.inf), p.c(math.nan)),
+        (p.isinf(p.y), p.c(math.inf), p.y),  # any x, even NaN
     ])
 
 
 def _acos(z):
     p = _Parts(z)
+    neg = ops.compare(p.x, p.c(0.0), "LT")
     return _patch(ops.acos(z), [
+        (ops.and_(p.isinf(p.x), p.finite(p.y)), ops.select(neg, p.c(math.pi), p.c(0.0)),
+         p.copysign(math.inf, ops.negate(p.y))),
         (ops.and_(p.iszero(p.x), p.isnan(p.y)), p.c(math.pi / 2), p.c(math.nan)),
     ])
 
@@ -124,6 +141,7 @@ def _acosh(z):
 def _asinh(z):
     p = _Parts(z)
     return _patch(ops.asinh(z), [
+        (ops.and_(p.finite(p.x), p.isinf(p.y)), p.copysign(math.inf, p.x), p.copysign(math.pi / 2, p.y)),
         (ops.and_(p.isnan(p.x), p.iszero(p.y)), p.c(math.nan), p.y),  # keeps the sign of y
     ])
 
