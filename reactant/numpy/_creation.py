@@ -24,6 +24,16 @@ def _new(host: np.ndarray, device) -> Array:
     return to_array(host, device=check_device(device))
 
 
+def _filled(shape: tuple[int, ...], value, dtype: np.dtype, device) -> Array:
+    """``shape`` filled with ``value``: inside a trace one splat constant (not a dense
+    constant of the whole array in the program), eagerly a device array."""
+    if tracing():
+        from ..tracing import ops
+
+        return ops.full(shape, np.asarray(value, dtype).item(), dtype)
+    return _new(np.full(shape, value, dtype=dtype), device)
+
+
 def copy_array(x: Array) -> Array:
     """A new array (a separate handle: updating one in place leaves the other) with ``x``'s
     values."""
@@ -75,12 +85,12 @@ def empty(shape: Shape, *, dtype=None, device=None) -> Array:
 
 def zeros(shape: Shape, *, dtype=None, device=None) -> Array:
     """Zeros of ``shape``, default float64."""
-    return _new(np.zeros(_shape(shape), dtype=_dt(dtype) or np.float64), device)
+    return _filled(_shape(shape), 0, _dt(dtype) or np.dtype(np.float64), device)
 
 
 def ones(shape: Shape, *, dtype=None, device=None) -> Array:
     """Ones of ``shape``, default float64."""
-    return _new(np.ones(_shape(shape), dtype=_dt(dtype) or np.float64), device)
+    return _filled(_shape(shape), 1, _dt(dtype) or np.dtype(np.float64), device)
 
 
 def full(shape: Shape, fill_value: Union[bool, int, float, complex], *, dtype=None, device=None) -> Array:
@@ -92,7 +102,7 @@ def full(shape: Shape, fill_value: Union[bool, int, float, complex], *, dtype=No
         return np.broadcast_to(v, shape)
     if dtype is None:
         dtype = _scalar_dtype(fill_value)
-    return _new(np.full(shape, fill_value, dtype=as_dtype(dtype)), device)
+    return _filled(shape, fill_value, as_dtype(dtype), device)
 
 
 def _scalar_dtype(value) -> np.dtype:
@@ -112,12 +122,12 @@ def empty_like(x: Array, /, *, dtype=None, device=None) -> Array:
 
 def zeros_like(x: Array, /, *, dtype=None, device=None) -> Array:
     """Zeros shaped like ``x``, of ``x``'s dtype unless ``dtype`` is given."""
-    return _new(np.zeros(x.shape, dtype=_dt(dtype) or x.dtype), _like_device(x, device))
+    return _filled(x.shape, 0, _dt(dtype) or x.dtype, _like_device(x, device))
 
 
 def ones_like(x: Array, /, *, dtype=None, device=None) -> Array:
     """Ones shaped like ``x``, of ``x``'s dtype unless ``dtype`` is given."""
-    return _new(np.ones(x.shape, dtype=_dt(dtype) or x.dtype), _like_device(x, device))
+    return _filled(x.shape, 1, _dt(dtype) or x.dtype, _like_device(x, device))
 
 
 def full_like(x: Array, /, fill_value: Union[bool, int, float, complex], *, dtype=None, device=None) -> Array:
