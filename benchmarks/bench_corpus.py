@@ -1,5 +1,5 @@
-"""The optimizer on the benchmark corpus (issue: optimizer, part a): each JAX-lowered module
-of ../shared/bench/hlo compiled by XLA as it is (what jax.jit runs), after reactant's O1
+"""The optimizer on the benchmark corpus: each JAX-lowered module of ../shared/bench/hlo and of
+benchmarks/corpus (our own model-style workloads, written by make_corpus.py) compiled by XLA as it is (what jax.jit runs), after reactant's O1
 (greedy patterns) and O2 (patterns + equality saturation), and Enzyme-JaX's optimized
 version of the same module (../shared/bench/enzyme_opt), in one process, on the same random
 inputs, results checked equal, timed paired and interleaved. Versions that XLA compiles to
@@ -23,6 +23,7 @@ from corpus import DEFAULT_DIR, close, compile_text, random_inputs, run  # noqa:
 from harness import geomean, hlo_fingerprint, measure, print_table  # noqa: E402
 
 EZ_DIR = os.path.join(os.path.dirname(DEFAULT_DIR), "enzyme_opt")
+OWN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")  # make_corpus.py
 
 
 def enzyme_text(name: str) -> str | None:
@@ -52,9 +53,11 @@ def main(argv=None):
 
     dev = jax.extend.backend.get_backend().devices()[0]
     rows, opt_times, bad = [], [], []
-    for f in sorted(f for f in os.listdir(DEFAULT_DIR) if f.endswith(".mlir") and a.filter in f):
+    files = [(d, f) for d in (DEFAULT_DIR, OWN_DIR) for f in sorted(os.listdir(d))
+             if f.endswith(".mlir") and a.filter in f]
+    for d, f in files:
         name = f[:-5]
-        path = os.path.join(DEFAULT_DIR, f)
+        path = os.path.join(d, f)
         texts = {"as-is": irc.to_text(irc.load(path))}
         times = {}
         for level in ("O1", "O2"):

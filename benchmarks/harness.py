@@ -109,7 +109,7 @@ def print_table(results: list[Result], base: str, title: str = "") -> None:
     """One row per workload: median time per implementation and the ratio to ``base``."""
     if not results:
         return
-    impls = list(results[0].times)
+    impls = list(dict.fromkeys(k for r in results for k in r.times))  # rows may lack an implementation
     others = [k for k in impls if k != base]
     if title:
         print(f"\n## {title}\n")
@@ -117,8 +117,8 @@ def print_table(results: list[Result], base: str, title: str = "") -> None:
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join(["---"] * len(head)) + "|")
     for r in results:
-        cells = [r.name] + [fmt_time(r.median(k)).strip() for k in impls]
-        cells += [f"{r.ratio(k, base):.3f}" for k in others]
+        cells = [r.name] + [fmt_time(r.median(k)).strip() if k in r.times else "-" for k in impls]
+        cells += [f"{r.ratio(k, base):.3f}" if k in r.times else "-" for k in others]
         print("| " + " | ".join(cells) + " |")
 
 

@@ -1,5 +1,7 @@
-"""The twelve benchmark workloads of ../shared/bench/README.md, written twice: in plain NumPy
-(for reactant) and in jax.numpy (for jax.jit), with their inputs.
+"""The twelve benchmark workloads of ../shared/bench/README.md and five model-style workloads of
+our own (transformer block, convolution via einsum, LSTM cell, layer norm, softmax
+cross-entropy), written twice: in plain NumPy (for reactant) and in jax.numpy (for jax.jit),
+with their inputs.
 
 Forward: ``f(*args)``. Gradient: ``value_and_grad`` of ``sum(f(*args) * ct)`` with respect
 to every floating-point argument (``ct`` is a fixed random cotangent of f's result), except
@@ -206,6 +208,125 @@ def _scatter_inputs(rng, n=1_000_000):
             rng.integers(0, NBINS, n).astype(np.int32))
 
 
+# -- model-style workloads (written for this project; not in ../shared/bench) ---------------------------
+def _layer_norm(xp, x, g, b, eps=1e-5):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / xp.sqrt(var + eps) * g + b
+
+
+def layer_norm_np(x, g, b):
+    return _layer_norm(np, x, g, b)
+
+
+def layer_norm_jnp(x, g, b):
+    return _layer_norm(jnp, x, g, b)
+
+
+def _softmax_xent(xp, logits, labels):
+    z = logits - logits.max(axis=-1, keepdims=True)
+    logp = z - xp.log(xp.exp(z).sum(axis=-1, keepdims=True))
+    return -(logp * labels).sum(axis=-1).mean()
+
+
+def softmax_xent_np(logits, labels):
+    return _softmax_xent(np, logits, labels)
+
+
+def softmax_xent_jnp(logits, labels):
+    return _softmax_xent(jnp, logits, labels)
+
+
+HEADS = 4
+
+
+def _transformer_block(xp, x, wq, wk, wv, wo, g1, b1, w1, w2, g2, b2):
+    """Pre-norm block: causal multi-head self-attention and a GELU (tanh) MLP, both residual."""
+    bsz, seq, dm = x.shape
+    dh = dm // HEADS
+    h = _layer_norm(xp, x, g1, b1)
+    q = (h @ wq).reshape(bsz, seq, HEADS, dh).transpose(0, 2, 1, 3)
+    k = (h @ wk).reshape(bsz, seq, HEADS, dh).transpose(0, 2, 1, 3)
+    v = (h @ wv).reshape(bsz, seq, HEADS, dh).transpose(0, 2, 1, 3)
+    s = q @ k.transpose(0, 1, 3, 2) / np.sqrt(dh)
+    mask = np.tril(np.ones((seq, seq), dtype=bool))
+    s = xp.where(mask, s, -1e9)
+    s = s - s.max(axis=-1, keepdims=True)
+    p = xp.exp(s)
+    p = p / p.sum(axis=-1, keepdims=True)
+    a = (p @ v).transpose(0, 2, 1, 3).reshape(bsz, seq, dm)
+    x = x + a @ wo
+    h = _layer_norm(xp, x, g2, b2)
+    u = h @ w1
+    u = 0.5 * u * (1 + xp.tanh(0.7978845608 * (u + 0.044715 * u ** 3)))
+    return x + u @ w2
+
+
+def transformer_block_np(*a):
+    return _transformer_block(np, *a)
+
+
+def transformer_block_jnp(*a):
+    return _transformer_block(jnp, *a)
+
+
+def _transformer_inputs(rng, bsz=4, seq=128, dm=256, hidden=1024):
+    def w(a, b):
+        return (rng.standard_normal((a, b)) / np.sqrt(a)).astype(np.float32)
+    ones, zeros = np.ones(dm, np.float32), np.zeros(dm, np.float32)
+    return (rng.standard_normal((bsz, seq, dm), dtype=np.float32), w(dm, dm), w(dm, dm), w(dm, dm), w(dm, dm),
+            ones, zeros, w(dm, hidden), w(hidden, dm), ones.copy(), zeros.copy())
+
+
+def _lstm_cell(xp, x, h, c, wx, wh, b):
+    z = x @ wx + h @ wh + b
+    n = h.shape[-1]
+    i, f, g, o = z[:, :n], z[:, n:2 * n], z[:, 2 * n:3 * n], z[:, 3 * n:]
+
+    def sig(t):
+        return 1 / (1 + xp.exp(-t))
+    c2 = sig(f) * c + sig(i) * xp.tanh(g)
+    return sig(o) * xp.tanh(c2) + c2
+
+
+def lstm_cell_np(*a):
+    return _lstm_cell(np, *a)
+
+
+def lstm_cell_jnp(*a):
+    return _lstm_cell(jnp, *a)
+
+
+def _lstm_inputs(rng, bsz=64, nin=256, n=512):
+    return (rng.standard_normal((bsz, nin), dtype=np.float32), rng.standard_normal((bsz, n), dtype=np.float32),
+            rng.standard_normal((bsz, n), dtype=np.float32),
+            (rng.standard_normal((nin, 4 * n)) / np.sqrt(nin)).astype(np.float32),
+            (rng.standard_normal((n, 4 * n)) / np.sqrt(n)).astype(np.float32), np.zeros(4 * n, np.float32))
+
+
+def _conv_einsum(xp, x, w, b):
+    """3x3 'same' convolution (NHWC, HWIO) as an einsum over the nine shifted views, then ReLU."""
+    hh, ww = x.shape[1], x.shape[2]
+    xpad = xp.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    patches = xp.stack([xpad[:, i:i + hh, j:j + ww, :] for i in range(3) for j in range(3)], axis=3)
+    y = xp.einsum("bhwkc,kco->bhwo", patches, w.reshape(9, w.shape[2], w.shape[3])) + b
+    return xp.maximum(y, 0)
+
+
+def conv_einsum_np(*a):
+    return _conv_einsum(np, *a)
+
+
+def conv_einsum_jnp(*a):
+    return _conv_einsum(jnp, *a)
+
+
+def _conv_inputs(rng, bsz=8, hw=32, cin=16, cout=32):
+    return (rng.standard_normal((bsz, hw, hw, cin), dtype=np.float32),
+            (rng.standard_normal((3, 3, cin, cout)) / np.sqrt(9 * cin)).astype(np.float32),
+            np.zeros(cout, np.float32))
+
+
 WORKLOADS = [
     Workload("diagmm", diagmm_np, diagmm_jnp, _diagmm_inputs, (0, 1, 2)),
     Workload("diagmm_scatter", diagmm_scatter_np, diagmm_scatter_jnp, _diagmm_inputs, (0, 1, 2)),
@@ -228,7 +349,21 @@ WORKLOADS = [
     Workload("mlp_train_step", mlp_train_step_np, mlp_train_step_jnp, _mlp_inputs, (0,),
              np_grad=mlp_grad_np, jnp_grad=mlp_grad_jnp),
     Workload("scatter_sum", scatter_sum_np, scatter_sum_jnp, _scatter_inputs, (0, 1)),
+    # five model-style workloads of our own (not in ../shared/bench; their JAX-lowered modules are
+    # benchmarks/corpus/, written by benchmarks/make_corpus.py)
+    Workload("transformer_block", transformer_block_np, transformer_block_jnp, _transformer_inputs,
+             tuple(range(11))),
+    Workload("conv_einsum", conv_einsum_np, conv_einsum_jnp, _conv_inputs, (0, 1, 2)),
+    Workload("lstm_cell", lstm_cell_np, lstm_cell_jnp, _lstm_inputs, (0, 1, 2, 3, 4, 5)),
+    Workload("layer_norm", layer_norm_np, layer_norm_jnp,
+             lambda r: (r.standard_normal((256, 1024), dtype=np.float32), r.standard_normal(1024, dtype=np.float32),
+                        r.standard_normal(1024, dtype=np.float32)), (0, 1, 2)),
+    Workload("softmax_xent", softmax_xent_np, softmax_xent_jnp,
+             lambda r: (r.standard_normal((512, 1000), dtype=np.float32),
+                        np.eye(1000, dtype=np.float32)[r.integers(0, 1000, 512)]), (0,)),
 ]
+
+OWN = ("transformer_block", "conv_einsum", "lstm_cell", "layer_norm", "softmax_xent")
 
 BY_NAME = {w.name: w for w in WORKLOADS}
 

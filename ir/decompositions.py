@@ -11,8 +11,9 @@ runtime replaces it by the platform's implementation just before XLA compiles th
 Kinds, operands and results (``...`` are batch dims, ``k = min(m, n)``):
 
 - ``lu``: ``a[..., n, n]`` -> packed ``lu`` (unit lower L below the diagonal, U on and above),
-  LAPACK ``pivots[..., n]`` (int32, 0-based) and the row permutation ``perm[..., n]`` (int32):
-  ``a[..., perm, :] = L @ U``.
+  LAPACK ``pivots[..., n]`` (int32, 0-based), the row permutation ``perm[..., n]`` (int32):
+  ``a[..., perm, :] = L @ U``, and U's diagonal ``[..., n]`` (a result of its own so that
+  determinants, which read only it, get a derivative without dense products).
 - ``solve``: ``a[..., n, n]``, ``b[..., n, r]`` -> ``x = a^-1 b``, plus ``a``'s ``lu`` and ``perm``
   (so that derivatives reuse the factorization).
 - ``qr`` (``full_matrices``): ``a[..., m, n]`` -> ``q[..., m, m|k]``, ``r[..., m|k, n]``.
@@ -56,7 +57,7 @@ def result_specs(kind: str, operand_specs: Sequence[Spec], options: dict) -> lis
     k = min(m, n)
     i32 = np.dtype(np.int32)
     if kind == "lu":
-        return [(tuple(shape), dt), (batch + (n,), i32), (batch + (n,), i32)]
+        return [(tuple(shape), dt), (batch + (n,), i32), (batch + (n,), i32), (batch + (n,), dt)]
     if kind == "solve":
         return [(tuple(rest[0][0]), dt), (tuple(shape), dt), (batch + (n,), i32)]
     if kind == "qr":

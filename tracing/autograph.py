@@ -37,6 +37,7 @@ from .errors import ConcretizationError, ReactantError
 from .numpy_api.convert import PY_SCALARS, as_traced, contains_traced
 from .functions import cached_call
 from .host_random import guard_numpy_random, refuse_numpy_random
+from .library_calls import guard_lexsort
 from .context import active as _active
 from .context import current as current_tc
 from .traced import TracedRArray
@@ -378,6 +379,7 @@ def _numpy_call(fn):
     b])`` would sort one object array). None for anything else."""
     from .numpy_api import FUNCTIONS
 
+    fn = getattr(fn, "__reactant_guarded__", fn)  # NumPy's own function behind our guard
     try:
         impl = FUNCTIONS.get(fn)
     except TypeError:  # unhashable callable
@@ -1071,3 +1073,4 @@ def _has_calls(fdef) -> bool:
 
 _RUNTIME = _Runtime()
 guard_numpy_random(lambda: _active() is not None)
+guard_lexsort(lambda: _active() is not None, lambda x: isinstance(x, TracedRArray))

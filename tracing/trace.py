@@ -9,6 +9,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from .context import TraceContext, tracing
+from .host_random import GeneratorWatch
 from .numpy_api.convert import stack_objects
 from .numpy_api.masked import MaskedSelection
 from .pytree import TreeDef, flatten, unflatten
@@ -72,7 +73,13 @@ def trace(
             for pos, t in zip(order, tracers):
                 new_leaves[pos] = t
             args, kwargs = unflatten(tree, new_leaves)
-            result = fn(*args, **kwargs)
+            watch = GeneratorWatch(fn, leaves)
+            try:
+                result = fn(*args, **kwargs)
+            except BaseException:
+                watch.restore()
+                raise
+            watch.check()
             outputs, out_leaves, out_tree = _collect_outputs(result, tracers)
             aliases = []
             for k, (t, a) in enumerate(zip(tracers, block_args)):

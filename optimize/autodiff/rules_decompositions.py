@@ -8,22 +8,28 @@ complex cotangents, which the whole AD pass follows):
 - ``solve`` (``X = A^-1 B``): ``dX = A^-1 (dB - dA X)``; ``Bbar = A^-T Xbar``, ``Abar = -Bbar X^T``,
   with the marker's own LU factors (no second factorization).
 - ``lu``: ``M = L^-1 P dA U^-1``, ``dL = L tril(M, -1)``, ``dU = triu(M) U``;
-  ``Abar = P^T L^-T (tril(L^T Lbar, -1) + triu(Ubar U^T)) U^-T``.
-- ``qr`` (reduced, ``m >= n``; real): ``C = Q^T dA R^-1``, ``W = tril(C, -1) - tril(C, -1)^T``,
+  ``Abar = P^T L^-T (tril(L^T Lbar, -1) + triu(Ubar U^T)) U^-T``; when only U's diagonal
+  result is read (determinants), ``triu(Ubar U^T) = diag(dbar * diag(U))`` and no product is needed.
+- ``qr`` (reduced, ``m >= n``): ``C = Q^H dA R^-1``, ``W = tril(C, -1) - tril(C, -1)^H + i Im diag(C)``,
   ``dQ = Q (W - C) + dA R^-1``, ``dR = (C - W) R``; with ``G = Q^T Qbar - Rbar R^T``:
-  ``Abar = (Qbar + Q (tril(G - G^T, -1) - G)) R^-T``.
-- ``eigh`` (real symmetric, read through one triangle like LAPACK): ``S = V^T dA V``,
+  ``Abar = (Qbar + conj(Q) (tril(G - G^H, -1) + i Im diag(G) - G)) R^-T``.
+- ``eigh`` (symmetric or Hermitian, read through one triangle like LAPACK): ``S = V^T dA V``,
   ``dw = diag(S)``, ``dV = V (F o S)`` with ``F_ij = 1 / (w_j - w_i)`` off the diagonal;
   ``Abar = V (diag(wbar) + F o (V^T Vbar)) V^T``. Degenerate eigenvalues make ``F`` infinite:
   eigenvector derivatives are then undefined (as in every framework).
-- ``svd`` (reduced; real): ``dS = U^T dA V``, ``ds = diag(dS)``, ``F_ij = 1 / (s_j^2 - s_i^2)``,
+- ``svd`` (reduced; written here for real matrices, the code carries the conjugations and the
+  complex gauge term ``i Im diag(dS) / s`` of ``dU``): ``dS = U^T dA V``, ``ds = diag(dS)``, ``F_ij = 1 / (s_j^2 - s_i^2)``,
   ``dU = U (F o (dS s + s dS^T)) + (I - U U^T) dA V / s`` (``m > n``),
   ``dV = V (F o (s dS + dS^T s)) + (I - V V^T) dA^T U / s`` (``n > m``); reverse: ``Abar = U Z V^T``
   plus the two projections, with ``Z = diag(sbar) + (J + J^T) s + s (K + K^T)``,
   ``J = F o (U^T Ubar)``, ``K = F o (V^T Vbar)``. Repeated or zero singular values make the
   singular-vector derivatives undefined; singular values alone are always fine.
 
-Complex QR, SVD and eigh derivatives and ``eig`` derivatives raise ``ADError``.
+Complex matrices: the rules hold with ``^H`` in the forward maps; the reverse rules are their
+transposes under JAX's pairing ``Re sum(a * b)`` (e.g. for Hermitian ``eigh``:
+``Abar = conj(V) (diag(wbar) + F o (V^T Vbar)) V^T``).
+- ``eig``: eigenvalues only (eigenvectors have an arbitrary scale): ``dw = diag(V^-1 dA V)``,
+  ``Abar = V^-T diag(wbar) V^T`` (real part for a real matrix), with solve markers for ``V^-1``.
 """
 
 from __future__ import annotations
@@ -129,11 +135,6 @@ def _inv_gaps(w, like, square: bool = False):
     return B.select(diag, B.zeros_like(gap), B.divide(one, B.select(diag, one, gap)))
 
 
-def _real_only(op, x, what: str):
-    if is_complex_type(element_type_of(x)):
-        raise ADError(f"derivative of a complex {what} is not supported", op)
-
-
 def _no_cotangent(op, cts, names):
     for ct, name in zip(cts, names):
         if ct is not None and not E.is_zero(ct):
@@ -167,22 +168,28 @@ def _solve_rev(cx, op, cts, want):
 def _lu_fwd(cx, op, ts):
     (ta,) = ts
     if ta is None:
-        return [None, None, None]
+        return [None] * 4
     lu, perm = res(cx, op, 0), res(cx, op, 2)
     L, U = _unpack_lu(lu)
     y = B.triangular_solve(lu, _permute_rows(ta, perm), left_side=True, lower=True, unit_diagonal=True)
     m = B.triangular_solve(lu, y, left_side=False, lower=False)  # L^-1 P dA U^-1
-    return [B.add(_mm(L, _tril(m, -1)), _mm(_triu(m), U)), None, None]
+    dlu = B.add(_mm(L, _tril(m, -1)), _mm(_triu(m), U))
+    return [dlu, None, None, _diag_part(dlu)]
 
 
 def _lu_rev(cx, op, cts, want):
-    _no_cotangent(op, cts[1:], ("the pivots", "the permutation"))
-    g = cts[0]
-    if g is None:
+    _no_cotangent(op, cts[1:3], ("the pivots", "the permutation"))
+    g, gd = cts[0], cts[3]
+    if g is None and gd is None:
         return [None]
     lu, perm = res(cx, op, 0), res(cx, op, 2)
-    L, U = _unpack_lu(lu)
-    m = B.add(_tril(_mm(E.swap_last2(L), _tril(g, -1)), -1), _triu(_mm(_triu(g), E.swap_last2(U))))
+    if g is None:  # only U's diagonal is read (determinants): M = diag(gd * diag(U))
+        m = _diag_embed(B.multiply(gd, res(cx, op, 3)), lu)
+    else:
+        L, U = _unpack_lu(lu)
+        if gd is not None:
+            g = B.add(g, _diag_embed(gd, lu))
+        m = B.add(_tril(_mm(E.swap_last2(L), _tril(g, -1)), -1), _triu(_mm(_triu(g), E.swap_last2(U))))
     w = B.triangular_solve(lu, m, left_side=True, lower=True, unit_diagonal=True, transpose_a="TRANSPOSE")
     v = B.triangular_solve(lu, w, left_side=False, lower=False, transpose_a="TRANSPOSE")
     return [_unpermute_rows(v, perm)]
@@ -191,12 +198,18 @@ def _lu_rev(cx, op, cts, want):
 # -- qr ---------------------------------------------------------------------------------------------
 def _qr_check(op):
     a = op.operands[0]
-    _real_only(op, a, "QR decomposition")
     m, n = shape_of(a)[-2:]
     full = D.read(op)[1]["full_matrices"]
     if m < n or (full and m != n):
         raise ADError(f"derivative of QR is defined for reduced factors of matrices with at least as many rows "
                       f"as columns; got {m}x{n}" + (" with mode='complete'" if full else ""), op)
+
+
+def _imag_diag(x):
+    """``i Im(diag(x))`` as a matrix (zero for real ``x``)."""
+    if not is_complex_type(element_type_of(x)):
+        return None
+    return _diag_embed(B.complex_(B.zeros_like(_diag_part(B.real(x))), _diag_part(B.imag(x))), x)
 
 
 def _qr_fwd(cx, op, ts):
@@ -208,7 +221,7 @@ def _qr_fwd(cx, op, ts):
     d = B.triangular_solve(r, ta, left_side=False, lower=False)  # dA R^-1
     c = _mm(_h(q), d)
     low = _tril(c, -1)
-    w = B.subtract(low, E.swap_last2(low))
+    w = tadd(B.subtract(low, _h(low)), _imag_diag(c))  # skew-Hermitian
     return [B.add(_mm(q, B.subtract(w, c)), d), _mm(B.subtract(c, w), r)]
 
 
@@ -220,38 +233,46 @@ def _qr_rev(cx, op, cts, want):
     q, r = res(cx, op, 0), res(cx, op, 1)
     qbar = qbar if qbar is not None else B.zeros_like(q)
     rbar = rbar if rbar is not None else B.zeros_like(r)
-    g = B.subtract(_mm(_h(q), qbar), _mm(rbar, _h(r)))
-    k = B.subtract(_tril(B.subtract(g, E.swap_last2(g)), -1), g)
-    n = B.add(qbar, _mm(q, k))
+    g = B.subtract(_mm(E.swap_last2(q), qbar), _mm(rbar, E.swap_last2(r)))
+    k = tadd(B.subtract(_tril(B.subtract(g, _h(g)), -1), g), _imag_diag(g))
+    n = B.add(qbar, _mm(E.conj(q), k))
     return [B.triangular_solve(r, n, left_side=False, lower=False, transpose_a="TRANSPOSE")]
 
 
 # -- eigh -------------------------------------------------------------------------------------------
+def _like_v(x, v):
+    """A real matrix or vector in the eigenvectors' element type (complex for Hermitian input)."""
+    et = element_type_of(v)
+    return x if element_type_of(x) == et else B.convert(x, et)
+
+
 def _eigh_fwd(cx, op, ts):
     (ta,) = ts
     if ta is None:
         return [None, None]
-    _real_only(op, ta, "eigh")
     lower = D.read(op)[1]["lower"]
     v, w = res(cx, op, 0), res(cx, op, 1)
     s = _mm(_h(v), _mm(sym_from_triangle(ta, lower), v))
-    dv = _mm(v, B.multiply(_inv_gaps(w, s), s))
-    return [dv, _diag_part(s)]
+    dv = _mm(v, B.multiply(_like_v(_inv_gaps(w, B.real(s) if is_complex_type(element_type_of(s)) else s), v), s))
+    dw = _diag_part(s)
+    return [dv, B.real(dw) if is_complex_type(element_type_of(dw)) else dw]
 
 
 def _eigh_rev(cx, op, cts, want):
+    # complex (JAX's convention, the transpose under the pairing Re sum(a * b)):
+    # Abar = conj(V) (diag(wbar) + F o (V^T Vbar)) V^T
     vbar, wbar = cts
     if vbar is None and wbar is None:
         return [None]
-    _real_only(op, op.operands[0], "eigh")
     lower = D.read(op)[1]["lower"]
     v, w = res(cx, op, 0), res(cx, op, 1)
     z = B.zeros_like(v)
     if wbar is not None:
-        z = _diag_embed(wbar, v)
+        z = _like_v(_diag_embed(wbar, B.zeros(ir.RankedTensorType.get(shape_of(v), element_type_of(wbar)))), v)
     if vbar is not None:
-        z = B.add(z, B.multiply(_inv_gaps(w, v), _mm(_h(v), vbar)))
-    return [sym_from_triangle_t(_mm(v, _mm(z, _h(v))), lower)]
+        f = _like_v(_inv_gaps(w, B.zeros(ir.RankedTensorType.get(shape_of(v), element_type_of(w)))), v)
+        z = B.add(z, B.multiply(f, _mm(E.swap_last2(v), vbar)))
+    return [sym_from_triangle_t(_mm(E.conj(v), _mm(z, E.swap_last2(v))), lower)]
 
 
 # -- svd --------------------------------------------------------------------------------------------
@@ -259,7 +280,6 @@ def _svd_factors(cx, op):
     """``(u, s, vh)`` of the reduced SVD of the marker's operand: the marker's own results, or
     (for a singular-values-only marker) a second marker that also computes the vectors."""
     a = op.operands[0]
-    _real_only(op, a, "SVD")
     opts = D.read(op)[1]
     m, n = shape_of(a)[-2:]
     if opts["compute_uv"]:
@@ -267,12 +287,19 @@ def _svd_factors(cx, op):
             raise ADError("derivative of a full-matrices SVD of a non-square matrix is not defined (the extra "
                           "singular vectors are not unique); use full_matrices=False", op)
         return res(cx, op, 0), res(cx, op, 1), res(cx, op, 2)
-    x = prim(cx, op, 0)
-    opts = {"full_matrices": False, "compute_uv": True}
-    specs = D.result_specs("svd", [(tuple(shape_of(x)), from_element_type(element_type_of(x)))], opts)
-    types = [ranked(shape, element_type(dt)) for shape, dt in specs]
-    full = B.create("stablehlo.custom_call", [x], types, D.attributes("svd", opts))
-    return full.results[0], full.results[1], full.results[2]
+    u, s, vh = _marker("svd", [prim(cx, op, 0)], {"full_matrices": False, "compute_uv": True})
+    return u, s, vh
+
+
+def _square_like(s, u):
+    """A zero ``[..., k, k]`` matrix in ``s``'s (real) element type."""
+    k = shape_of(s)[-1]
+    return B.zeros(ranked(list(shape_of(s)) + [k], element_type_of(s)))
+
+
+def _c(x, like):
+    """Real ``x`` in ``like``'s element type."""
+    return _like_v(x, like)
 
 
 def _svd_fwd(cx, op, ts):
@@ -283,56 +310,119 @@ def _svd_fwd(cx, op, ts):
     v = _h(vh)
     ds_mat = _mm(_h(u), _mm(ta, v))
     ds = _diag_part(ds_mat)
+    ds = B.real(ds) if is_complex_type(element_type_of(ds)) else ds
     if not D.read(op)[1]["compute_uv"]:
         return [ds]
-    f = _inv_gaps(s, ds_mat, square=True)
-    dss = B.multiply(ds_mat, _cols(s, ds_mat))  # dS s
-    sds = B.multiply(_rows(s, ds_mat), ds_mat)  # s dS
-    du = _mm(u, B.multiply(f, B.add(dss, E.swap_last2(dss))))
-    dv = _mm(v, B.multiply(f, B.add(sds, E.swap_last2(sds))))
+    sq = _square_like(s, u)
+    f = _c(_inv_gaps(s, sq, square=True), u)
+    s_cols, s_rows = _c(_cols(s, sq), u), _c(_rows(s, sq), u)
+    dss = B.multiply(ds_mat, s_cols)  # dS s
+    sds = B.multiply(s_rows, ds_mat)  # s dS
+    du = _mm(u, tadd(B.multiply(f, B.add(dss, _h(dss))), _svd_phase(ds_mat, s, sq, u)))
+    dv = _mm(v, B.multiply(f, B.add(sds, _h(sds))))
     m, n = shape_of(ta)[-2:]
     if m > n:
         dav = _mm(ta, v)
-        du = B.add(du, B.divide(B.subtract(dav, _mm(u, _mm(_h(u), dav))), _cols(s, dav)))
+        du = B.add(du, B.divide(B.subtract(dav, _mm(u, _mm(_h(u), dav))), _c(_cols(s, dav), u)))
     if n > m:
         dahu = _mm(_h(ta), u)
-        dv = B.add(dv, B.divide(B.subtract(dahu, _mm(v, _mm(vh, dahu))), _cols(s, dahu)))
+        dv = B.add(dv, B.divide(B.subtract(dahu, _mm(v, _mm(vh, dahu))), _c(_cols(s, dahu), u)))
     return [du, ds, _h(dv)]
+
+
+def _inv_s(s):
+    """``1/s``, 0 where ``s`` is 0."""
+    zero = B.compare(s, B.zeros_like(s), "EQ")
+    return B.select(zero, B.zeros_like(s), B.divide(B.full_like(s, 1), B.select(zero, B.full_like(s, 1), s)))
+
+
+def _svd_phase(ds_mat, s, sq, u):
+    """Complex only: the gauge term ``i Im(diag(dS)) / s`` of the left singular vectors."""
+    if not is_complex_type(element_type_of(ds_mat)):
+        return None
+    im = B.multiply(_diag_part(B.imag(ds_mat)), _inv_s(s))
+    return _diag_embed(B.complex_(B.zeros_like(im), im), ds_mat)
 
 
 def _svd_rev(cx, op, cts, want):
     if all(c is None for c in cts):
         return [None]
     u, s, vh = _svd_factors(cx, op)
-    v = _h(vh)
+    sq = _square_like(s, u)
     if not D.read(op)[1]["compute_uv"]:
-        k = shape_of(s)[-1]
-        return [_mm(u, _mm(_diag_embed(cts[0], B.zeros(ranked(list(shape_of(s)) + [k], element_type_of(u)))), vh))]
+        return [_mm(E.conj(u), _mm(_c(_diag_embed(cts[0], sq), u), E.conj(vh)))]
     ubar, sbar, vhbar = cts
-    k = shape_of(s)[-1]
-    sq = ranked(list(shape_of(s)) + [k], element_type_of(u))
-    z = B.zeros(sq) if sbar is None else _diag_embed(sbar, B.zeros(sq))
-    f = _inv_gaps(s, z, square=True)
+    z = _c(sq if sbar is None else _diag_embed(sbar, sq), u)
+    f = _c(_inv_gaps(s, sq, square=True), u)
+    s_cols, s_rows = _c(_cols(s, sq), u), _c(_rows(s, sq), u)
     m, n = shape_of(u)[-2], shape_of(vh)[-1]
     out = None
     if ubar is not None:
-        j = B.multiply(f, _mm(_h(u), ubar))
-        z = B.add(z, B.multiply(B.add(j, E.swap_last2(j)), _cols(s, j)))
+        j = B.multiply(f, _mm(E.swap_last2(u), ubar))
+        z = B.add(z, B.add(B.multiply(j, s_cols), _h(B.multiply(s_rows, j))))
+        if is_complex_type(element_type_of(u)):
+            im = B.multiply(B.imag(_diag_part(_mm(E.swap_last2(u), ubar))), _inv_s(s))
+            z = B.add(z, _diag_embed(B.complex_(B.zeros_like(im), im), z))
         if m > n:
-            proj = B.subtract(ubar, _mm(u, _mm(_h(u), ubar)))
-            out = _mm(B.divide(proj, _cols(s, proj)), vh)
+            proj = B.subtract(ubar, _mm(E.conj(u), _mm(E.swap_last2(u), ubar)))
+            out = _mm(B.divide(proj, _c(_cols(s, proj), u)), E.conj(vh))
     if vhbar is not None:
-        vbar = _h(vhbar)
-        kk = B.multiply(f, _mm(vh, vbar))
-        z = B.add(z, B.multiply(_rows(s, kk), B.add(kk, E.swap_last2(kk))))
+        vbar = _h(vhbar)  # dVh = dV^H: the cotangent of V is Vh's, conjugate-transposed
+        v = _h(vh)
+        kk = B.multiply(f, _mm(E.swap_last2(v), vbar))
+        z = B.add(z, B.add(B.multiply(s_rows, kk), _h(B.multiply(kk, s_cols))))
         if n > m:
-            proj = B.subtract(vbar, _mm(v, _mm(vh, vbar)))  # (I - V V^T) Vbar
-            out = tadd(out, _mm(B.divide(u, _cols(s, u)), _h(proj)))
-    return [tadd(out, _mm(u, _mm(z, vh)))]
+            proj = B.subtract(vbar, _mm(E.conj(v), _mm(E.swap_last2(v), vbar)))
+            zt = _mm(B.divide(proj, _c(_cols(s, proj), u)), E.swap_last2(u))
+            out = tadd(out, _h(zt))
+    return [tadd(out, _mm(E.conj(u), _mm(z, E.conj(vh))))]
 
 
-def _eig_rule(cx, op, *args):
-    raise ADError("derivative of numpy.linalg.eig/eigvals is not supported (use eigh for symmetric matrices)", op)
+# -- eig (eigenvalues only) ------------------------------------------------------------------------
+def _marker(kind: str, operands: list, options: dict) -> list:
+    """A new decomposition marker on ``operands`` (for rules that need more than the primal
+    marker computed); returns its results."""
+    specs = D.result_specs(kind, [(tuple(shape_of(x)), from_element_type(element_type_of(x))) for x in operands],
+                           options)
+    types = [ranked(shape, element_type(dt)) for shape, dt in specs]
+    return list(B.create("stablehlo.custom_call", operands, types, D.attributes(kind, options)).results)
+
+
+def _eig_vectors(cx, op):
+    if D.read(op)[1]["vectors"]:
+        return res(cx, op, 1)
+    return _marker("eig", [prim(cx, op, 0)], {"vectors": True})[1]
+
+
+def _eig_check(op, cts):
+    if len(cts) > 1 and cts[1] is not None and not E.is_zero(cts[1]):
+        raise ADError("derivatives of the eigenvectors of numpy.linalg.eig are not supported (their scale is "
+                      "arbitrary); eigenvalue derivatives are, and eigh's eigenvectors for symmetric matrices", op)
+
+
+def _eig_fwd(cx, op, ts):
+    """``dw = diag(V^-1 dA V)`` (distinct eigenvalues)."""
+    (ta,) = ts
+    if ta is None:
+        return [None] * len(op.results)
+    if len(op.results) > 1:
+        _eig_check(op, [None, op.results[1]] if list(op.results[1].uses) else [None])
+    v = _eig_vectors(cx, op)
+    dav = _mm(_like_v(ta, v), v)
+    dw = _diag_part(_marker("solve", [v, dav], {})[0])
+    return [dw] + [None] * (len(op.results) - 1)
+
+
+def _eig_rev(cx, op, cts, want):
+    """``Abar = V^-T diag(wbar) V^T`` (its real part for a real matrix)."""
+    _eig_check(op, cts)
+    wbar = cts[0]
+    if wbar is None:
+        return [None]
+    v = _eig_vectors(cx, op)
+    vt = E.swap_last2(v)
+    abar = _marker("solve", [vt, _mm(_diag_embed(wbar, v), vt)], {})[0]
+    return [abar if is_complex_type(element_type_of(op.operands[0])) else B.real(abar)]
 
 
 register_custom_call(D.PREFIX + "solve", _solve_fwd, _solve_rev)
@@ -340,4 +430,4 @@ register_custom_call(D.PREFIX + "lu", _lu_fwd, _lu_rev)
 register_custom_call(D.PREFIX + "qr", _qr_fwd, _qr_rev)
 register_custom_call(D.PREFIX + "eigh", _eigh_fwd, _eigh_rev)
 register_custom_call(D.PREFIX + "svd", _svd_fwd, _svd_rev)
-register_custom_call(D.PREFIX + "eig", _eig_rule, _eig_rule)
+register_custom_call(D.PREFIX + "eig", _eig_fwd, _eig_rev)

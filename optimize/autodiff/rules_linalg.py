@@ -277,16 +277,16 @@ def _bool(op, name, default=False):
 
 
 def sym_from_triangle(d, lower):
-    """The symmetric matrix read from one triangle of ``d``."""
+    """The symmetric (complex: Hermitian) matrix read from one triangle of ``d``."""
     tri = B.select(E.tril_mask(d.type, 0, upper=not lower), d, B.zeros_like(d))
     strict = B.select(E.tril_mask(d.type, -1 if lower else 1, upper=not lower), d, B.zeros_like(d))
-    return B.add(tri, E.swap_last2(strict))
+    return B.add(tri, E.conj(E.swap_last2(strict)))
 
 
 def sym_from_triangle_t(s, lower):
     """Transpose of ``sym_from_triangle``."""
     tri = B.select(E.tril_mask(s.type, 0, upper=not lower), s, B.zeros_like(s))
-    st = E.swap_last2(s)
+    st = E.conj(E.swap_last2(s))
     strict = B.select(E.tril_mask(s.type, -1 if lower else 1, upper=not lower), st, B.zeros_like(s))
     return B.add(tri, strict)
 

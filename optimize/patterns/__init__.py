@@ -14,3 +14,4 @@ from . import control_flow  # noqa: F401,E402
 from . import dot  # noqa: F401,E402
 from . import reduce  # noqa: F401,E402
 from . import gather_scatter  # noqa: F401,E402
+from . import linalg  # noqa: F401,E402

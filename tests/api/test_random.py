@@ -169,3 +169,34 @@ def test_numpy_random_inside_a_compiled_function_is_refused():
         reactant.compile(unconverted)(x)
     np.random.seed(3)  # outside a trace NumPy is untouched
     assert np.random.rand() == np.random.RandomState(3).rand()
+
+
+def _library(src: str, name: str):
+    """A function without source the tracer could read (as library code it does not convert)."""
+    ns: dict = {"np": np}
+    exec(src, ns)  # noqa: S102
+    return ns[name]
+
+
+def test_numpy_generators_drawn_by_library_code_are_refused_and_restored():
+    x = reactant.to_rarray(np.ones(3))
+    g = np.random.default_rng(0)
+    draws = _library("def draws(a, g):\n    return a + g.standard_normal(3)\n", "draws")
+    before = g.bit_generator.state
+    with pytest.raises(reactant.UnsupportedError, match="drawn from while tracing"):
+        reactant.compile(lambda a: draws(a, g))(x)  # a closure variable
+    assert g.bit_generator.state == before  # the failed trace took no numbers from it
+    with pytest.raises(reactant.UnsupportedError, match="drawn from while tracing"):
+        reactant.compile(draws)(x, g)  # a static argument
+    legacy = _library("def legacy(a):\n    return a + np.random.mtrand._rand.normal(size=3)\n", "legacy")
+    state = np.random.get_state(legacy=False)
+    with pytest.raises(reactant.UnsupportedError, match="RandomState"):
+        reactant.compile(legacy)(x)
+    assert np.random.get_state(legacy=False)["state"]["pos"] == state["state"]["pos"]
+
+
+def test_lexsort_of_a_list_in_library_code():
+    keys = _library("def keys(a, b):\n    return np.lexsort([a, b])\n", "keys")
+    a, b = np.array([3.0, 1.0, 2.0, 1.0]), np.array([1.0, 1.0, 0.0, 0.0])
+    np.testing.assert_array_equal(np.asarray(reactant.compile(keys)(*reactant.to_rarray((a, b)))), np.lexsort([a, b]))
+    assert np.lexsort([a, b]).tolist() == np.lexsort((a, b)).tolist()  # NumPy itself is unchanged

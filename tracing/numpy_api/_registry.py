@@ -20,6 +20,7 @@ def implements(*np_funcs, method: str | None = None):
 
     def deco(impl):
         for f in np_funcs:
+            f = getattr(f, "__reactant_guarded__", f)  # NumPy's function, not our guard around it
             if method is None:
                 FUNCTIONS[f] = impl
             else:

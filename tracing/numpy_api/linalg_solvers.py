@@ -91,10 +91,6 @@ def _conj_t(x: TracedRArray) -> TracedRArray:
     return ops.conj(t) if is_complex(t.dtype) else t
 
 
-def _diag(x: TracedRArray) -> TracedRArray:
-    return np.diagonal(x, axis1=-2, axis2=-1)
-
-
 def _eye_like(a: TracedRArray) -> TracedRArray:
     n = a.shape[-1]
     return broadcast_to(ops.constant(np.eye(n, dtype=a.dtype)), a.shape)
@@ -147,15 +143,14 @@ def _parity(pivots: TracedRArray) -> TracedRArray:
 @implements(np.linalg.det)
 def det(a):
     a = _square(a, "det")
-    lu, pivots, _ = _lu(a)
-    return np.prod(_diag(lu), axis=-1) * ops.convert(_parity(pivots), a.dtype)
+    _, pivots, _, u_diag = _lu(a)
+    return np.prod(u_diag, axis=-1) * ops.convert(_parity(pivots), a.dtype)
 
 
 @implements(np.linalg.slogdet)
 def slogdet(a):
     a = _square(a, "slogdet")
-    lu, pivots, _ = _lu(a)
-    d = _diag(lu)
+    _, pivots, _, d = _lu(a)
     mag = np.abs(d)
     logabs = np.sum(np.log(mag), axis=-1)
     if is_complex(a.dtype):

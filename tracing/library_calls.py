@@ -1,0 +1,41 @@
+"""NumPy calls made by code the tracer does not convert (library code, functions without
+source) where NumPy alone would silently go wrong on traced values.
+
+``np.lexsort`` dispatches on its ``keys`` argument as one object: a *list* of traced arrays
+hides them from NumPy's ``__array_function__`` protocol, and NumPy sorts a 1-D object array of
+the tracers instead (a wrong answer, not an error). In converted user code the call is rewritten
+(``autograph._numpy_call``); for other code ``np.lexsort`` is wrapped: while this thread traces, a
+list of keys that holds a traced value is passed as a tuple, which NumPy dispatches to the traced
+implementation. Outside traces the wrapper calls NumPy's function unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+import numpy as np
+
+_installed = threading.Lock()
+
+
+def _traced_list(keys, is_traced) -> bool:
+    return isinstance(keys, list) and any(is_traced(k) for k in keys)
+
+
+def guard_lexsort(tracing, is_traced) -> None:
+    """Wrap ``np.lexsort`` as described above (``tracing()``: whether this thread traces;
+    ``is_traced(x)``: whether ``x`` is a traced value). Idempotent."""
+    with _installed:
+        original = np.lexsort
+        if hasattr(original, "__reactant_guarded__"):
+            return
+
+        @functools.wraps(original)
+        def lexsort(keys, axis=-1):
+            if tracing() and _traced_list(keys, is_traced):
+                keys = tuple(keys)
+            return original(keys, axis=axis)
+
+        lexsort.__reactant_guarded__ = original
+        np.lexsort = lexsort
