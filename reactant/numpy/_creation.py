@@ -70,7 +70,7 @@ def asarray(obj: Any, /, *, dtype=None, device=None, copy: Optional[bool] = None
         dtype = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}[type(obj)]
     host = np.asarray(obj, dtype=dtype)
     if dtype is None:
-        as_dtype(host.dtype)  # a clear TypeError for host data of dtypes outside the standard's
+        as_dtype(host.dtype)  # a TypeError for host data no device array can hold (str, object...)
     return _new(host, device)
 
 

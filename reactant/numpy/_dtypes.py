@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import builtins
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, Callable, Union
 
 import numpy as np
 
+from ..tracing.dtypes import is_float, is_supported
 from ._base import Array, is_array, to_array, tracing
 
 bool = np.dtype(np.bool_)  # noqa: A001 - the standard's name
@@ -31,30 +32,30 @@ COMPLEX_FLOATING = (complex64, complex128)
 ALL_DTYPES = (bool,) + SIGNED + UNSIGNED + REAL_FLOATING + COMPLEX_FLOATING
 _ALL_SET = frozenset(ALL_DTYPES)
 
-# kind name of isdtype -> the dtypes it covers
-KINDS: dict[str, tuple[np.dtype, ...]] = {
-    "bool": (bool,),
-    "signed integer": SIGNED,
-    "unsigned integer": UNSIGNED,
-    "integral": SIGNED + UNSIGNED,
-    "real floating": REAL_FLOATING,
-    "complex floating": COMPLEX_FLOATING,
-    "numeric": SIGNED + UNSIGNED + REAL_FLOATING + COMPLEX_FLOATING,
+# kind name of isdtype -> whether a dtype is of that kind (float16/bfloat16 are real floating)
+KINDS: dict[str, Callable[[np.dtype], builtins.bool]] = {
+    "bool": lambda d: d.kind == "b",
+    "signed integer": lambda d: d.kind == "i",
+    "unsigned integer": lambda d: d.kind == "u",
+    "integral": lambda d: d.kind in "iu",
+    "real floating": is_float,
+    "complex floating": lambda d: d.kind == "c",
+    "numeric": lambda d: d.kind in "iuc" or is_float(d),
 }
 
 _PY_SCALARS = (type(True), int, float, complex)
 
 
 def as_dtype(dtype: Any) -> np.dtype:
-    """A dtype of the standard's set (``TypeError`` for anything else: the standard leaves
-    others, such as float16 or NumPy's scalar types as arguments, to the library, and we
-    accept what ``numpy.dtype`` accepts only when it names one of the set)."""
+    """``dtype`` as a ``numpy.dtype`` that device arrays can hold: the standard's 13, and also
+    float16/bfloat16, which reactant supports beyond the standard (``TypeError`` otherwise)."""
     try:
         dt = np.dtype(dtype)
     except TypeError:
         raise TypeError(f"{dtype!r} is not a data type") from None
-    if dt not in _ALL_SET:
-        raise TypeError(f"{dt} is not one of the Array API data types")
+    if dt not in _ALL_SET and not is_supported(dt):
+        raise TypeError(f"{dt} is not a data type of device arrays (the Array API's: "
+                        f"{', '.join(d.name for d in ALL_DTYPES)})")
     return dt
 
 
@@ -143,7 +144,7 @@ def isdtype(dtype: np.dtype, kind: Union[np.dtype, str, tuple]) -> type(True):
     if isinstance(kind, str):
         if kind not in KINDS:
             raise ValueError(f"unknown dtype kind {kind!r}; one of {', '.join(KINDS)}")
-        return dtype in KINDS[kind]
+        return KINDS[kind](dtype)
     return dtype == as_dtype(kind)
 
 

@@ -41,7 +41,7 @@ class Info:
             for k in kinds:
                 if k not in KINDS:
                     raise ValueError(f"unknown dtype kind {k!r}; one of {', '.join(KINDS)}")
-            chosen = [d for d in ALL_DTYPES if any(d in KINDS[k] for k in kinds)]
+            chosen = [d for d in ALL_DTYPES if any(KINDS[k](d) for k in kinds)]
         return {d.name: d for d in chosen}
 
 

@@ -54,6 +54,10 @@ def test_dtypes_and_inspection():
     assert info.default_device() in info.devices()
     with pytest.raises(TypeError):
         xp.astype(xp.asarray([1j]), xp.float64)
+    # beyond the standard: the half-precision dtypes device arrays hold
+    assert xp.zeros(2, dtype=np.float16).dtype == np.float16 and xp.isdtype(np.float16, "real floating")
+    with pytest.raises(TypeError):
+        xp.asarray(["text"])
 
 
 def test_signatures_follow_the_standard():
