@@ -25,6 +25,7 @@ from .autodiff import *  # noqa: F401,F403  (modes, activities, autodiff and its
 from .compiler import CompiledFunction, code_hlo, code_xla, compile, cost_analysis
 from . import services as _services  # noqa: F401  (what the sharding layer asks of reactant)
 from . import random  # noqa: F401  (reactant.random: generators with device state)
+from . import numpy  # noqa: F401  (reactant.numpy: the Array API namespace of our arrays)
 from . import sharding  # noqa: F401  (reactant.sharding)
 from .sharding import ShardingError
 from .runtime import devices
@@ -46,7 +47,7 @@ __all__ = _autodiff.__all__ + [
     "cond", "fori_loop", "keep", "scan", "switch", "unroll", "while_loop",
     "ArgumentError", "CompiledFunction", "ConcreteRArray", "ConcreteRNumber", "ConcretizationError",
     "DTypeError", "IndexError", "ReactantError", "ShapeError", "ShardingError", "TracedRArray", "TracedRNumber",
-    "UnsupportedError", "code_hlo", "code_xla", "compile", "cost_analysis", "devices", "distributed", "random", "register_pytree_node",
+    "UnsupportedError", "code_hlo", "code_xla", "compile", "cost_analysis", "devices", "distributed", "numpy", "random", "register_pytree_node",
     "to_rarray",
 ]
 __version__ = "0.1.0"

@@ -128,11 +128,20 @@ class ConcreteRArray(NumpyArrayMethods):
         """Its value as a NumPy array (what a trace with no program to read it from embeds)."""
         return self._host()
 
-    def __dlpack__(self, *args, **kwargs):
-        return self._buf.__dlpack__(*args, **kwargs)
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """DLPack export (the Array API signature); the buffer's own exporter does the work."""
+        if max_version is not None and tuple(max_version)[0] < 1:
+            max_version = None  # a consumer of DLPack before 1.0 gets the legacy capsule, as the standard says
+        return self._buf.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self):
         return self._buf.__dlpack_device__()
+
+    def to_device(self, device, /, *, stream=None) -> "ConcreteRArray":
+        """This array on ``device`` (itself when it is already there)."""
+        if device is None or device == self.device:
+            return self
+        return type(self)(self, device=device)
 
     def block_until_ready(self) -> "ConcreteRArray":
         self._buf.block_until_ready()

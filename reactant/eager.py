@@ -82,8 +82,56 @@ def _inplace(ufunc, x, other):
     inplace_ufunc(ufunc, x, other)
 
 
+def _is_mask(i) -> bool:
+    dt = getattr(i, "dtype", None)
+    return dt is not None and dt == bool and getattr(i, "ndim", 0) > 0 and not isinstance(i, type)
+
+
+def concrete_index(index):
+    """Eagerly an index's values are known, so what would have a run-time length in a
+    compiled program gets a static one: a boolean mask becomes the integer index arrays of
+    its true elements (NumPy's definition of ``x[mask]``), and device numbers used as slice
+    bounds become Python ints."""
+    items = index if isinstance(index, tuple) else (index,)
+    if not any(_is_mask(i) or (isinstance(i, slice) and _array_bounds(i)) for i in items):
+        return index
+    from .arrays import to_rarray
+
+    out = []
+    for i in items:
+        if _is_mask(i):
+            out.extend(to_rarray(np.nonzero(np.asarray(i)), device=_device_of(i)))
+        elif isinstance(i, slice) and _array_bounds(i):
+            out.append(slice(*(None if b is None else operator.index(b) for b in (i.start, i.stop, i.step))))
+        else:
+            out.append(i)
+    return tuple(out)
+
+
+def _array_bounds(s: slice) -> bool:
+    return any(hasattr(b, "__array_function__") for b in (s.start, s.stop, s.step))
+
+
+def _device_of(i):
+    return getattr(i, "device", None) if not isinstance(i, np.ndarray) else None
+
+
 def eager_getitem(x, index):
-    return _compiled("getitem", lambda: operator.getitem)(x, index)
+    items = index if isinstance(index, tuple) else (index,)
+    if items and _is_scalar_mask(items[0]):
+        # x[True] / x[False] (NumPy): a new leading axis of length 1 / 0, as an integer index
+        # into that axis
+        from .arrays import to_rarray
+
+        x = eager_function(np.expand_dims, (x, 0), {})
+        index = (to_rarray(np.arange(1 if bool(items[0]) else 0), device=x.device), *items[1:])
+    return _compiled("getitem", lambda: operator.getitem)(x, concrete_index(index))
+
+
+def _is_scalar_mask(i) -> bool:
+    dt = getattr(i, "dtype", None)
+    return (dt is not None and dt == bool and getattr(i, "ndim", 1) == 0 and not isinstance(i, type)) \
+        or type(i) is bool
 
 
 def eager_setitem(x, index, value) -> None:

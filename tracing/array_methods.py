@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .namespace import TRACED_DEVICE, array_namespace  # noqa: F401  (TRACED_DEVICE re-exported)
+
 
 class NumpyArrayMethods:
     __slots__ = ()
@@ -30,6 +32,10 @@ class NumpyArrayMethods:
     @property
     def nbytes(self) -> int:
         return self.size * self.dtype.itemsize
+
+    def __array_namespace__(self, /, *, api_version: str | None = None):
+        """The Array API namespace of these arrays (``reactant.numpy``)."""
+        return array_namespace(api_version)
 
     def __len__(self) -> int:
         if not self.shape:
@@ -105,6 +111,8 @@ class NumpyArrayMethods:
 
     @property
     def mT(self):
+        if self.ndim < 2:
+            raise ValueError(f"mT needs an array of at least 2 dimensions, got {self.ndim}")
         return np.swapaxes(self, -1, -2)
 
     @property

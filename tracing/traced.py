@@ -40,6 +40,25 @@ class TracedRArray(NumpyArrayMethods):
     def __repr__(self) -> str:
         return f"{type(self).__name__}<{describe(self)}>"
 
+    @property
+    def device(self):
+        """The placeholder device of traced values (placement is decided at run time)."""
+        from .namespace import TRACED_DEVICE
+
+        return TRACED_DEVICE
+
+    def to_device(self, device, /, *, stream=None):
+        """Inside a trace, moving between devices is not expressible: only the traced
+        placeholder device (or None) is accepted, and the value is returned."""
+        from .namespace import TRACED_DEVICE
+
+        if device is not None and device is not TRACED_DEVICE:
+            from .errors import UnsupportedError
+
+            raise UnsupportedError("to_device() inside a compiled function: placement is decided when it runs",
+                                   hint="move arrays with reactant.to_rarray(..., device=) outside the function")
+        return self
+
     # -- NumPy protocols --------------------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         from .numpy_api import dispatch_ufunc

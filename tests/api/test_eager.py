@@ -51,3 +51,18 @@ def test_concrete_arrays_captured_by_a_trace_are_constants():
     f = reactant.compile(lambda x: x * c + c.sum())
     x = reactant.to_rarray(np.ones(3))
     np.testing.assert_allclose(np.asarray(f(x)), [7.0, 8.0, 9.0])
+
+
+def test_eager_boolean_mask_and_device_number_slices():
+    # eagerly the mask's values are known: the selection has a static length
+    a_np = np.arange(6.0).reshape(2, 3)
+    a = reactant.to_rarray(a_np)
+    m = a > 2
+    np.testing.assert_array_equal(np.asarray(a[m]), a_np[a_np > 2])
+    np.testing.assert_array_equal(np.asarray(a[:, np.array([True, False, True])]), a_np[:, [0, 2]])
+    np.testing.assert_array_equal(np.asarray(a[reactant.to_rarray(np.array([False, True]))]), a_np[[1]])
+    s = reactant.to_rarray(np.array(5.0))
+    assert np.asarray(s[reactant.to_rarray(np.array(True))]).shape == (1,)
+    assert np.asarray(s[reactant.to_rarray(np.array(False))]).shape == (0,)
+    lo, hi = reactant.to_rarray(np.int64(1)), reactant.to_rarray(np.int64(3))
+    np.testing.assert_array_equal(np.asarray(a[0, lo:hi]), a_np[0, 1:3])

@@ -176,3 +176,41 @@ def test_ufunc_dtype_and_out_kwargs():
         return b
 
     check(f, x.astype(np.float32), np.zeros(5, np.float32))
+
+
+COMPLEX_SPECIAL = [complex(a, b) for a in (0.0, -0.0, 1.5, -np.inf, np.inf, np.nan)
+                   for b in (0.0, -0.0, 2.0, np.inf, -np.inf, np.nan)]
+
+
+@pytest.mark.parametrize("ufunc", [np.exp, np.cosh, np.sinh, np.tanh, np.log, np.log1p, np.sqrt,
+                                   np.arccos, np.arccosh, np.arcsinh, np.arctanh],
+                         ids=lambda u: u.__name__)
+def test_complex_special_values_match_numpy(ufunc):
+    # C99 Annex G values for infinite and NaN parts, which NumPy follows: NaN parts compare
+    # as NaN wherever NumPy has NaN (their signs are unspecified), infinities and zeros exactly
+    z = np.array(COMPLEX_SPECIAL, np.complex128)
+    with np.errstate(all="ignore"):
+        want = ufunc(z)
+    got = np.asarray(reactant.compile(lambda a: ufunc(a))(reactant.to_rarray(z)))
+    for part in (np.real, np.imag):
+        g, w = part(got), part(want)
+        assert np.array_equal(np.isnan(g), np.isnan(w)), (ufunc.__name__, z[np.isnan(g) != np.isnan(w)])
+        finite_or_inf = ~np.isnan(w) & (np.isinf(w) | (w == 0))
+        np.testing.assert_array_equal(g[finite_or_inf], w[finite_or_inf])
+
+
+def test_complex_expm1_follows_exp_at_infinity():
+    # NumPy gives NaN + NaN j here; the Array API standard (and exp(z) - 1) gives these
+    z = np.array([complex(-np.inf, np.inf), complex(-np.inf, np.nan), complex(np.inf, np.nan)])
+    got = np.asarray(reactant.compile(lambda a: np.expm1(a))(reactant.to_rarray(z)))
+    np.testing.assert_array_equal(got[:2], [-1 + 0j, -1 + 0j])
+    assert np.isinf(got[2].real) and np.isnan(got[2].imag)
+
+
+def test_sign_of_signed_zero_is_positive_zero():
+    x = np.array([-0.0, 0.0, -3.0])
+    got = np.asarray(reactant.compile(lambda a: np.sign(a))(reactant.to_rarray(x)))
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(np.sign(x)))
+    z = np.array([complex(-0.0, -0.0)])
+    got = np.asarray(reactant.compile(lambda a: np.sign(a))(reactant.to_rarray(z)))
+    assert not np.signbit(got.real[0]) and not np.signbit(got.imag[0])

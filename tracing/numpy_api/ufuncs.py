@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from .. import ops
+from .complex_special import COMPLEX_BODIES
 from ..dtypes import canonical, is_complex, is_float, resolve_ufunc
 from ..errors import DTypeError, UnsupportedError, describe
 from ..traced import TracedRArray, TracedRNumber
@@ -172,6 +173,8 @@ def _sign(x):
         raise DTypeError("sign is not defined for bool")
     if x.dtype.kind == "u":
         return ops.convert(_bool(x), x.dtype)
+    if is_float(x.dtype) or is_complex(x.dtype):
+        return _where(_bool(x), ops.sign(x), _zero(x))  # NumPy's sign(-0.0) is +0.0
     return ops.sign(x)
 
 
@@ -349,6 +352,19 @@ ELEMENTWISE = {
     np.logaddexp: _logaddexp, np.logaddexp2: _logaddexp2, np.heaviside: _heaviside,
     np.conjugate: _conjugate, np.ldexp: _ldexp,
 }
+
+
+def _complex_special(ufunc, real_body):
+    special = COMPLEX_BODIES[ufunc]
+
+    def body(x):
+        return special(x) if is_complex(x.dtype) else real_body(x)
+
+    return body
+
+
+for _uf in COMPLEX_BODIES:  # complex inputs: C99's values for infinite and NaN parts
+    ELEMENTWISE[_uf] = _complex_special(_uf, ELEMENTWISE[_uf])
 
 
 def apply_ufunc(ufunc: np.ufunc, *inputs, dtype=None, casting="same_kind", where=True, **kw):
