@@ -111,7 +111,8 @@ def _lowered_text(kind: str, options: dict, specs: tuple) -> str:
     if text is None:
         avals = [jax.ShapeDtypeStruct(s, d) for s, d in specs]
         with jx.x64_scope():
-            text = jax.jit(_implementation(kind, options)).lower(*avals).as_text()
+            # keep_unused: the call passes every operand, even one an empty problem never reads
+            text = jax.jit(_implementation(kind, options), keep_unused=True).lower(*avals).as_text()
         with _LOCK:
             if len(_TEXT) >= _TEXT_SIZE:
                 _TEXT.clear()

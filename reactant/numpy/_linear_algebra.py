@@ -43,8 +43,4 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
                          f"{min((x1.shape, x2.shape), key=len)}")
     if x1.shape[axis] != x2.shape[axis]:
         raise ValueError(f"vecdot: axis {axis} has length {x1.shape[axis]} in x1 and {x2.shape[axis]} in x2")
-    out = np.vecdot(x1, x2, axis=axis)
-    # the standard keeps the operands' promoted dtype (NumPy's vecdot too); the traced
-    # lowering accumulates small integers in 64 bits, which wraps to the same values
-    want = np.result_type(x1.dtype, x2.dtype)
-    return np.astype(out, want) if out.dtype != want else out
+    return np.vecdot(x1, x2, axis=axis)

@@ -431,3 +431,11 @@ def test_eigenvalue_derivatives_vs_jax(dtype):
     np.testing.assert_allclose(g, ref, rtol=1e-8, atol=1e-10)
     _, jv = reactant.compile(lambda a, b: reactant.jvp(f_np, (a,), (b,)))(*reactant.to_rarray((x, t)))
     np.testing.assert_allclose(float(np.asarray(jv)), float(jv_ref), rtol=1e-9)
+
+
+def test_empty_matrices_and_vecdot_dtypes():
+    e, eb = np.ones((0, 0)), np.ones((2, 0, 0))
+    check(lambda a, b: (np.linalg.inv(a), np.linalg.det(a), np.linalg.solve(a, np.ones((0, 3))), np.linalg.inv(b),
+                        np.linalg.det(b)), e, eb)
+    u = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    check(lambda x: (np.vecdot(x, x), np.linalg.vecdot(x, x)), u)

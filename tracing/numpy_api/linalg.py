@@ -378,7 +378,7 @@ def vecdot(x1, x2, /, *, axis=-1, **kw):
     a, b = _promote(x1, x2)
     if is_complex(a.dtype):
         a = ops.conj(a)
-    return np.sum(np.multiply(a, b), axis=axis)
+    return np.sum(np.multiply(a, b), axis=axis, dtype=a.dtype)  # NumPy keeps the operands' dtype
 
 
 @implements(np.linalg.matrix_norm)
