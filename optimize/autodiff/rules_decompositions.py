@@ -82,8 +82,13 @@ def _permute_rows(x, perm):
 
 
 def _unpermute_rows(y, perm):
-    """``P^T y``: row ``i`` of ``y`` goes to row ``perm[i]``."""
-    return E.scatter_add_along(y.type, _row_index(perm, y), y, len(shape_of(y)) - 2)
+    """``P^T y``: row ``i`` of ``y`` goes to row ``perm[i]``. Done as a gather of rows by the
+    inverse permutation (itself a scatter of n indices): XLA's CPU scatter of whole rows of a
+    matrix was the slowest part of a determinant's gradient."""
+    n = shape_of(perm)[-1]
+    iota = B.iota(perm.type, len(shape_of(perm)) - 1)
+    inverse = E.scatter_add_along(perm.type, perm, iota, len(shape_of(perm)) - 1)
+    return _permute_rows(y, inverse) if n else y
 
 
 def _lu_solve(lu, perm, b):
