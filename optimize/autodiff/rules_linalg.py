@@ -413,12 +413,23 @@ def _fft_rev(cx, op, cts, want):
     x = op.operands[0]
     if kind in ("FFT", "IFFT"):  # the DFT matrices are symmetric
         return [B.fft(g, kind, lengths)]
-    if kind == "RFFT":  # rfft = slice(fft(complex(x))): transpose = real(fft(zero-padded g))
+    if kind == "RFFT":
+        # rfft = slice(fft(complex(x))), so the transpose is real(fft(zero-padded g)); the same
+        # real result comes from an inverse real FFT (half the work of a complex one):
+        # N * irfft(conj(g) / w), w = 2 on the frequencies irfft counts twice (1 on DC and, for
+        # even n, Nyquist), N the product of the lengths
         n = lengths[-1]
         gs = list(shape_of(g))
-        pad_hi = [0] * (len(gs) - 1) + [n - gs[-1]]
-        gp = B.pad(g, B.scalar(0, element_type_of(g)), [0] * len(gs), pad_hi)
-        return [B.real(B.fft(gp, "FFT", lengths))]
+        m = gs[-1]
+        w = np.full(m, 2.0)
+        w[0] = 1.0
+        if n % 2 == 0:
+            w[-1] = 1.0
+        part = complex_part_type(element_type_of(g))
+        inv_w = B.broadcast_in_dim(B.constant(1.0 / w, ranked([m], part)), gs, [len(gs) - 1])
+        h = B.multiply(E.conj(g), B.complex_(inv_w, B.zeros_like(inv_w)))
+        r = B.fft(h, "IRFFT", lengths)
+        return [B.multiply(r, B.full_like(r, float(np.prod(lengths))))]
     # IRFFT
     n = lengths[-1]
     xs = list(shape_of(x))

@@ -439,3 +439,21 @@ def test_empty_matrices_and_vecdot_dtypes():
                         np.linalg.det(b)), e, eb)
     u = np.arange(12, dtype=np.uint8).reshape(3, 4)
     check(lambda x: (np.vecdot(x, x), np.linalg.vecdot(x, x)), u)
+
+
+def test_values_only_decompositions_reuse_the_ones_with_vectors():
+    """The gradient of svdvals/eigvals needs the vectors: the compiled program then computes one
+    SVD and one eigendecomposition, not two each (pattern decomposition_reuse)."""
+    x = _mat((2, 6, 4), "float64", 38)
+
+    def f(a):
+        return reactant.gradient(lambda y: np.sum(np.linalg.svdvals(y) ** 3)
+                                 + np.sum(np.abs(np.linalg.eigvals(y[..., :4, :]))), a)
+
+    hlo = reactant.code_hlo(f, reactant.to_rarray(x))
+    assert hlo.count("reactant.linalg.svd") == 1 and hlo.count("reactant.linalg.eig") == 1
+    with jax.enable_x64(True):
+        ref = jax.grad(lambda y: jnp.sum(jnp.linalg.svdvals(y) ** 3)
+                       + jnp.sum(jnp.abs(jnp.linalg.eigvals(y[..., :4, :]))))(x)
+    np.testing.assert_allclose(np.asarray(reactant.compile(f)(reactant.to_rarray(x))), np.asarray(ref),
+                               rtol=1e-8, atol=1e-10)
