@@ -315,7 +315,7 @@ def _chol_fwd(cx, op, ts):
     L = _chol_L(cx, op, lower)
     p = sym_from_triangle(t, lower)
     x = B.triangular_solve(L, p, left_side=True, lower=True)  # L^-1 P
-    m = E.swap_last2(B.triangular_solve(L, E.swap_last2(x), left_side=True, lower=True))  # L^-1 P L^-T
+    m = B.triangular_solve(L, x, left_side=False, lower=True, transpose_a="TRANSPOSE")  # L^-1 P L^-T
     dl = E.matmul_t(L, _phi(m))
     return [dl if lower else E.swap_last2(dl)]
 
@@ -329,7 +329,7 @@ def _chol_rev(cx, op, cts, want):
     lbar = g if lower else E.swap_last2(g)
     p = _phi(E.matmul_t(L, lbar, ta=True))  # phi(L^T Lbar)
     y = B.triangular_solve(L, p, left_side=True, lower=True, transpose_a="TRANSPOSE")  # L^-T P
-    s = E.swap_last2(B.triangular_solve(L, E.swap_last2(y), left_side=True, lower=True, transpose_a="TRANSPOSE"))
+    s = B.triangular_solve(L, y, left_side=False, lower=True)  # L^-T P L^-1, no transposes
     return [sym_from_triangle_t(s, lower)]
 
 
