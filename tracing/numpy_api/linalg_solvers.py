@@ -92,8 +92,12 @@ def _conj_t(x: TracedRArray) -> TracedRArray:
 
 
 def _eye_like(a: TracedRArray) -> TracedRArray:
+    """Identity matrices shaped like ``a``, from iotas (XLA computes them where they are used;
+    a stored n x n constant had to be read)."""
     n = a.shape[-1]
-    return broadcast_to(ops.constant(np.eye(n, dtype=a.dtype)), a.shape)
+    rows, cols = ops.iota((n, n), np.int32, 0), ops.iota((n, n), np.int32, 1)
+    eye = ops.select(np.equal(rows, cols), ops.full((n, n), 1, a.dtype), ops.full((n, n), 0, a.dtype))
+    return broadcast_to(eye, a.shape)
 
 
 # -- solve, inv, det ---------------------------------------------------------------------------
