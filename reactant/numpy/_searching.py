@@ -6,7 +6,7 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
-from ._base import Array, data_dependent, fused, host, to_array, tracing
+from ._base import Array, data_dependent, fused, host, to_array
 
 _SIZE_HINT = ("inside a compiled function use np.nonzero / np.unique with a static size= "
               "(results padded to that size), or call it outside the compiled function")

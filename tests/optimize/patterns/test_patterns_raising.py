@@ -58,7 +58,7 @@ def loop(args: str, result: str, n: int, carried: str, body: str, ret: str, *, l
     names = [s.split("=")[0].strip() for s in slots]
     vals = [s.split("=")[1].split(":")[0].strip() for s in slots]
     types = [s.split(":")[1].strip() for s in slots]
-    head = ", ".join([f"%i = %lo"] + [f"{a} = {v}" for a, v in zip(names, vals)])
+    head = ", ".join(["%i = %lo"] + [f"{a} = {v}" for a, v in zip(names, vals)])
     tys = ", ".join(["tensor<i32>"] + types)
     nexts = ", ".join(["%i1"] + ["%next_" + a[1:] for a in names])
     return f"""
