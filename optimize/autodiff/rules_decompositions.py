@@ -70,15 +70,15 @@ def _unpack_lu(lu):
     return B.add(_tril(lu, -1), eye), _triu(lu)
 
 
-def _row_index(perm, like):
-    """``perm[..., n]`` broadcast to the shape of ``like[..., n, r]`` (rows index)."""
-    s = list(shape_of(like))
-    return B.broadcast_in_dim(perm, s, list(range(len(s) - 1)))
-
-
 def _permute_rows(x, perm):
-    """``P x = x[..., perm, :]``."""
-    return E.take_along(x, _row_index(perm, x), len(shape_of(x)) - 2)
+    """``P x = x[..., perm, :]``: a gather of whole rows (one index per row, not per element)."""
+    s = list(shape_of(x))
+    r = len(s)
+    batch = list(range(r - 2))
+    idx = B.reshape(perm, list(shape_of(perm)) + [1])
+    return B.gather(x, idx, offset_dims=[r - 1], collapsed_slice_dims=[r - 2], operand_batching_dims=batch,
+                    start_indices_batching_dims=batch, start_index_map=[r - 2], index_vector_dim=r - 1,
+                    slice_sizes=[1] * (r - 2) + [1, s[-1]])
 
 
 def _unpermute_rows(y, perm):
