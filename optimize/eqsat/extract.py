@@ -39,9 +39,11 @@ class Node:
 class Frozen:
     """A snapshot of the Op e-classes of an e-graph: nodes, costs, slot roots, types."""
 
-    def __init__(self, egraph, mat_cost: int = 0):
+    def __init__(self, egraph, mat_cost: int = 0, dot_t_costs: tuple[int, int] = (0, 0)):
         self.eg = egraph
         self.mat_cost = mat_cost  # per element of a multi-use fusible result
+        # per operand element of a dot whose lhs / rhs is a transposed matrix (see _fusion_cost)
+        self.lhs_t, self.rhs_t = dot_t_costs
         fr = egraph.freeze()
         funcs = fr.functions
         self.class_ids: dict = {}
@@ -78,6 +80,9 @@ class Frozen:
         self.numel = [numel.get(_key(nd.inputs[-1]), 0) for nd in self.nodes]
         self.full_contraction = [nd.ctor == "Dot" and self.numel[i] == 1 and not self.vec(nd.inputs[2])
                                  for i, nd in enumerate(self.nodes)]
+        # transposes that swap the two dims of a matrix: XLA folds one feeding a dot into the
+        # dot's dimension numbers (a transposed-operand GEMM)
+        self.matrix_transpose = [nd.ctor == "Transpose" and self.vec(nd.inputs[1]) == (1, 0) for nd in self.nodes]
         # per node, for the fusion cost evaluated in every local-search step
         self.kid_sets = [frozenset(nd.children) for nd in self.nodes]
         self.node_cost = [nd.cost for nd in self.nodes]
@@ -291,6 +296,7 @@ def _fusion_cost(fz: Frozen, choice, order: list[int], roots: list[int]) -> int:
     nodes = fz.nodes
     numel = fz.numel
     fullc = fz.full_contraction
+    mtrans = fz.matrix_transpose
     kid_sets = fz.kid_sets
     ctor, kids, size, dot_user = {}, {}, {}, {}
     users: dict[int, list[int]] = {}
@@ -322,6 +328,18 @@ def _fusion_cost(fz: Frozen, choice, order: list[int], roots: list[int]) -> int:
         mat_flag[c] = m
 
     extra = 0
+    if fz.lhs_t or fz.rhs_t:
+        # XLA rewrites dot(transpose(a), b) into a dot contracting a's leading dim (and
+        # dot(a, transpose(b)) into one contracting b's trailing dim): the same code as writing
+        # the dot that way, so the same penalty as the Dot cost rule charges it (measured:
+        # "transpose then A @ B" runs exactly as fast as A^T @ B, up to 2.4x slower than A @ B)
+        for f in order:
+            if ctor[f] == "Dot" and not fullc[choice[f]]:
+                kids_f = fz.node_children[choice[f]]
+                for pos, pen in ((0, fz.lhs_t), (1, fz.rhs_t)):
+                    ch = kids_f[pos] if pos < len(kids_f) else None
+                    if pen and ch is not None and mtrans[choice[ch]]:
+                        extra += pen * size[ch]
     for f in order:
         k = ctor[f]
         reduce_like = k == "Reduce" or (k == "Dot" and fullc[choice[f]])
