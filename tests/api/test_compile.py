@@ -332,6 +332,7 @@ def test_caches_stay_within_their_bounds(monkeypatch):
     monkeypatch.setattr(compiler, "CACHE_MAX", 3)
     monkeypatch.setattr(compiler, "FAST_MAX", 2)
     monkeypatch.setattr(arrays, "SIG_IDS_MAX", 4)
+    monkeypatch.setattr(arrays, "_SIG_IDS", {})  # signatures earlier tests interned would never be re-inserted
     f = reactant.compile(lambda x: x * 2 + 1)
     for rep in range(2):
         for n in range(1, 7):
