@@ -34,7 +34,6 @@ transposes under JAX's pairing ``Re sum(a * b)`` (e.g. for Hermitian ``eigh``:
 
 from __future__ import annotations
 
-from jaxlib.mlir import ir
 
 from ...ir import build as B
 from ...ir import decompositions as D
@@ -273,9 +272,9 @@ def _eigh_rev(cx, op, cts, want):
     v, w = res(cx, op, 0), res(cx, op, 1)
     z = B.zeros_like(v)
     if wbar is not None:
-        z = _like_v(_diag_embed(wbar, B.zeros(ir.RankedTensorType.get(shape_of(v), element_type_of(wbar)))), v)
+        z = _like_v(_diag_embed(wbar, _square_like(w)), v)
     if vbar is not None:
-        f = _like_v(_inv_gaps(w, B.zeros(ir.RankedTensorType.get(shape_of(v), element_type_of(w)))), v)
+        f = _like_v(_inv_gaps(w, _square_like(w)), v)
         z = B.add(z, B.multiply(f, _mm(E.swap_last2(v), vbar)))
     return [sym_from_triangle_t(_mm(E.conj(v), _mm(z, E.swap_last2(v))), lower)]
 
@@ -296,15 +295,11 @@ def _svd_factors(cx, op):
     return u, s, vh
 
 
-def _square_like(s, u):
-    """A zero ``[..., k, k]`` matrix in ``s``'s (real) element type."""
+def _square_like(s):
+    """A zero ``[..., k, k]`` matrix in the element type of the vectors ``s[..., k]`` (real
+    eigen/singular values: the gap and diagonal matrices are built real, then converted)."""
     k = shape_of(s)[-1]
     return B.zeros(ranked(list(shape_of(s)) + [k], element_type_of(s)))
-
-
-def _c(x, like):
-    """Real ``x`` in ``like``'s element type."""
-    return _like_v(x, like)
 
 
 def _svd_fwd(cx, op, ts):
@@ -318,20 +313,20 @@ def _svd_fwd(cx, op, ts):
     ds = B.real(ds) if is_complex_type(element_type_of(ds)) else ds
     if not D.read(op)[1]["compute_uv"]:
         return [ds]
-    sq = _square_like(s, u)
-    f = _c(_inv_gaps(s, sq, square=True), u)
-    s_cols, s_rows = _c(_cols(s, sq), u), _c(_rows(s, sq), u)
+    sq = _square_like(s)
+    f = _like_v(_inv_gaps(s, sq, square=True), u)
+    s_cols, s_rows = _like_v(_cols(s, sq), u), _like_v(_rows(s, sq), u)
     dss = B.multiply(ds_mat, s_cols)  # dS s
     sds = B.multiply(s_rows, ds_mat)  # s dS
-    du = _mm(u, tadd(B.multiply(f, B.add(dss, _h(dss))), _svd_phase(ds_mat, s, sq, u)))
+    du = _mm(u, tadd(B.multiply(f, B.add(dss, _h(dss))), _svd_phase(ds_mat, s)))
     dv = _mm(v, B.multiply(f, B.add(sds, _h(sds))))
     m, n = shape_of(ta)[-2:]
     if m > n:
         dav = _mm(ta, v)
-        du = B.add(du, B.divide(B.subtract(dav, _mm(u, _mm(_h(u), dav))), _c(_cols(s, dav), u)))
+        du = B.add(du, B.divide(B.subtract(dav, _mm(u, _mm(_h(u), dav))), _like_v(_cols(s, dav), u)))
     if n > m:
         dahu = _mm(_h(ta), u)
-        dv = B.add(dv, B.divide(B.subtract(dahu, _mm(v, _mm(vh, dahu))), _c(_cols(s, dahu), u)))
+        dv = B.add(dv, B.divide(B.subtract(dahu, _mm(v, _mm(vh, dahu))), _like_v(_cols(s, dahu), u)))
     return [du, ds, _h(dv)]
 
 
@@ -341,7 +336,7 @@ def _inv_s(s):
     return B.select(zero, B.zeros_like(s), B.divide(B.full_like(s, 1), B.select(zero, B.full_like(s, 1), s)))
 
 
-def _svd_phase(ds_mat, s, sq, u):
+def _svd_phase(ds_mat, s):
     """Complex only: the gauge term ``i Im(diag(dS)) / s`` of the left singular vectors."""
     if not is_complex_type(element_type_of(ds_mat)):
         return None
@@ -353,24 +348,23 @@ def _svd_rev(cx, op, cts, want):
     if all(c is None for c in cts):
         return [None]
     u, s, vh = _svd_factors(cx, op)
-    sq = _square_like(s, u)
+    sq = _square_like(s)
     if not D.read(op)[1]["compute_uv"]:
-        return [_mm(E.conj(u), _mm(_c(_diag_embed(cts[0], sq), u), E.conj(vh)))]
+        return [_mm(E.conj(u), _mm(_like_v(_diag_embed(cts[0], sq), u), E.conj(vh)))]
     ubar, sbar, vhbar = cts
-    z = _c(sq if sbar is None else _diag_embed(sbar, sq), u)
-    f = _c(_inv_gaps(s, sq, square=True), u)
-    s_cols, s_rows = _c(_cols(s, sq), u), _c(_rows(s, sq), u)
+    z = _like_v(sq if sbar is None else _diag_embed(sbar, sq), u)
+    f = _like_v(_inv_gaps(s, sq, square=True), u)
+    s_cols, s_rows = _like_v(_cols(s, sq), u), _like_v(_rows(s, sq), u)
     m, n = shape_of(u)[-2], shape_of(vh)[-1]
     out = None
     if ubar is not None:
-        j = B.multiply(f, _mm(E.swap_last2(u), ubar))
+        ut_ubar = _mm(E.swap_last2(u), ubar)
+        j = B.multiply(f, ut_ubar)
         z = B.add(z, B.add(B.multiply(j, s_cols), _h(B.multiply(s_rows, j))))
-        if is_complex_type(element_type_of(u)):
-            im = B.multiply(B.imag(_diag_part(_mm(E.swap_last2(u), ubar))), _inv_s(s))
-            z = B.add(z, _diag_embed(B.complex_(B.zeros_like(im), im), z))
+        z = tadd(z, _svd_phase(ut_ubar, s))  # the transpose of the forward gauge term
         if m > n:
-            proj = B.subtract(ubar, _mm(E.conj(u), _mm(E.swap_last2(u), ubar)))
-            out = _mm(B.divide(proj, _c(_cols(s, proj), u)), E.conj(vh))
+            proj = B.subtract(ubar, _mm(E.conj(u), ut_ubar))
+            out = _mm(B.divide(proj, _like_v(_cols(s, proj), u)), E.conj(vh))
     if vhbar is not None:
         vbar = _h(vhbar)  # dVh = dV^H: the cotangent of V is Vh's, conjugate-transposed
         v = _h(vh)
@@ -378,7 +372,7 @@ def _svd_rev(cx, op, cts, want):
         z = B.add(z, B.add(B.multiply(s_rows, kk), _h(B.multiply(kk, s_cols))))
         if n > m:
             proj = B.subtract(vbar, _mm(E.conj(v), _mm(E.swap_last2(v), vbar)))
-            zt = _mm(B.divide(proj, _c(_cols(s, proj), u)), E.swap_last2(u))
+            zt = _mm(B.divide(proj, _like_v(_cols(s, proj), u)), E.swap_last2(u))
             out = tadd(out, _h(zt))
     return [tadd(out, _mm(E.conj(u), _mm(z, E.conj(vh))))]
 

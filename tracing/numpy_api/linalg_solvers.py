@@ -22,6 +22,7 @@ from ..errors import DTypeError, OptionError, ShapeError, describe
 from ..traced import TracedRArray
 from ._registry import implements
 from .convert import as_traced, broadcast_shapes, broadcast_to
+from .shape import _diag_matrix
 
 
 class SlogdetResult(NamedTuple):
@@ -94,10 +95,7 @@ def _conj_t(x: TracedRArray) -> TracedRArray:
 def _eye_like(a: TracedRArray) -> TracedRArray:
     """Identity matrices shaped like ``a``, from iotas (XLA computes them where they are used;
     a stored n x n constant had to be read)."""
-    n = a.shape[-1]
-    rows, cols = ops.iota((n, n), np.int32, 0), ops.iota((n, n), np.int32, 1)
-    eye = ops.select(np.equal(rows, cols), ops.full((n, n), 1, a.dtype), ops.full((n, n), 0, a.dtype))
-    return broadcast_to(eye, a.shape)
+    return broadcast_to(_diag_matrix(ops.full((a.shape[-1],), 1, a.dtype), 0), a.shape)
 
 
 # -- solve, inv, det ---------------------------------------------------------------------------
@@ -356,7 +354,7 @@ def matrix_power(a, n):
                          f"got {describe(a)}")
     n = int(n)
     if n == 0:
-        return broadcast_to(ops.constant(np.eye(a.shape[-1], dtype=a.dtype)), a.shape)
+        return _eye_like(a)
     if n < 0:
         a, n = inv(a), -n
     result, base = None, a
