@@ -161,11 +161,15 @@ def _div_fwd(cx, op, ts):
 
 
 def _div_rev(cx, op, cts, want):
+    # d/db (a / b) = -(g / b) * a / b, from the operands and not the quotient: XLA never
+    # duplicates a divide into its consumers, so reading the quotient here would make it
+    # materialize beside the fusion that needs it (a Gaussian-process kernel's exp(-d2 / s)
+    # then ran unfused: its NLL gradient 1.09x -> 0.97x jax's, which takes this form too)
     g = cts[0]
     b = prim(cx, op, 1)
-    ga = B.divide(g, b) if want[0] else None
-    gb = B.negate(B.divide(B.multiply(g, res(cx, op)), b)) if want[1] else None
-    return [ga, gb]
+    ga = B.divide(g, b) if want[0] or want[1] else None
+    gb = B.negate(B.divide(B.multiply(ga, prim(cx, op, 0)), b)) if want[1] else None
+    return [ga if want[0] else None, gb]
 
 
 register("stablehlo.divide", _div_fwd, _div_rev)

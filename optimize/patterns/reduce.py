@@ -308,20 +308,25 @@ def _factor_along_kept(v: ir.Value, dims):
 
 @pattern("reduce_add_of_scaled", FAMILY, "stablehlo.reduce", benefit=2)
 def reduce_add_of_scaled(op, rewriter):
-    """sum(x * c) → sum(x) * c when c is constant along the reduced dims (a splat, a
-    broadcast scalar, or a broadcast of the kept dims): one multiply per result element
-    instead of one per input element."""
-    r = _reduce_of(op, "multiply")
+    """sum(x * c) → sum(x) * c and sum(x / c) → sum(x) / c when c is constant along the
+    reduced dims (a splat, a broadcast scalar, or a broadcast of the kept dims): one multiply
+    or divide per result element instead of one per input element."""
+    r = _simple(op)
     if r is None or r[0] != "stablehlo.add":
         return False
-    _, m, init, dims, mul = r
-    if mul is None or not has_one_use(m):
+    _, m, init, dims = r
+    d = defining_op(m)
+    if d is None or d.operation.name not in ("stablehlo.multiply", "stablehlo.divide") \
+            or not has_one_use(m):
         return False
+    name = d.operation.name
+    a, b = d.operands
+    pairs = [(a, b), (b, a)] if name == "stablehlo.multiply" else [(a, b)]  # only the divisor
     out = shape_of(op.results[0])
     ms = shape_of(m)
     kept = [i for i in range(len(ms)) if i not in dims]
     loc = op.location
-    for x, c in ((mul.operands[0], mul.operands[1]), (mul.operands[1], mul.operands[0])):
+    for x, c in pairs:
         sv = scalar_value(c)
         f = None if sv is not None else _factor_along_kept(c, dims)
         if sv is None and f is None:
@@ -340,7 +345,7 @@ def reduce_add_of_scaled(op, rewriter):
                 nd = [kept.index(d) for i, d in enumerate(bd) if i not in drop]
                 k = small if (shape_of(small) == tuple(out) and nd == sorted(nd)) else \
                     B.broadcast_in_dim(small, out, nd, loc=loc)
-            return replace(rewriter, op, B.op1("stablehlo.multiply", [y, k], y.type, loc=loc))
+            return replace(rewriter, op, B.op1(name, [y, k], y.type, loc=loc))
     return False
 
 
