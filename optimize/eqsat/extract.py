@@ -11,6 +11,7 @@ worklist. The chosen program is then re-costed exactly as a DAG from the roots.
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from dataclasses import dataclass
 
@@ -87,6 +88,8 @@ class Frozen:
         self.kid_sets = [frozenset(nd.children) for nd in self.nodes]
         self.node_cost = [nd.cost for nd in self.nodes]
         self.node_children = [tuple(nd.children) for nd in self.nodes]
+        self.node_ctor = [nd.ctor for nd in self.nodes]
+        self.dot_user = [nd.ctor == "Dot" and not fc for nd, fc in zip(self.nodes, self.full_contraction)]
         self._tt = {}
         tt = funcs.get("TT")
         if tt is not None:
@@ -370,6 +373,173 @@ def _fusion_cost(fz: Frozen, choice, order: list[int], roots: list[int]) -> int:
     return extra
 
 
+class _FusionState:
+    """``_fusion_cost`` of the current program kept per fusion (the traffic each materialized
+    or reduce-like class pays, and each dot's transposed-operand penalty), so that the local
+    search can price a one-class switch by recomputing only the fusions the switch can touch
+    instead of the whole program: the result is the same number ``_fusion_cost`` gives."""
+
+    def __init__(self, fz: Frozen, choice, order: list[int], roots: list[int]):
+        self.fz = fz
+        self.root_set = set(roots)
+        self.in_dag = set(order)
+        kid_sets = fz.kid_sets
+        users: dict[int, list[int]] = {}
+        for c in order:
+            for ch in kid_sets[choice[c]]:
+                us = users.get(ch)
+                if us is None:
+                    users[ch] = [c]
+                else:
+                    us.append(c)
+        self.users = users
+        self.mat = {c: self._mat(choice[c], c, users.get(c, ()), choice) for c in order}
+        self.term = {}
+        self.pen = {}
+        total = 0
+        for f in order:
+            t = self._term(f, choice, users, self.mat)
+            if t:
+                self.term[f] = t
+                total += t
+            p = self._pen(f, choice)
+            if p:
+                self.pen[f] = p
+                total += p
+        self.total = total
+
+    def _mat(self, i: int, c: int, us, choice) -> bool:
+        # as ``mat_flag`` in ``_fusion_cost``
+        k = self.fz.node_ctor[i]
+        if k in NEVER_MATERIALIZED:
+            return False
+        if k not in FUSIBLE:
+            return True
+        if k in DUPLICATED:
+            return c in self.root_set
+        return c in self.root_set or len(us) != 1 or self.fz.dot_user[choice[us[0]]]
+
+    def _pen(self, f: int, choice) -> int:
+        fz = self.fz
+        i = choice[f]
+        if not (fz.lhs_t or fz.rhs_t) or not fz.dot_user[i]:
+            return 0
+        out = 0
+        kids_f = fz.node_children[i]
+        for pos, pen in ((0, fz.lhs_t), (1, fz.rhs_t)):
+            ch = kids_f[pos] if pos < len(kids_f) else None
+            if pen and ch is not None and fz.matrix_transpose[choice[ch]]:
+                out += pen * fz.numel[choice[ch]]
+        return out
+
+    def _term(self, f: int, choice, users, mat) -> int:
+        # the second loop of ``_fusion_cost`` for one class (same traversal order, so a slice
+        # met first through another parent is priced alike)
+        fz = self.fz
+        ctor, numel = fz.node_ctor, fz.numel
+        i = choice[f]
+        k = ctor[i]
+        reduce_like = k == "Reduce" or (k == "Dot" and fz.full_contraction[i])
+        fusible_root = k in FUSIBLE and mat[f]
+        if not (fusible_root or reduce_like):
+            return 0
+        m = fz.mat_cost
+        extra = 0
+        if fusible_root:
+            us = users.get(f, ())
+            if f in self.root_set or not us or not all(fz.dot_user[choice[u]] for u in us):
+                extra += m * numel[i]
+        kid_sets = fz.kid_sets
+        seen: set[int] = set()
+        stack = [(ch, f) for ch in kid_sets[i]]
+        while stack:
+            y, p = stack.pop()
+            if y in seen:
+                continue
+            seen.add(y)
+            iy = choice[y]
+            ky = ctor[iy]
+            if ky in NEVER_MATERIALIZED:
+                continue
+            if mat[y]:
+                extra += m * (numel[choice[p]] if ctor[choice[p]] == "Slice" else numel[iy])
+                continue
+            if reduce_like and ky in REDUCE_COPIED:
+                extra += 2 * m * numel[iy]
+            for ch in kid_sets[iy]:
+                stack.append((ch, y))
+        return extra
+
+    def after_switch(self, choice, c: int, old: int, added: list[int], removed: list[int]) -> int:
+        """The fusion traffic once class ``c`` switched from node ``old`` to ``choice[c]`` (already
+        set), with the classes ``added`` to and ``removed`` from the DAG (``_base_after_switch``).
+        Only fusions whose region (the classes their traversal visits) holds a class whose node,
+        users or materialization changed are recomputed."""
+        fz = self.fz
+        kid_sets = fz.kid_sets
+        alt = choice[c]
+        gone = set(removed)
+        # classes whose users change: the kids of c's old and new node, of added and removed classes
+        touched = set(kid_sets[old]) | kid_sets[alt]
+        for x in added:
+            touched |= kid_sets[choice[x]]
+        for x in gone:
+            touched |= kid_sets[choice[x]]
+        alt_k = kid_sets[alt]
+        users = dict(self.users)
+        for x in touched:
+            us = [u for u in self.users.get(x, ()) if u not in gone and (u != c or x in alt_k)]
+            if x in alt_k and c not in us:
+                us.append(c)
+            for a in added:
+                if x in kid_sets[choice[a]]:
+                    us.append(a)
+            users[x] = us
+        mat = dict(self.mat)
+        changed = [c]  # classes whose attributes change for the fusions that reach them
+        for x in touched.union(added, (c,)):
+            if x in gone:
+                continue
+            mx = self._mat(choice[x], x, users.get(x, ()), choice)
+            if self.mat.get(x) != mx:
+                changed.append(x)
+            mat[x] = mx
+        aff = touched | gone
+        aff.update(added)
+        aff.add(c)
+        # fusions that can reach a changed class: walk up through classes a fusion's
+        # traversal passes through (fusible, not materialized) before or after the switch
+        ctor = fz.node_ctor
+        stack, up = changed, set(changed)
+        while stack:
+            y = stack.pop()
+            for us in (self.users.get(y, ()), users.get(y, ())):
+                for u in us:
+                    aff.add(u)
+                    if u in up:
+                        continue
+                    i_old = old if u == c else choice[u]
+                    through_old = u in self.in_dag and ctor[i_old] not in NEVER_MATERIALIZED and not self.mat[u]
+                    through_new = (u not in gone and (u in self.in_dag or u in added)
+                                   and ctor[choice[u]] not in NEVER_MATERIALIZED and not mat[u])
+                    if through_old or through_new:
+                        up.add(u)
+                        stack.append(u)
+        total = self.total
+        term, pen = self.term, self.pen
+        dots = set(self.users.get(c, ())) | set(users.get(c, ())) | aff
+        added_set = set(added)
+        for f in aff:
+            total -= term.get(f, 0)
+            if f not in gone and (f in self.in_dag or f in added_set):
+                total += self._term(f, choice, users, mat)
+        for f in dots:
+            total -= pen.get(f, 0)
+            if f not in gone and (f in self.in_dag or f in added_set):
+                total += self._pen(f, choice)
+        return total
+
+
 def original_choice(fz0: Frozen, choice0, order0: list[int], fz: Frozen, choice) -> list | None:
     """``choice`` with every class of the original program (``fz0``, frozen before any
     rewrite; ``order0`` its classes in dependency order) set to its original node in the
@@ -421,10 +591,11 @@ def _references(fz: Frozen, choice, order: list[int], roots: list[int]) -> dict[
 
 
 def _base_after_switch(fz: Frozen, choice, refs: dict[int, int], pos: dict[int, int], base: int, c: int,
-                       alt: int) -> int | None:
+                       alt: int) -> tuple[int, list[int], list[int]] | None:
     """The DAG's node-cost total (``dag_cost`` before fusion traffic) once class ``c`` switches
     to node ``alt``, computed from the references alone: what ``alt`` newly needs is added,
-    what only the old node needed is dropped. None when the switch makes a cycle (``alt`` needs
+    what only the old node needed is dropped. Returns (that total, the classes added to the
+    DAG, the classes dropped from it); None when the switch makes a cycle (``alt`` needs
     ``c``) or a new class has no choice, exactly where ``dag_cost`` would give None.
 
     Cycles are found from the current DAG's post-order ``pos``: a class can only reach ``c``
@@ -436,6 +607,8 @@ def _base_after_switch(fz: Frozen, choice, refs: dict[int, int], pos: dict[int, 
     total = base + node_cost[alt] - node_cost[old]
     gained: dict[int, int] = {}
     checked: set[int] = set()  # DAG classes known not to reach c
+    added: list[int] = []
+    removed: list[int] = []
     stack = list(kids[alt])
     while stack:
         ch = stack.pop()
@@ -453,6 +626,7 @@ def _base_after_switch(fz: Frozen, choice, refs: dict[int, int], pos: dict[int, 
         i = choice[ch]
         if i is None:
             return None
+        added.append(ch)
         total += node_cost[i]
         stack.extend(kids[i])
     stack = list(kids[old])
@@ -460,9 +634,10 @@ def _base_after_switch(fz: Frozen, choice, refs: dict[int, int], pos: dict[int, 
         ch = stack.pop()
         gained[ch] = gained.get(ch, 0) - 1
         if ch in refs and refs[ch] + gained[ch] == 0:  # nothing refers to it any more
+            removed.append(ch)
             total -= node_cost[choice[ch]]
             stack.extend(kids[choice[ch]])
-    return total
+    return total, added, removed
 
 
 def _reaches(fz: Frozen, choice, pos: dict[int, int], start: int, target: int, pt: int, checked: set[int]) -> bool:
@@ -497,6 +672,12 @@ def improve(fz: Frozen, choice: list[int | None], roots: list[int], *, max_steps
     refs = _references(fz, choice, cur[1], roots)
     pos = {c: k for k, c in enumerate(cur[1])}
     base = sum(node_cost[choice[c]] for c in cur[1])
+    # candidate switches are priced incrementally (the DAG walk and the fusion traffic of the
+    # whole program per candidate dominated O2 on 10^3-op gradients); an accepted one is
+    # re-costed in full
+    fus = _FusionState(fz, choice, cur[1], roots) if fz.mat_cost else None
+    if _CHECK and fus is not None:
+        assert base + fus.total == cur[0], (base + fus.total, cur[0])
     by_class = fz.nodes_by_class()
     steps = 0
     tabu: set = set()
@@ -519,22 +700,33 @@ def improve(fz: Frozen, choice: list[int | None], roots: list[int], *, max_steps
             steps += 1
             # a switch whose node costs alone exceed the current total cannot win (fusion
             # traffic only adds): rejected from the references, without walking the DAG
-            inc = _base_after_switch(fz, choice, refs, pos, base, c, alt)
-            if inc is None or inc > cur[0]:
+            sw = _base_after_switch(fz, choice, refs, pos, base, c, alt)
+            if sw is None or sw[0] > cur[0]:
                 continue
+            inc, added, removed = sw
             choice[c] = alt
-            r = dag_cost(fz, choice, roots, bound=cur[0])
-            if r is not None and (r[0] < cur[0] or (r[0] == cur[0] and neutral_moves > 0 and (c, alt) not in tabu
-                                                     and len(r[1]) <= len(cur[1]))):
-                if r[0] == cur[0]:
+            total = inc + (fus.after_switch(choice, c, old, added, removed) if fus is not None else 0)
+            if _CHECK:
+                r = dag_cost(fz, choice, roots)
+                assert r is not None and r[0] == total, (r and r[0], total)
+            size = len(cur[1]) + len(added) - len(removed)
+            if total < cur[0] or (total == cur[0] and neutral_moves > 0 and (c, alt) not in tabu
+                                  and size <= len(cur[1])):
+                if total == cur[0]:
                     neutral_moves -= 1
                     tabu.add((c, old))
-                cur = r
+                cur = dag_cost(fz, choice, roots)
                 refs = _references(fz, choice, cur[1], roots)
                 pos = {c2: k2 for k2, c2 in enumerate(cur[1])}
                 base = sum(node_cost[choice[c2]] for c2 in cur[1])
+                if fus is not None:
+                    fus = _FusionState(fz, choice, cur[1], roots)
                 since_move = 0
                 k = 0
                 break
             choice[c] = old
     return cur
+
+
+# REACTANT_EQSAT_CHECK=1: every incrementally priced switch is re-costed in full and compared
+_CHECK = os.environ.get("REACTANT_EQSAT_CHECK", "") not in ("", "0")
