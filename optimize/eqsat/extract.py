@@ -49,41 +49,62 @@ class Frozen:
         funcs = fr.functions
         self.class_ids: dict = {}
         self.nodes: list[Node] = []
+        # (the loops below run over every row of the e-graph: lookups are inlined, and class
+        # ids are still numbered in the order the rows meet them)
+        class_ids = self.class_ids
+        to_i64 = egraph.value_to_i64
+        nodes_append = self.nodes.append
+
+        def cls(v):
+            i = class_ids.get(v)
+            if i is None:
+                i = class_ids[v] = len(class_ids)
+            return i
+
         costs = {}
         for name in CTORS:
             ct = funcs.get(f"cost_table_{name}")
             if ct is None:
                 continue
             for row in ct.rows:
-                costs[(name, tuple(_key(v) for v in row.inputs))] = row.output
+                costs[(name, tuple(row.inputs))] = row.output
         for name, sorts in CTORS.items():
             fn = funcs.get(name)
             if fn is None:
                 continue
+            op_pos = [k for k, srt in enumerate(sorts) if srt == "Op"]
             for row in fn.rows:
                 if row.subsumed:
                     continue
                 ins = list(row.inputs)
-                c = costs.get((name, tuple(_key(v) for v in ins)))
-                cost = MISSING_COST if c is None else egraph.value_to_i64(c)
-                children = tuple(self._cls(v) for v, s in zip(ins, sorts) if s == "Op")
-                self.nodes.append(Node(name, ins, self._cls(row.output), children, cost))
+                c = costs.get((name, tuple(ins)))
+                cost = MISSING_COST if c is None else to_i64(c)
+                children = tuple([cls(ins[k]) for k in op_pos])
+                nodes_append(Node(name, ins, cls(row.output), children, cost))
         self.slot_class: dict[int, int] = {}
         slot = funcs.get("Slot")
         if slot is not None:
             for row in slot.rows:
-                self.slot_class[egraph.value_to_i64(row.inputs[0])] = self._cls(row.output)
+                self.slot_class[to_i64(row.inputs[0])] = cls(row.output)
         numel = {}
         nf = funcs.get("numel")
         if nf is not None:
             for row in nf.rows:
-                numel[_key(row.inputs[0])] = egraph.value_to_i64(row.output)
-        self.numel = [numel.get(_key(nd.inputs[-1]), 0) for nd in self.nodes]
-        self.full_contraction = [nd.ctor == "Dot" and self.numel[i] == 1 and not self.vec(nd.inputs[2])
+                numel[row.inputs[0]] = to_i64(row.output)
+        self.numel = [numel.get(nd.inputs[-1], 0) for nd in self.nodes]
+        vecs: dict = {}  # decoded IVec values (many nodes share a permutation or dims vector)
+
+        def vec(v):
+            out = vecs.get(v)
+            if out is None:
+                out = vecs[v] = self.vec(v)
+            return out
+
+        self.full_contraction = [nd.ctor == "Dot" and self.numel[i] == 1 and not vec(nd.inputs[2])
                                  for i, nd in enumerate(self.nodes)]
         # transposes that swap the two dims of a matrix: XLA folds one feeding a dot into the
         # dot's dimension numbers (a transposed-operand GEMM)
-        self.matrix_transpose = [nd.ctor == "Transpose" and self.vec(nd.inputs[1]) == (1, 0) for nd in self.nodes]
+        self.matrix_transpose = [nd.ctor == "Transpose" and vec(nd.inputs[1]) == (1, 0) for nd in self.nodes]
         # per node, for the fusion cost evaluated in every local-search step
         self.kid_sets = [frozenset(nd.children) for nd in self.nodes]
         self.node_cost = [nd.cost for nd in self.nodes]
