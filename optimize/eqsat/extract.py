@@ -203,14 +203,21 @@ def greedy_dag(fz: Frozen, max_steps: int | None = None, *, free: dict[int, int]
     parents, queue, queued = _bottom_up(nodes, n)
     steps = 0
     limit = max_steps if max_steps is not None else 50 * max(1, len(nodes))
+    nonneg = min(fz.node_cost, default=0) >= 0
     while queue and steps < limit:
         steps += 1
         i = queue.popleft()
         queued.discard(i)
         nd = nodes[i]
-        chs = set(nd.children)
-        if any(best_node[c] is None for c in chs):
-            continue
+        kids = nd.children
+        if kids:
+            if any(best_node[c] is None for c in kids):
+                continue
+            # the union of the children's sets costs at least the dearest child's total: when
+            # even that is not cheaper than the class's best, nothing would change
+            if nonneg and max([best_total[c] for c in kids]) + nd.cost >= best_total[nd.cls]:
+                continue
+        chs = set(kids)
         if chs:
             order = sorted(chs, key=lambda c: len(best_set[c]), reverse=True)
             s = dict(best_set[order[0]])

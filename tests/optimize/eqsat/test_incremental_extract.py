@@ -80,3 +80,55 @@ def test_local_search_checked_in_full_gives_the_same_program(monkeypatch):
         monkeypatch.setattr(extract, "_CHECK", False)
         rb = improve(fz, b, roots)
         assert ra == rb and a == b
+
+
+def _greedy_reference(fz, free=None):
+    """``greedy_dag`` without its bound (every node's set is built): the same choice."""
+    from collections import deque
+
+    n, nodes = fz.n_classes, fz.nodes
+    best_total, best_node, best_set = [float("inf")] * n, [None] * n, [None] * n
+    for c, i in (free or {}).items():
+        best_total[c], best_node[c], best_set[c] = 0, i, {}
+    parents = [[] for _ in range(n)]
+    for i, nd in enumerate(nodes):
+        for ch in set(nd.children):
+            parents[ch].append(i)
+    queue = deque(i for i, nd in enumerate(nodes) if not nd.children)
+    queued = set(queue)
+    steps, limit = 0, 50 * max(1, len(nodes))
+    while queue and steps < limit:
+        steps += 1
+        i = queue.popleft()
+        queued.discard(i)
+        nd = nodes[i]
+        chs = set(nd.children)
+        if any(best_node[c] is None for c in chs):
+            continue
+        s = {}
+        if chs:
+            order = sorted(chs, key=lambda c: len(best_set[c]), reverse=True)
+            s = dict(best_set[order[0]])
+            for c in order[1:]:
+                s.update(best_set[c])
+            if nd.cls in s:
+                continue
+        total = sum(s.values()) + nd.cost
+        if total < best_total[nd.cls] and not (free and nd.cls in free):
+            s[nd.cls] = nd.cost
+            best_total[nd.cls], best_node[nd.cls], best_set[nd.cls] = total, i, s
+            for p in parents[nd.cls]:
+                if p not in queued:
+                    queued.add(p)
+                    queue.append(p)
+    return best_node
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_bounded_greedy_gives_the_reference_choice(name, monkeypatch):
+    monkeypatch.setattr(driver, "_NO_GAIN", {})
+    for fz, roots in _graphs(name):
+        choice = greedy_dag(fz)
+        assert choice == _greedy_reference(fz)
+        free = {c: choice[c] for c in roots if choice[c] is not None}
+        assert greedy_dag(fz, free=free) == _greedy_reference(fz, free=free)
