@@ -24,7 +24,7 @@ import egglog.bindings as eb
 from jaxlib.mlir import ir
 
 from . import cost as cost_mod
-from .encode import Encoder, Segment, segments_of_block, write_tables
+from .encode import TYPE_INFO, Encoder, Segment, segments_of_block, write_tables
 from .extract import Frozen, dag_cost, greedy_dag, improve, original_choice, tree_greedy
 from .lang import CTORS, prelude
 from .rebuild import Builder, RebuildError
@@ -170,6 +170,15 @@ def run_eqsat(module: ir.Module, limits: Limits, *, inspect=None) -> EqsatReport
     report = EqsatReport()
     t_start = time.perf_counter()
     consts = cost_mod.constants()
+    try:
+        _run_blocks(module, limits, consts, report, inspect)
+    finally:
+        TYPE_INFO.clear()
+    report.seconds = time.perf_counter() - t_start
+    return report
+
+
+def _run_blocks(module: ir.Module, limits: Limits, consts: dict, report: EqsatReport, inspect) -> None:
     spent = 0  # e-nodes of the segments saturated so far
     with module.context, ir.Location.unknown():
         for block in _blocks(module):
@@ -187,8 +196,6 @@ def run_eqsat(module: ir.Module, limits: Limits, *, inspect=None) -> EqsatReport
                         log.warning("eqsat: segment skipped after an error: %s", stat.error)
                     report.segments.append(stat)
                     spent += stat.nodes_end
-    report.seconds = time.perf_counter() - t_start
-    return report
 
 
 def optimize_segment(seg: Segment, limits: Limits, consts: dict, *, inspect=None) -> SegmentStat:

@@ -42,8 +42,21 @@ _ALLOWED_ATTRS = {
 }
 
 
+# tensor_info per type while an eqsat pass runs (a segment asks about the same few types
+# thousands of times); emptied at the end of each pass so that no type outlives its context
+TYPE_INFO: dict = {}
+_MISSING = object()
+
+
 def tensor_info(t: ir.Type) -> tuple[str, tuple[int, ...]] | None:
     """(dtype name, static shape) of a ranked tensor type we model, else None."""
+    r = TYPE_INFO.get(t, _MISSING)
+    if r is _MISSING:
+        r = TYPE_INFO[t] = _tensor_info(t)
+    return r
+
+
+def _tensor_info(t: ir.Type) -> tuple[str, tuple[int, ...]] | None:
     if not isinstance(t, ir.RankedTensorType) and not ir.RankedTensorType.isinstance(t):
         return None
     rt = ir.RankedTensorType(t)
