@@ -28,7 +28,7 @@ DUPLICATED = {"Bcast", "Reshape"}  # cheap to recompute: every consuming fusion 
 REDUCE_COPIED = {"Slice", "Transpose", "Reverse", "Concat"}
 
 
-@dataclass
+@dataclass(slots=True)  # one object per e-node (thousands per segment)
 class Node:
     ctor: str
     inputs: list  # raw egglog Values, one per constructor argument
