@@ -106,8 +106,8 @@ _BASE = threading.local()  # .egraphs: this thread's base e-graphs (dropped with
 
 
 def _base_egraph(ranks, fast_math: bool, consts: dict, present) -> eb.EGraph:
-    """An e-graph with the prelude, the rules that can fire on a segment made of the op
-    constructors ``present`` and the cost rules loaded (up to 0.15 s to build), cached per
+    """An e-graph with the prelude, (at least) the rules that can fire on a segment made of the
+    op constructors ``present`` and the cost rules loaded (up to 0.15 s to build), cached per
     thread (egglog's e-graphs must stay on the thread that made them: another thread touching
     one panics); segments work on it between ``(push)`` and ``(pop)``."""
     ranks = tuple(sorted(set(ranks) | set(range(5))))

@@ -507,6 +507,7 @@ class _FusionState:
         kid_sets = fz.kid_sets
         alt = choice[c]
         gone = set(removed)
+        added_set = set(added)
         # classes whose users change: the kids of c's old and new node, of added and removed classes
         touched = set(kid_sets[old]) | kid_sets[alt]
         for x in added:
@@ -548,7 +549,7 @@ class _FusionState:
                         continue
                     i_old = old if u == c else choice[u]
                     through_old = u in self.in_dag and ctor[i_old] not in NEVER_MATERIALIZED and not self.mat[u]
-                    through_new = (u not in gone and (u in self.in_dag or u in added)
+                    through_new = (u not in gone and (u in self.in_dag or u in added_set)
                                    and ctor[choice[u]] not in NEVER_MATERIALIZED and not mat[u])
                     if through_old or through_new:
                         up.add(u)
@@ -556,7 +557,6 @@ class _FusionState:
         total = self.total
         term, pen = self.term, self.pen
         dots = set(self.users.get(c, ())) | set(users.get(c, ())) | aff
-        added_set = set(added)
         for f in aff:
             total -= term.get(f, 0)
             if f not in gone and (f in self.in_dag or f in added_set):
