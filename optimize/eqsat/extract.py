@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+from .cost import dot_penalty
 from .lang import CTORS
 
 MISSING_COST = 10**15  # a node whose cost the rules could not compute (never preferred)
@@ -353,17 +354,31 @@ def _fusion_cost(fz: Frozen, choice, order: list[int], roots: list[int]) -> int:
     folded: set[int] = set()  # such transposes
     out_folded: set[int] = set()  # their dots
     if fz.dot_mm:
+        const: dict[int, bool] = {}  # constants, and data movement of constants only
+        for c in order:
+            k = ctor[c]
+            const[c] = k in NEVER_MATERIALIZED or k == "Dense" or (
+                k in FUSIBLE and bool(kids[c]) and all(const[ch] for ch in kids[c]))
         for c in order:
             i = choice[c]
             if not mtrans[i]:
                 continue
             d = fz.node_children[i][0]
+            # through single-use elementwise ops of the product and constants (a scaled
+            # gradient): the transpose moves onto the product (the patterns pass does that)
+            via = False
+            while ctor[d] in ("Un", "Bin") and d not in root_set and len(users.get(d, ())) == 1:
+                rest = [k for k in fz.node_children[choice[d]] if not const[k]]
+                if len(rest) != 1:
+                    break
+                d, via = rest[0], True
             if choice[d] not in fz.dot_mm or d in root_set or len(users.get(d, ())) != 1:
                 continue
             folded.add(c)
             out_folded.add(d)
             extra -= fz.node_cost[i]
-            ctor[c] = "Dot"  # materialized like a dot's result: its consumers read it
+            if not via:
+                ctor[c] = "Dot"  # materialized like a dot's result: its consumers read it
     mat_flag: dict[int, bool] = {}
     for c in order:
         k = ctor[c]
@@ -408,11 +423,12 @@ def _fusion_cost(fz: Frozen, choice, order: list[int], roots: list[int]) -> int:
             la = 1 - lc0 if ta else lc0
             lb = 1 - rc0 if tb else rc0
             na, nb = size[a], size[b]
+            pen = {"lhs_t": lhs_t, "rhs_t": rhs_t}
             if f in out_folded:  # B'^T A'^T
-                runs = lhs_t * nb * (1 - lb) + rhs_t * na * la
+                runs = dot_penalty(pen, nb, lb, na, la)
             else:
-                runs = lhs_t * na * (1 - la) + rhs_t * nb * lb
-            extra += runs - (lhs_t * na * (1 - lc0) + rhs_t * nb * rc0)
+                runs = dot_penalty(pen, na, la, nb, lb)
+            extra += runs - dot_penalty(pen, na, lc0, nb, rc0)
     for f in order:
         k = ctor[f]
         reduce_like = k == "Reduce" or (k == "Dot" and fullc[choice[f]])
@@ -445,7 +461,7 @@ def _fusion_cost(fz: Frozen, choice, order: list[int], roots: list[int]) -> int:
                 extra += r
                 continue
             if reduce_like:
-                if ky in REDUCE_COPIED:
+                if ky in REDUCE_COPIED and y not in folded:
                     extra += 2 * mat * size[y]  # copied into a temporary first
                 elif ky in ELEMENTWISE:
                     extra += fz.red_ew * size[y]

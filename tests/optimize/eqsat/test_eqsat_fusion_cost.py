@@ -104,3 +104,35 @@ def test_elementwise_work_in_a_reduction_costs_more():
     two = summed(f"  %p = stablehlo.multiply %x, %y : {X}\n  %q = stablehlo.add %p, %w : {X}", "%q")
     # the add's node cost, its extra cost inside the reduction fusion, and the read of %w
     assert _cost(two) - _cost(one) == (2 * C["ew"] + C["mat"]) * n
+
+
+def _mm(lc: int, rc: int) -> str:
+    return _f(f"%a: {W}, %b: {W}", W, f"""
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [{lc}] x [{rc}] : ({W}, {W}) -> {W}
+  return %0 : {W}""")
+
+
+def test_transposed_rhs_costs_more_beside_a_transposed_lhs():
+    # XLA CPU: A^T B^T runs much slower than A^T B, A B^T about as fast as A B
+    n = 512 * 512
+    plain, lt, rt, both = (_cost(_mm(lc, rc)) for lc, rc in ((1, 0), (0, 0), (1, 1), (0, 1)))
+    assert lt - plain == C["lhs_t"] * n
+    assert rt - plain == C["rhs_t"] * n
+    assert both - lt == max(C["lhs_t"], C["rhs_t"]) * n
+
+
+def test_transpose_through_a_scaling_folds_into_the_dot():
+    # transpose(dot(a, b) * 0.5): the patterns pass moves the transpose onto the product and
+    # XLA swaps the dot, so it costs the swapped dot scaled
+    scaled_t = _f(f"%a: {M}, %b: {W}", MT, f"""
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : ({M}, {W}) -> {M}
+  %h = stablehlo.constant dense<0.5> : {M}
+  %1 = stablehlo.multiply %0, %h : {M}
+  %2 = stablehlo.transpose %1, dims = [1, 0] : ({M}) -> {MT}
+  return %2 : {MT}""")
+    swapped = _f(f"%a: {M}, %b: {W}", MT, f"""
+  %0 = stablehlo.dot_general %b, %a, contracting_dims = [0] x [1] : ({W}, {M}) -> {MT}
+  %h = stablehlo.constant dense<0.5> : {MT}
+  %1 = stablehlo.multiply %0, %h : {MT}
+  return %1 : {MT}""")
+    assert _cost(scaled_t) == _cost(swapped)
