@@ -439,6 +439,8 @@ def _fusion_cost(fz: Frozen, choice, order: list[int], roots: list[int]) -> int:
             us = users.get(f, ())
             if f in root_set or not us or not all(dot_user[u] for u in us):
                 extra += mat * size[f]  # the write
+        elif k == "Dot":  # a full contraction: its multiply is elementwise work in the reduction
+            extra += fz.red_ew * size[fz.node_children[choice[f]][0]]
         seen: set[int] = set()
         reads: dict[int, int] = {}
         absorbed: list[int] = []

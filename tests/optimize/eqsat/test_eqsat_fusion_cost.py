@@ -136,3 +136,17 @@ def test_transpose_through_a_scaling_folds_into_the_dot():
   %1 = stablehlo.multiply %0, %h : {MT}
   return %1 : {MT}""")
     assert _cost(scaled_t) == _cost(swapped)
+
+
+def test_full_contraction_dot_costs_its_fused_multiply_reduce():
+    # XLA CPU runs a full-contraction dot as the fused multiply-reduce: same elementwise work
+    # in the reduction (only the reduce's one-element result write differs)
+    dot = _f(f"%x: {X}, %y: {X}", "tensor<f32>", f"""
+  %t = stablehlo.dot_general %x, %y, contracting_dims = [0, 1] x [0, 1] : ({X}, {X}) -> tensor<f32>
+  return %t : tensor<f32>""")
+    red = _f(f"%x: {X}, %y: {X}", "tensor<f32>", f"""
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %p = stablehlo.multiply %x, %y : {X}
+  %t = stablehlo.reduce(%p init: %z) applies stablehlo.add across dimensions = [0, 1] : ({X}, tensor<f32>) -> tensor<f32>
+  return %t : tensor<f32>""")
+    assert _cost(red) - _cost(dot) == C["mat"]
