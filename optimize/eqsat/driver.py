@@ -273,7 +273,7 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict):
                 _run(eg, f'(input {name} "{path}")')
             _run(eg, "(run-schedule (saturate (run load)))")
         _run(eg, "(run-schedule (saturate (run ana)))")
-        fz0 = Frozen(eg, consts["mat"], (consts["lhs_t"], consts["rhs_t"]))
+        fz0 = Frozen(eg, consts["mat"], (consts["lhs_t"], consts["rhs_t"]), consts["ew"])
         roots0 = [fz0.slot_class[s] for s in enc.roots]
         choice0 = greedy_dag(fz0)  # before rewriting, every class holds exactly its original op
         orig = dag_cost(fz0, choice0, roots0)
@@ -305,7 +305,7 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict):
                     break
                 prev = n
             _run(eg, "(run-schedule (saturate (run ana)))")
-        fz = Frozen(eg, consts["mat"], (consts["lhs_t"], consts["rhs_t"]))
+        fz = Frozen(eg, consts["mat"], (consts["lhs_t"], consts["rhs_t"]), consts["ew"])
         roots = [fz.slot_class[s] for s in enc.roots]
         choice = greedy_dag(fz) if len(fz.nodes) <= limits.dag_extract_limit else tree_greedy(fz)
         if limits.rewrite:

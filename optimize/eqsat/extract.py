@@ -15,6 +15,7 @@ import os
 from collections import deque
 from dataclasses import dataclass
 
+from .cost import dot_penalty
 from .lang import CTORS
 
 MISSING_COST = 10**15  # a node whose cost the rules could not compute (never preferred)
@@ -26,6 +27,7 @@ DUPLICATED = {"Bcast", "Reshape"}  # cheap to recompute: every consuming fusion 
 # XLA CPU's reduction fusions take elementwise producers (and broadcasts, pads) but copy
 # slices and transposes into temporaries first (seen in its HLO: "wrapped_slice" / transpose copies)
 REDUCE_COPIED = {"Slice", "Transpose", "Reverse", "Concat"}
+ELEMENTWISE = {"Un", "Bin", "Cmp", "Sel", "Clamp", "Cvt"}
 
 
 @dataclass(slots=True)  # one object per e-node (thousands per segment)
@@ -40,9 +42,12 @@ class Node:
 class Frozen:
     """A snapshot of the Op e-classes of an e-graph: nodes, costs, slot roots, types."""
 
-    def __init__(self, egraph, mat_cost: int = 0, dot_t_costs: tuple[int, int] = (0, 0)):
+    def __init__(self, egraph, mat_cost: int = 0, dot_t_costs: tuple[int, int] = (0, 0), red_ew: int = 0):
         self.eg = egraph
         self.mat_cost = mat_cost  # per element of a multi-use fusible result
+        # per element of an elementwise op fused into a reduction, on top of its node cost
+        # (XLA CPU's reduction fusions run elementwise work slower than its loop fusions)
+        self.red_ew = red_ew
         # per operand element of a dot whose lhs / rhs is a transposed matrix (see _fusion_cost)
         self.lhs_t, self.rhs_t = dot_t_costs
         fr = egraph.freeze()
@@ -116,9 +121,34 @@ class Frozen:
         if tt is not None:
             for row in tt.rows:
                 self._tt[_key(row.output)] = (row.inputs[0], row.inputs[1])
+        # XLA rewrites transpose(A'B') into the operand-swapped dot B'^T A'^T, which writes the
+        # transposed result directly (see _fusion_cost)
+        cls_ty = {}
+        for nd in self.nodes:
+            cls_ty.setdefault(nd.cls, nd.inputs[-1])
+        self.dot_mm = {}  # Dot node -> (lhs, rhs contracting dim) for matrix x matrix -> matrix dots
+        for i, nd in enumerate(self.nodes):
+            if nd.ctor == "Dot":
+                mm = self._dot_mm(nd, cls_ty)
+                if mm is not None:
+                    self.dot_mm[i] = mm
         self.n_classes = len(self.class_ids)
         self._by_class = None
         self._sigs: dict[int, tuple] = {}
+
+    def _dot_mm(self, nd: Node, cls_ty: dict) -> tuple[int, int] | None:
+        """For a dot of two matrices into a matrix (one contracting dim each, no batch dims):
+        its lhs and rhs contracting dims; None for other dots."""
+        if self.vec(nd.inputs[2]) or self.vec(nd.inputs[3]):
+            return None
+        lc, rc = self.vec(nd.inputs[4]), self.vec(nd.inputs[5])
+        if len(lc) != 1 or len(rc) != 1:
+            return None
+        for v in (nd.inputs[-1], cls_ty.get(nd.children[0]), cls_ty.get(nd.children[1]) if len(nd.children) > 1 else None):
+            t = self._tt.get(_key(v)) if v is not None else None
+            if t is None or len(self.vec(t[1])) != 2:
+                return None
+        return lc[0], rc[0]
 
     def signature(self, i: int):
         """Node identity up to the order of its operands."""
@@ -306,7 +336,9 @@ def dag_cost(fz: Frozen, choice: list[int | None], roots: list[int], bound: floa
                 if s2 is None:
                     push((ch, False))
     if bound is not None and total > bound:
-        return total, order  # already worse: the (non-negative) fusion traffic cannot help
+        # already worse: fusion traffic only adds (but for a folded transpose(dot), whose
+        # discount this bound ignores: the swapped dot, costed the same, is in the graph)
+        return total, order
     if fz.mat_cost:
         total += _fusion_cost(fz, choice, order, roots)
     return total, order
@@ -322,7 +354,8 @@ def _fusion_cost(fz: Frozen, choice, order: list[int], roots: list[int]) -> int:
     results, dot/reduce results) once; through a slice it reads only what the slice keeps.
     Reductions (and full-contraction dots, which XLA CPU runs as a multiply-reduce) fuse
     their elementwise producers but copy slices and transposes into temporaries first.
-    A dot's own operand and result traffic is in its node cost."""
+    A dot's own operand and result traffic is in its node cost; a matrix transpose of a
+    dot's result that nothing else reads is folded into the dot, as XLA does."""
     mat = fz.mat_cost
     nodes = fz.nodes
     numel = fz.numel
@@ -344,6 +377,39 @@ def _fusion_cost(fz: Frozen, choice, order: list[int], roots: list[int]) -> int:
             else:
                 us.append(c)
     root_set = set(roots)
+    extra = 0
+    # transpose(A'B') of a matrix product read only there: XLA's algebraic simplifier emits the
+    # swapped dot B'^T A'^T, which writes the transposed result (an LSTM gradient's weight
+    # gradients in its HLO): the transpose costs nothing, and the dot pays the transposed-
+    # operand penalties of the swapped form (below) instead of its own
+    folded: set[int] = set()  # such transposes
+    out_folded: set[int] = set()  # their dots
+    if fz.dot_mm:
+        const: dict[int, bool] = {}  # constants, and data movement of constants only
+        for c in order:
+            k = ctor[c]
+            const[c] = k in NEVER_MATERIALIZED or k == "Dense" or (
+                k in FUSIBLE and bool(kids[c]) and all(const[ch] for ch in kids[c]))
+        for c in order:
+            i = choice[c]
+            if not mtrans[i]:
+                continue
+            d = fz.node_children[i][0]
+            # through single-use elementwise ops of the product and constants (a scaled
+            # gradient): the transpose moves onto the product (the patterns pass does that)
+            via = False
+            while ctor[d] in ("Un", "Bin") and d not in root_set and len(users.get(d, ())) == 1:
+                rest = [k for k in fz.node_children[choice[d]] if not const[k]]
+                if len(rest) != 1:
+                    break
+                d, via = rest[0], True
+            if choice[d] not in fz.dot_mm or d in root_set or len(users.get(d, ())) != 1:
+                continue
+            folded.add(c)
+            out_folded.add(d)
+            extra -= fz.node_cost[i]
+            if not via:
+                ctor[c] = "Dot"  # materialized like a dot's result: its consumers read it
     mat_flag: dict[int, bool] = {}
     for c in order:
         k = ctor[c]
@@ -358,19 +424,42 @@ def _fusion_cost(fz: Frozen, choice, order: list[int], roots: list[int]) -> int:
             m = c in root_set or len(us) != 1 or dot_user[us[0]]
         mat_flag[c] = m
 
-    extra = 0
     if fz.lhs_t or fz.rhs_t:
-        # XLA rewrites dot(transpose(a), b) into a dot contracting a's leading dim (and
-        # dot(a, transpose(b)) into one contracting b's trailing dim): the same code as writing
-        # the dot that way, so the same penalty as the Dot cost rule charges it (measured:
-        # "transpose then A @ B" runs exactly as fast as A^T @ B, up to 2.4x slower than A @ B)
+        # XLA folds a matrix transpose feeding a dot into the dot's dimension numbers (the
+        # operand's contracting dim flips: dot(transpose(a), b) contracts a's leading dim) and
+        # a folded result transpose swaps the operands: the dot pays the penalties the Dot cost
+        # rule charges the dot XLA runs (measured: "transpose then A @ B" runs exactly as fast
+        # as A^T @ B, up to 2.4x slower than A @ B), not those of the dot as written
+        lhs_t, rhs_t = fz.lhs_t, fz.rhs_t
         for f in order:
-            if ctor[f] == "Dot" and not fullc[choice[f]]:
-                kids_f = fz.node_children[choice[f]]
-                for pos, pen in ((0, fz.lhs_t), (1, fz.rhs_t)):
+            if ctor[f] != "Dot" or f in folded:
+                continue
+            i = choice[f]
+            if fullc[i]:
+                continue
+            kids_f = fz.node_children[i]
+            mm = fz.dot_mm.get(i)
+            if mm is None:
+                for pos, pen in ((0, lhs_t), (1, rhs_t)):
                     ch = kids_f[pos] if pos < len(kids_f) else None
-                    if pen and ch is not None and mtrans[choice[ch]]:
+                    if pen and ch is not None and mtrans[choice[ch]] and ch not in folded:
                         extra += pen * size[ch]
+                continue
+            a, b = kids_f
+            ta = mtrans[choice[a]] and a not in folded
+            tb = mtrans[choice[b]] and b not in folded
+            if not (ta or tb or f in out_folded):
+                continue
+            lc0, rc0 = mm
+            la = 1 - lc0 if ta else lc0
+            lb = 1 - rc0 if tb else rc0
+            na, nb = size[a], size[b]
+            pen = {"lhs_t": lhs_t, "rhs_t": rhs_t}
+            if f in out_folded:  # B'^T A'^T
+                runs = dot_penalty(pen, nb, lb, na, la)
+            else:
+                runs = dot_penalty(pen, na, la, nb, lb)
+            extra += runs - dot_penalty(pen, na, lc0, nb, rc0)
     for f in order:
         k = ctor[f]
         reduce_like = k == "Reduce" or (k == "Dot" and fullc[choice[f]])
@@ -381,7 +470,11 @@ def _fusion_cost(fz: Frozen, choice, order: list[int], roots: list[int]) -> int:
             us = users.get(f, ())
             if f in root_set or not us or not all(dot_user[u] for u in us):
                 extra += mat * size[f]  # the write
+        elif k == "Dot":  # a full contraction: its multiply is elementwise work in the reduction
+            extra += fz.red_ew * size[fz.node_children[choice[f]][0]]
         seen: set[int] = set()
+        reads: dict[int, int] = {}
+        absorbed: list[int] = []
         stack = [(ch, f) for ch in kids[f]]
         while stack:
             y, p = stack.pop()
@@ -392,20 +485,37 @@ def _fusion_cost(fz: Frozen, choice, order: list[int], roots: list[int]) -> int:
             if ky in NEVER_MATERIALIZED:
                 continue
             if mat_flag[y]:
-                extra += mat * (size[p] if ctor[p] == "Slice" else size[y])
+                if not reduce_like and ky == "Reduce" and _single_consumer(y, users, ctor, root_set):
+                    # XLA CPU pulls a reduction read by nothing else into its elementwise
+                    # consumer's fusion (x - max(x) in a softmax: one kernel reads x once for both)
+                    absorbed.append(fz.node_children[choice[y]][0])
+                    continue
+                r = reads[y] = mat * (size[p] if ctor[p] == "Slice" else size[y])
+                extra += r
                 continue
-            if reduce_like and ky in REDUCE_COPIED:
-                extra += 2 * mat * size[y]  # copied into a temporary first
+            if reduce_like:
+                if ky in REDUCE_COPIED and y not in folded:
+                    extra += 2 * mat * size[y]  # copied into a temporary first
+                elif ky in ELEMENTWISE:
+                    extra += fz.red_ew * size[y]
             for ch in kids[y]:
                 stack.append((ch, y))
+        for x in set(absorbed):
+            extra -= reads.get(x, 0)
     return extra
 
 
 class _FusionState:
-    """``_fusion_cost`` of the current program kept per fusion (the traffic each materialized
-    or reduce-like class pays, and each dot's transposed-operand penalty), so that the local
-    search can price a one-class switch by recomputing only the fusions the switch can touch
-    instead of the whole program: the result is the same number ``_fusion_cost`` gives."""
+    """The fusion traffic of the current program kept per fusion (the traffic each
+    materialized or reduce-like class pays, and each dot's transposed-operand penalty), so
+    that the local search can price a one-class switch by recomputing only the fusions the
+    switch can touch instead of the whole program.
+
+    It is the local part of ``_fusion_cost``: without what XLA does across fusions (a
+    transpose of a dot folded into the swapped dot, a reduction pulled into its consumer's
+    fusion, the surcharge of elementwise work inside reductions), which a one-class switch
+    can change far from the class. So it only ranks candidates: ``improve`` keeps a switch
+    when ``dag_cost``, with the whole model, agrees."""
 
     def __init__(self, fz: Frozen, choice, order: list[int], roots: list[int]):
         self.fz = fz
@@ -568,6 +678,18 @@ class _FusionState:
         return total
 
 
+def _single_consumer(c: int, users: dict, ctor: dict, root_set: set) -> bool:
+    """Whether class ``c`` (not an output) is read by one consumer, through single-use broadcasts
+    and reshapes."""
+    while True:
+        us = users.get(c, ())
+        if c in root_set or len(us) != 1:
+            return False
+        c = us[0]
+        if ctor[c] not in DUPLICATED:
+            return True
+
+
 def original_choice(fz0: Frozen, choice0, order0: list[int], fz: Frozen, choice) -> list | None:
     """``choice`` with every class of the original program (``fz0``, frozen before any
     rewrite; ``order0`` its classes in dependency order) set to its original node in the
@@ -700,12 +822,11 @@ def improve(fz: Frozen, choice: list[int | None], roots: list[int], *, max_steps
     refs = _references(fz, choice, cur[1], roots)
     pos = {c: k for k, c in enumerate(cur[1])}
     base = sum(node_cost[choice[c]] for c in cur[1])
-    # candidate switches are priced incrementally (the DAG walk and the fusion traffic of the
-    # whole program per candidate dominated O2 on 10^3-op gradients); an accepted one is
-    # re-costed in full
+    # candidate switches are ranked incrementally, by the local model (the DAG walk and the
+    # fusion traffic of the whole program per candidate dominated O2 on 10^3-op gradients);
+    # one it finds better is re-costed in full and kept only if the whole model agrees
     fus = _FusionState(fz, choice, cur[1], roots) if fz.mat_cost else None
-    if _CHECK and fus is not None:
-        assert base + fus.total == cur[0], (base + fus.total, cur[0])
+    est = base + (fus.total if fus is not None else 0)  # the current program by the local model
     by_class = fz.nodes_by_class()
     steps = 0
     tabu: set = set()
@@ -733,25 +854,29 @@ def improve(fz: Frozen, choice: list[int | None], roots: list[int], *, max_steps
                 continue
             inc, added, removed = sw
             choice[c] = alt
-            total = inc + (fus.after_switch(choice, c, old, added, removed) if fus is not None else 0)
-            if _CHECK:
+            local = inc + (fus.after_switch(choice, c, old, added, removed) if fus is not None else 0)
+            if _CHECK and fus is not None:
                 r = dag_cost(fz, choice, roots)
-                assert r is not None and r[0] == total, (r and r[0], total)
+                fresh = _FusionState(fz, choice, r[1], roots)
+                assert local == inc + fresh.total, (local, inc + fresh.total)
             size = len(cur[1]) + len(added) - len(removed)
-            if total < cur[0] or (total == cur[0] and neutral_moves > 0 and (c, alt) not in tabu
-                                  and size <= len(cur[1])):
-                if total == cur[0]:
-                    neutral_moves -= 1
-                    tabu.add((c, old))
-                cur = dag_cost(fz, choice, roots)
-                refs = _references(fz, choice, cur[1], roots)
-                pos = {c2: k2 for k2, c2 in enumerate(cur[1])}
-                base = sum(node_cost[choice[c2]] for c2 in cur[1])
-                if fus is not None:
-                    fus = _FusionState(fz, choice, cur[1], roots)
-                since_move = 0
-                k = 0
-                break
+            neutral_ok = neutral_moves > 0 and (c, alt) not in tabu and size <= len(cur[1])
+            if local < est or (local == est and neutral_ok):
+                full = dag_cost(fz, choice, roots) if fus is not None else (local, None)
+                if full is not None and (full[0] < cur[0] or (full[0] == cur[0] and neutral_ok)):
+                    if full[0] == cur[0]:
+                        neutral_moves -= 1
+                        tabu.add((c, old))
+                    cur = full if full[1] is not None else dag_cost(fz, choice, roots)
+                    refs = _references(fz, choice, cur[1], roots)
+                    pos = {c2: k2 for k2, c2 in enumerate(cur[1])}
+                    base = sum(node_cost[choice[c2]] for c2 in cur[1])
+                    if fus is not None:
+                        fus = _FusionState(fz, choice, cur[1], roots)
+                    est = base + (fus.total if fus is not None else 0)
+                    since_move = 0
+                    k = 0
+                    break
             choice[c] = old
     return cur
 
