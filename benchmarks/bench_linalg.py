@@ -24,7 +24,7 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 import reactant  # noqa: E402
-from harness import geomean, measure  # noqa: E402
+from harness import geomean, hlo_fingerprint, measure  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 
@@ -163,13 +163,20 @@ def run_case(name, n, mode, rounds):
         ok = _close(fr(*rargs), fj(*jargs), sym=mode == "grad" and name in SYMMETRIC)
     mine = lambda: _block(fr(*rargs))  # noqa: E731
     res = measure(f"{name} n={n} {mode}", {"reactant": mine, "jax": lambda: _block(fj(*jargs))}, rounds=rounds)
+    same = _same_code(fr, rargs, fj, jargs)
     vs_numpy = None
     if mode == "fwd":  # a pair of its own: NumPy's BLAS threads spin on after a call and would
         # slow whichever program runs next
         vs_numpy = measure(f"{name} n={n} numpy", {"reactant": mine, "numpy": lambda: f_np(*args)},
                            rounds=rounds).ratio("reactant", "numpy")
     return {"name": name, "n": n, "mode": mode, "ok": ok, "reactant": res.median("reactant"),
-            "vs_jax": res.ratio("reactant", "jax"), "vs_numpy": vs_numpy, "first_r": first_r, "first_j": first_j}
+            "vs_jax": res.ratio("reactant", "jax"), "vs_numpy": vs_numpy, "first_r": first_r, "first_j": first_j,
+            "same": same}
+
+
+def _same_code(fr, rargs, fj, jargs) -> bool:
+    """Whether XLA compiled both programs to the same code: then their ratio samples only noise."""
+    return hlo_fingerprint(reactant.code_xla(fr, *rargs)) == hlo_fingerprint(fj.lower(*jargs).compile().as_text())
 
 
 def run_gp(n, rounds):
@@ -190,7 +197,8 @@ def run_gp(n, rounds):
     res = measure(f"gp_nll n={n}", {"reactant": lambda: _block(fr(*rargs)), "jax": lambda: _block(fj(*jargs))},
                   rounds=rounds)
     return {"name": "gp_nll_grad", "n": n, "mode": "grad", "ok": ok, "reactant": res.median("reactant"),
-            "vs_jax": res.ratio("reactant", "jax"), "vs_numpy": None, "first_r": first_r, "first_j": first_j}
+            "vs_jax": res.ratio("reactant", "jax"), "vs_numpy": None, "first_r": first_r, "first_j": first_j,
+            "same": _same_code(fr, rargs, fj, jargs)}
 
 
 def _fmt(s: float) -> str:
@@ -226,6 +234,9 @@ def main():
     if fwd:
         print(f"geomean steady reactant/numpy (forward): {geomean(fwd):.3f}")
     print(f"geomean first call reactant/jax: {geomean([r['first_r'] / r['first_j'] for r in rows]):.3f}")
+    over = [r for r in rows if r["vs_jax"] > 1.05]
+    print(f"rows above 1.05x: {len(over)}, of which {sum(r['same'] for r in over)} run the same XLA code as jax "
+          f"(noise); {sum(r['same'] for r in rows)} of {len(rows)} rows run the same code")
     bad = [f"{r['name']} n={r['n']} {r['mode']}" for r in rows if not r["ok"]]
     print("results match jax" if not bad else f"MISMATCH: {bad}")
 
@@ -237,11 +248,12 @@ def _print_row(r):
     global _HEADER
     if not _HEADER:
         print(f"{'case':<14} {'n':>4} {'mode':<5} {'reactant':>12} {'/jax':>7} {'/numpy':>7} "
-              f"{'first r':>10} {'first jax':>10}  ok")
+              f"{'first r':>10} {'first jax':>10}  ok  same XLA code")
         _HEADER = True
     vn = f"{r['vs_numpy']:7.3f}" if r["vs_numpy"] is not None else f"{'-':>7}"
     print(f"{r['name']:<14} {r['n']:>4} {r['mode']:<5} {_fmt(r['reactant'])} {r['vs_jax']:7.3f} {vn} "
-          f"{_fmt(r['first_r'])} {_fmt(r['first_j'])}  {'ok' if r['ok'] else 'MISMATCH'}", flush=True)
+          f"{_fmt(r['first_r'])} {_fmt(r['first_j'])}  {'ok' if r['ok'] else 'MISMATCH'}"
+          f"{'  same' if r['same'] else ''}", flush=True)
 
 
 if __name__ == "__main__":
