@@ -7,13 +7,13 @@ makes some gradients asymptotically cheaper).
 
 from __future__ import annotations
 
-from . import autodiff, builtin_passes, eqsat, inline, patterns, tiling  # noqa: F401  (register passes)
+from . import autodiff, builtin_passes, eqsat, inline, patterns, reroll, tiling  # noqa: F401  (register passes)
 
 LEVELS: dict[str, list[str]] = {
     "O0": [],
-    "O1": ["inline", "canonicalize", "patterns", "cse"],
-    "O2": ["inline", "canonicalize", "patterns", "eqsat", "patterns", "cse"],
-    "O3": ["inline", "canonicalize", "patterns", "eqsat_o3", "patterns", "cse"],
+    "O1": ["inline", "reroll", "canonicalize", "patterns", "cse"],
+    "O2": ["inline", "reroll", "canonicalize", "patterns", "eqsat", "patterns", "cse"],
+    "O3": ["inline", "reroll", "canonicalize", "patterns", "eqsat_o3", "patterns", "cse"],
 }
 
 # Passes that only pay once the program is final (they make loops the AD pass would have to

@@ -1,0 +1,399 @@
+"""Pass ``reroll``: roll a long run of identical straight-line blocks into one ``stablehlo.while``.
+
+A Python loop unrolled while tracing (``loops="unroll"``, or a loop the tracer could not keep)
+becomes thousands of copies of the same ops. XLA compiles each copy (10^5 ops: minutes and
+gigabytes), and so does every pass before it. This pass finds, in the top-level body of each
+``func.func``, a period ``p`` and a start ``s`` such that the blocks ``[s + k p, s + (k+1) p)``,
+``k = 0 .. K-1``, are the same ops up to renaming: same op names, attributes and result types,
+and every operand is
+
+- a value of the same block at the same relative position (a local value),
+- a value of the previous block (a carried value; block 0 reads it from before the run), or
+- one and the same value for every block (an invariant: a function argument or a value
+  defined well before the run).
+
+It replaces blocks ``0 .. R-1`` by a ``stablehlo.while`` (``R = K``, or ``K - 1`` when a value
+of the last block that is not carried is used after the run: that block then stays as it is)
+whose slots are an i64 counter, the carried values and the invariants (passed through).
+
+Detection is linear per candidate period: every op gets a code (name, attributes, result
+types, operand count) and every operand a code (its distance back in ops when that is at most
+``2p``, else the value's identity), op ``i`` matches op ``i + p`` when all codes agree, and a
+run of matches of length ``L`` is ``L / p + 1`` identical blocks. Candidate periods are the
+most frequent distances between consecutive ops with equal codes. Ops with regions or side
+effects never match. The block boundary within the period is the one crossed by the fewest
+values. With ``REACTANT_LOG=1`` every roll is printed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from ..ir import build
+from ..ir.regions import clone_op, walk_nested
+from ..ir.types import element_type_of, is_complex_type, ranked
+from .passes import PassOptions, register_pass
+
+MIN_REPEATS = 16  # blocks in a run ...
+MIN_OPS = 512  # ... and ops in it, for a run to be rolled
+MIN_REPEATS_LARGE = 3  # fewer repeats of large blocks: from MIN_OPS_LARGE ops in the run
+MIN_OPS_LARGE = 4096
+MAX_PERIOD = 4096  # ops per block
+CANDIDATES = 6  # periods tried per function and round
+MAX_ROUNDS = 16  # rolls per function
+
+# ops never rolled: side effects or meaning tied to their position
+_EFFECTS = {"stablehlo.custom_call", "stablehlo.infeed", "stablehlo.outfeed", "stablehlo.send",
+            "stablehlo.recv", "stablehlo.after_all", "stablehlo.rng", "stablehlo.rng_bit_generator",
+            "stablehlo.optimization_barrier", "stablehlo.partition_id", "stablehlo.replica_id"}
+
+
+def _log(msg: str) -> None:
+    if os.environ.get("REACTANT_LOG", "") not in ("", "0"):
+        print(f"reactant: reroll: {msg}", file=sys.stderr)
+
+
+class _Table:
+    """Codes of a function body's top-level ops and of their operands."""
+
+    def __init__(self, block: ir.Block):
+        ops = [o.operation for o in block.operations]
+        if ops and ops[-1].name == "func.return":
+            self.term = ops[-1]
+            ops = ops[:-1]
+        else:
+            self.term = None
+        self.ops = ops
+        n = len(ops)
+        self.n = n
+        index = {op: i for i, op in enumerate(ops)}
+        self.index = index
+        if self.term is not None:
+            index[self.term] = n
+        interned: dict = {}
+        base = np.empty(n, np.int64)
+        owner, dj, res, argn, nested = [], [], [], [], []
+        opstart = np.zeros(n + 1, np.int64)
+        uniq = -1
+        for i, op in enumerate(ops):
+            opstart[i] = len(owner)
+            name = op.name
+            if len(op.regions) or name in _EFFECTS or not (name.startswith("stablehlo.") or name.startswith("chlo.")):
+                base[i] = uniq
+                uniq -= 1
+                if len(op.regions):
+                    nested.append(op)
+            else:
+                if name == "stablehlo.constant" and is_complex_type(element_type_of(op.results[0])):
+                    # reading a complex constant's value aborts (ir/attrs.py): compare its text
+                    key = (name, op.get_asm(enable_debug_info=False).split(" = ", 1)[-1])
+                else:
+                    attrs = op.attributes
+                    key = (name, tuple((attrs[k].name, attrs[k].attr) for k in range(len(attrs))),
+                           tuple(r.type for r in op.results), len(op.operands))
+                base[i] = interned.setdefault(key, len(interned))
+            for v in op.operands:
+                j, r, a = self._ref(v, block)
+                owner.append(i)
+                dj.append(j)
+                res.append(r)
+                argn.append(a)
+        opstart[n] = len(owner)
+        self.base = base
+        self.opstart = opstart
+        self.owner = np.asarray(owner, np.int64)
+        self.dj = np.asarray(dj, np.int64)  # defining top-level op, -1: not one
+        self.res = np.asarray(res, np.int64)  # result number
+        self.argn = np.asarray(argn, np.int64)  # function argument number, -1: not one
+        # uses after the ops: the terminator's operands and values captured by nested regions
+        extra = []
+        if self.term is not None:
+            extra += [(n, v) for v in self.term.operands]
+        for op in nested:
+            i = index[op]
+            seen = []
+            walk_nested(op, lambda o, i=i: seen.extend((i, v) for v in o.operands))
+            extra += seen
+        eo, ej, er = [], [], []
+        for i, v in extra:
+            j, r, _ = self._ref(v, block)
+            if j >= 0:
+                eo.append(i)
+                ej.append(j)
+                er.append(r)
+        self.x_owner = np.asarray(eo, np.int64)
+        self.x_dj = np.asarray(ej, np.int64)
+        self.x_res = np.asarray(er, np.int64)
+
+    def _ref(self, v, block):
+        owner = v.owner
+        if isinstance(owner, ir.Block):
+            if owner == block:
+                return -1, 0, ir.BlockArgument(v).arg_number
+            return -1, 0, -2  # a nested block's argument (ops with regions only)
+        j = self.index.get(owner.operation)
+        if j is None:
+            return -1, 0, -2
+        return j, ir.OpResult(v).result_number, -1
+
+    def codes(self, p: int) -> np.ndarray:
+        """Operand codes for period ``p``: distance when within 2p, else identity."""
+        d = self.owner - self.dj
+        local = (self.dj >= 0) & (d <= 2 * p)
+        r = self.res.max(initial=0) + 1
+        far = np.where(self.dj >= 0, -(1 << 40) - self.dj * r - self.res, -1 - self.argn)
+        return np.where(local, d * r + self.res, far)
+
+    def matches(self, p: int, codes: np.ndarray) -> np.ndarray:
+        """``m[i]``: op i and op i + p have the same codes (i < n - p)."""
+        n = self.n
+        base = self.base
+        m = (base[:-p] == base[p:]) & (base[:-p] >= 0)
+        if not len(self.owner):
+            return m
+        o = self.owner
+        ok = o < n - p
+        t = np.nonzero(ok)[0]
+        o = o[t]
+        partner = self.opstart[o + p] + (t - self.opstart[o])
+        valid = m[o]  # same base => same operand count
+        partner = np.where(valid, partner, t)
+        bad = codes[t] != codes[partner]
+        m = m.copy()
+        m[o[bad]] = False
+        return m
+
+
+def _runs(m: np.ndarray, min_len: int):
+    """(start, length) of the runs of True in ``m`` at least ``min_len`` long."""
+    if not m.any():
+        return []
+    x = np.concatenate([[0], m.view(np.int8), [0]])
+    dx = np.diff(x)
+    starts = np.nonzero(dx == 1)[0]
+    ends = np.nonzero(dx == -1)[0]
+    return [(int(a), int(b - a)) for a, b in zip(starts, ends) if b - a >= min_len]
+
+
+def _candidates(t: _Table) -> list[int]:
+    base = t.base
+    idx = np.arange(t.n)
+    keep = base >= 0
+    b, i = base[keep], idx[keep]
+    order = np.lexsort((i, b))
+    b, i = b[order], i[order]
+    same = b[1:] == b[:-1]
+    d = (i[1:] - i[:-1])[same]
+    g = b[1:][same]
+    keep = d <= MAX_PERIOD
+    d, g = d[keep], g[keep]
+    if not len(d):
+        return []
+    # (1) the most frequent distances between consecutive ops of equal codes
+    counts = np.bincount(d)
+    top = [int(p) for p in np.argsort(-counts, kind="stable")[:CANDIDATES]
+           if p > 0 and counts[p] >= MIN_REPEATS_LARGE - 1]
+    # (2) one vote per op code for its most frequent distance (a code that occurs once per
+    # block of a long period votes for it, however often short-range codes repeat)
+    key = g * (MAX_PERIOD + 1) + d
+    uk, uc = np.unique(key, return_counts=True)
+    ug, ud = uk // (MAX_PERIOD + 1), uk % (MAX_PERIOD + 1)
+    order = np.lexsort((-uc, ug))
+    ug, ud, uc = ug[order], ud[order], uc[order]
+    first = np.concatenate([[True], ug[1:] != ug[:-1]])
+    modes = ud[first & (uc >= MIN_REPEATS_LARGE - 1)]
+    if len(modes):
+        votes = np.bincount(modes)
+        for p in np.argsort(-votes, kind="stable")[:CANDIDATES]:
+            if p > 0 and votes[p] > 0 and int(p) not in top:
+                top.append(int(p))
+    return top
+
+
+def _enough(k: int, p: int) -> bool:
+    return (k >= MIN_REPEATS and k * p >= MIN_OPS) or (k >= MIN_REPEATS_LARGE and k * p >= MIN_OPS_LARGE)
+
+
+class _Plan:
+    def __init__(self, s, p, k, rolled, carries, invariants):
+        self.s, self.p, self.k, self.rolled = s, p, k, rolled
+        self.carries = carries  # [(relative position, result number)]
+        self.invariants = invariants  # [slot index of block 1 holding the value]
+
+
+def _phase(t: _Table, a: int, end: int, p: int) -> int:
+    """The block start in [a, a + p) that the fewest values cross."""
+    lo, hi = a, end
+    sel = (t.owner >= lo) & (t.owner < hi) & (t.dj >= lo)
+    j, u = t.dj[sel], t.owner[sel]
+    last = np.full(hi - lo, -1, np.int64)
+    np.maximum.at(last, j - lo, u - lo)
+    has = last >= 0
+    jj = np.nonzero(has)[0]
+    diff = np.zeros(hi - lo + 2, np.int64)
+    np.add.at(diff, jj + 1, 1)
+    np.add.at(diff, last[has] + 1, -1)
+    cross = np.cumsum(diff)[: hi - lo]  # cross[b]: values defined before b, used at or after b
+    window = cross[p: 2 * p]
+    return a + int(np.argmin(window))
+
+
+def _plan(t: _Table, p: int) -> _Plan | None:
+    best = None
+    codes = t.codes(p)
+    for a, L in _runs(t.matches(p, codes), (MIN_REPEATS_LARGE - 1) * p):
+        end = a + L + p  # ops [a, end) are periodic
+        if L < 2 * p or not _enough((L + p) // p - 1, p):
+            continue
+        s = _phase(t, a, end, p)
+        k = (end - s) // p
+        plan = _check(t, s, p, k, codes)
+        if plan is not None and (best is None or plan.rolled > best.rolled):
+            best = plan
+    return best
+
+
+def _check(t: _Table, s: int, p: int, k: int, codes: np.ndarray) -> _Plan | None:
+    if k < 2 or not _enough(k - 1, p):
+        return None
+    e = s + k * p
+    o, j = t.owner, t.dj
+    # block 1 (the template): operands local, from block 0, or invariant
+    b1 = (o >= s + p) & (o < s + 2 * p)
+    near = b1 & (j >= 0) & (o - j <= 2 * p)
+    if np.any(near & (j < s)):
+        return None
+    slots1 = np.nonzero(b1)[0]
+    carries = sorted({(int(j[x] - s), int(t.res[x])) for x in slots1 if s <= j[x] < s + p})
+    inv: dict = {}
+    for x in slots1:
+        if not (j[x] >= s):  # far value or argument
+            if j[x] < 0 and t.argn[x] < 0:
+                return None
+            inv.setdefault(int(codes[x]), int(x))
+    # uses after the run: of the last block only
+    after = (o >= e) & (j >= s) & (j < e)
+    xa = (t.x_owner >= e) & (t.x_dj >= s) & (t.x_dj < e)
+    xa_before = (t.x_owner < e) & (t.x_dj >= s) & (t.x_dj < e)  # region ops inside the run: none
+    if np.any(xa_before):
+        return None
+    dj_after = np.concatenate([j[after], t.x_dj[xa]])
+    res_after = np.concatenate([t.res[after], t.x_res[xa]])
+    last = s + (k - 1) * p
+    if np.any(dj_after < last):
+        return None
+    escapes = {(int(a - last), int(r)) for a, r in zip(dj_after, res_after)}
+    rolled = k if escapes <= set(carries) else k - 1
+    if not _enough(rolled, p):
+        return None
+    return _Plan(s, p, k, rolled, carries, list(inv.values()))
+
+
+def _roll(t: _Table, plan: _Plan, fn_name: str) -> None:
+    s, p, R = plan.s, plan.p, plan.rolled
+    ops = t.ops
+    first = ops[s]
+    loc = first.location
+    i64 = ir.IntegerType.get_signless(64)
+    ctr_t = ranked([], i64)
+
+    def value(i, r):
+        return ops[i].results[r]
+
+    inits = [value(s - p + q, r) for q, r in plan.carries]
+    invs = [ops[int(t.owner[x])].operands[int(x - t.opstart[t.owner[x]])] for x in plan.invariants]
+    ip = ir.InsertionPoint(first)
+    with loc:
+        zero = build.full(0, ctr_t, ip=ip)
+        operands = [zero] + inits + invs
+        types = [v.type for v in operands]
+        w = build.create("stablehlo.while", operands, types, regions=2, ip=ip)
+        cond = w.regions[0].blocks.append(*types)
+        with ir.InsertionPoint(cond):
+            bound = build.full(R, ctr_t)
+            build.create("stablehlo.return", [build.compare(cond.arguments[0], bound, "LT")], [])
+        body = w.regions[1].blocks.append(*types)
+        args = list(body.arguments)
+        carry_arg = {c: args[1 + n] for n, c in enumerate(plan.carries)}
+        inv_arg = {}
+        for n, v in enumerate(invs):
+            inv_arg[v] = args[1 + len(inits) + n]
+        b1 = s + p
+        mapping: dict = {}
+
+        def get(v):
+            owner = v.owner
+            if not isinstance(owner, ir.Block):
+                jj = t.index.get(owner.operation)
+                if jj is not None and jj >= b1:
+                    return mapping[v]
+                if jj is not None and s <= jj < b1:
+                    return carry_arg[(jj - s, ir.OpResult(v).result_number)]
+            return inv_arg[v]
+
+        with ir.InsertionPoint(body):
+            for i in range(b1, b1 + p):
+                new = clone_op(ops[i], get)
+                for a, b in zip(ops[i].results, new.results):
+                    mapping[a] = b
+            one = build.full(1, ctr_t)
+            yields = [build.add(args[0], one)] + [mapping[value(b1 + q, r)] for q, r in plan.carries] \
+                + args[1 + len(inits):]
+            build.create("stablehlo.return", yields, [])
+    # the while's results replace the last rolled block's carried values
+    lastb = s + (R - 1) * p
+    for n, (q, r) in enumerate(plan.carries):
+        value(lastb + q, r).replace_all_uses_with(w.results[1 + n])
+    doomed = ops[s: s + R * p]
+    doomed_set = set(doomed)
+    for op in reversed(doomed):
+        for res in op.results:
+            for u in res.uses:
+                if u.owner.operation not in doomed_set:
+                    raise RuntimeError("reroll: internal error: a rolled value is still used")
+        op.erase()
+    _log(f"@{fn_name}: {R} blocks of {p} ops at op {s} -> one stablehlo.while "
+         f"({len(plan.carries)} carried, {len(invs)} invariant)")
+
+
+def reroll_function(fn) -> int:
+    """Roll the runs of ``fn``'s body; returns the number of rolls."""
+    region = fn.regions[0]
+    blocks = list(region.blocks)
+    if len(blocks) != 1:
+        return 0
+    block = blocks[0]
+    name = fn.attributes["sym_name"].value if "sym_name" in fn.attributes else "?"
+    done = 0
+    for _ in range(MAX_ROUNDS):
+        t = _Table(block)
+        if t.n < MIN_OPS:
+            break
+        best = None
+        for p in _candidates(t):
+            if p * MIN_REPEATS_LARGE > t.n:
+                continue
+            plan = _plan(t, p)
+            if plan is not None and (best is None or plan.rolled * plan.p > best.rolled * best.p):
+                best = plan
+        if best is None:
+            break
+        _roll(t, best, name)
+        done += 1
+    return done
+
+
+@register_pass("reroll", idempotent=True)
+def reroll(module: ir.Module, options: PassOptions) -> bool:
+    """Roll long runs of identical consecutive blocks into ``stablehlo.while`` loops."""
+    if "reroll" in options.disabled:
+        return False
+    n = 0
+    for op in module.body.operations:
+        if op.operation.name == "func.func":
+            n += reroll_function(op.operation)
+    return n > 0

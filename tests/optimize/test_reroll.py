@@ -1,0 +1,245 @@
+"""The ``reroll`` pass: long runs of identical straight-line blocks become one
+``stablehlo.while``; the program computes the same values before and after."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import reactant
+from reactant.ir.context import parse_module, to_text
+from reactant.optimize import PassOptions, pipeline, run_pipeline
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
+from bench_compile_scale import _np_program  # noqa: E402
+
+
+def _run_text(text, inputs):
+    import jax
+    import jax.extend  # noqa: F401
+    import jaxlib.xla_client as xc
+
+    b = jax.extend.backend.get_backend()
+    dev = b.devices()[0]
+    exe = b.compile_and_load(text, xc.DeviceList((dev,)), xc.CompileOptions())
+    return [np.asarray(o) for o in exe.execute([jax.device_put(x, dev) for x in inputs])]
+
+
+def _rerolled(text: str, options: PassOptions | None = None) -> str:
+    m = parse_module(text)
+    run_pipeline(m, ["reroll"], options)
+    return to_text(m)
+
+
+def _same_results(src: str, shapes, rtol=1e-5):
+    rng = np.random.default_rng(0)
+    inputs = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    out = _rerolled(src)
+    for a, b in zip(_run_text(src, inputs), _run_text(out, inputs)):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-6)
+    return out
+
+
+# -- traced programs (benchmarks/bench_compile_scale.py) -----------------------------------------
+@pytest.mark.parametrize("name,reps", [("stencil", 64), ("loop_kernel", 12)])
+def test_unrolled_benchmark_programs_roll(name, reps):
+    f, args = _np_program(name, reps)
+    rargs = [reactant.to_rarray(a) for a in args]
+    rolled = reactant.code_hlo(reactant.compile(f, loops="unroll"), *rargs, optimize=["inline", "reroll"])
+    assert rolled.count("stablehlo.while") == 1
+    ref = reactant.compile(f, loops="unroll", optimize="O0")(*[reactant.to_rarray(a) for a in args])
+    got = reactant.compile(f, loops="unroll", optimize=["inline", "reroll"])(*[reactant.to_rarray(a) for a in args])
+    np.testing.assert_allclose(np.asarray(got), np.asarray(ref), rtol=1e-12, atol=1e-12)
+    # the O2 pipeline rolls too, and computes the same
+    o2 = reactant.compile(f, loops="unroll", optimize="O2")(*[reactant.to_rarray(a) for a in args])
+    np.testing.assert_allclose(np.asarray(o2), np.asarray(ref), rtol=1e-10, atol=1e-10)
+
+
+def test_disabled_by_option():
+    f, args = _np_program("stencil", 64)
+    text = reactant.code_hlo(reactant.compile(f, loops="unroll"), reactant.to_rarray(args[0]), optimize=False)
+    assert "stablehlo.while" not in _rerolled(text, PassOptions(disabled={"reroll"}))
+    assert "stablehlo.while" in _rerolled(text)
+    assert "reroll" in pipeline("O2") and "reroll" in pipeline("O1") and "reroll" in pipeline("O3")
+
+
+def test_gradient_through_rolled_loop():
+    import jax
+    import jax.numpy as jnp
+
+    def loss_np(x, w):
+        for _ in range(120):
+            x = np.tanh(x * w) + 0.5 * x
+        return np.sum(x * x)
+
+    def loss_jnp(x, w):
+        for _ in range(120):
+            x = jnp.tanh(x * w) + 0.5 * x
+        return jnp.sum(x * x)
+
+    def g(x, w):
+        return reactant.gradient(loss_np, x, w, argnums=(0, 1))
+
+    rng = np.random.default_rng(1)
+    x, w = rng.standard_normal(6) * 0.5, rng.standard_normal(6) * 0.5
+    cf = reactant.compile(g, loops="unroll", optimize="O2")
+    hlo = reactant.code_hlo(cf, reactant.to_rarray(x), reactant.to_rarray(w))
+    assert "stablehlo.while" in hlo
+    gx, gw = cf(reactant.to_rarray(x), reactant.to_rarray(w))
+    jax.config.update("jax_enable_x64", True)  # as the AD tests do
+    jx, jw = jax.grad(loss_jnp, argnums=(0, 1))(jnp.asarray(x, jnp.float64), jnp.asarray(w, jnp.float64))
+    jx, jw = np.asarray(jx), np.asarray(jw)
+    np.testing.assert_allclose(np.asarray(gx), jx, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(np.asarray(gw), jw, rtol=1e-6, atol=1e-9)
+
+
+# -- hand-written programs ----------------------------------------------------------------------
+T = "tensor<4xf32>"
+
+
+def _program(reps: int, block, *, prefix=(), results=("x",), nargs=2) -> str:
+    """A @main over ``nargs`` tensor<4xf32> arguments %a0.. whose body is ``prefix`` then
+    ``reps`` blocks; ``block(k, env)`` returns lines and updates ``env`` (name -> SSA value)."""
+    env = {"x": "%a0", "w": "%a1", "xp": "%a0"}
+    lines = list(prefix)
+    for k in range(reps):
+        lines += block(k, env)
+    ret = ", ".join(env[r] for r in results)
+    args = ", ".join(f"%a{i}: {T}" for i in range(nargs))
+    body = "\n    ".join(lines)
+    return (f"func.func public @main({args}) -> ({', '.join([T] * len(results))}) {{\n    {body}\n"
+            f"    return {ret} : {', '.join([T] * len(results))}\n}}")
+
+
+def _chain_block(length: int, *, const=lambda k: 0.5, two_back=False, use_w=True):
+    def block(k, env):
+        x = env["x"]
+        out = []
+        c = f"%c{k}"
+        out.append(f"{c} = stablehlo.constant dense<{const(k)!r}> : {T}")
+        t = x
+        for i in range(length):
+            n = f"%t{k}_{i}"
+            op = ("stablehlo.sine", "stablehlo.tanh", "stablehlo.cosine")[i % 3]
+            out.append(f"{n} = {op} {t} : {T}")
+            t = n
+        m = f"%m{k}"
+        src = env["xp"] if two_back else x
+        out.append(f"{m} = stablehlo.multiply {src}, {c} : {T}")
+        y = f"%y{k}"
+        out.append(f"{y} = stablehlo.add {t}, {m} : {T}")
+        if use_w:
+            z = f"%z{k}"
+            out.append(f"{z} = stablehlo.multiply {y}, %a1 : {T}")
+            y = z
+        env["xp"], env["x"] = x, y
+        env["last_t"] = t
+        return out
+    return block
+
+
+def test_chain_with_invariant_rolls():
+    text = _program(40, _chain_block(12))
+    out = _same_results(text, [(4,), (4,)])
+    assert out.count("stablehlo.while") == 1
+
+
+def test_value_of_last_block_used_after_run():
+    # %t of the last block is not carried: that block stays unrolled, the rest is rolled
+    def block(k, env):
+        out = _chain_block(12)(k, env)
+        env["t"] = env["last_t"]
+        return out
+    text = _program(40, block, results=("x", "t"))
+    out = _same_results(text, [(4,), (4,)])
+    assert out.count("stablehlo.while") == 1
+
+
+def test_invariant_defined_before_run():
+    prefix = [f"%cc = stablehlo.constant dense<0.25> : {T}", f"%ww = stablehlo.multiply %a1, %cc : {T}"]
+
+    def block(k, env):
+        x = env["x"]
+        out = [f"%s{k} = stablehlo.sine {x} : {T}"]
+        for i in range(14):
+            out.append(f"%u{k}_{i} = stablehlo.multiply {'%s' + str(k) if i == 0 else f'%u{k}_{i - 1}'}, %ww : {T}")
+        out.append(f"%x{k} = stablehlo.add %u{k}_13, {x} : {T}")
+        env["x"] = f"%x{k}"
+        return out
+    text = _program(40, block, prefix=prefix)
+    out = _same_results(text, [(4,), (4,)])
+    assert out.count("stablehlo.while") == 1
+
+
+def test_value_used_two_blocks_later_does_not_roll():
+    # block k reads u of block k-2 at the same place in the block (2 blocks back whatever the
+    # block boundary); 24 blocks of 30 ops (at twice the period: 12 blocks, too few)
+    def block(k, env):
+        u_prev2 = env.get("u1", "%a1")
+        out = [f"%u{k} = stablehlo.add {u_prev2}, {env['x']} : {T}"]
+        t = f"%u{k}"
+        for i in range(28):
+            op = ("stablehlo.sine", "stablehlo.tanh", "stablehlo.cosine")[i % 3]
+            out.append(f"%t{k}_{i} = {op} {t} : {T}")
+            t = f"%t{k}_{i}"
+        out.append(f"%x{k} = stablehlo.multiply {t}, {env['x']} : {T}")
+        env["u1"], env["x"] = env.get("u0", "%a1"), f"%x{k}"
+        env["u0"] = f"%u{k}"
+        return out
+    text = _program(24, block)
+    assert "stablehlo.while" not in _same_results(text, [(4,), (4,)])
+    # the same blocks reading u of block k-1 roll
+    def block1(k, env):
+        out = block(k, env)
+        env["u1"] = env["u0"]
+        return out
+    assert "stablehlo.while" in _same_results(_program(24, block1), [(4,), (4,)])
+
+
+def test_blocks_differing_in_a_constant_do_not_roll():
+    text = _program(40, _chain_block(12, const=lambda k: 0.5 + 0.01 * k))
+    assert "stablehlo.while" not in _same_results(text, [(4,), (4,)])
+
+
+def test_blocks_differing_in_an_attribute_do_not_roll():
+    def block(k, env):
+        x = env["x"]
+        out = [f"%s{k} = stablehlo.slice {x} [{k % 2}:{k % 2 + 2}] : ({T}) -> tensor<2xf32>",
+               f"%p{k} = stablehlo.constant dense<0.0> : tensor<f32>",
+               f"%q{k} = stablehlo.pad %s{k}, %p{k}, low = [{k % 3}], high = [{2 - k % 3}], interior = [0] "
+               f": (tensor<2xf32>, tensor<f32>) -> {T}"]
+        t = f"%q{k}"
+        for i in range(12):
+            out.append(f"%v{k}_{i} = stablehlo.tanh {t} : {T}")
+            t = f"%v{k}_{i}"
+        out.append(f"%x{k} = stablehlo.add {t}, {x} : {T}")
+        env["x"] = f"%x{k}"
+        return out
+    # periods 2 and 3 combine to a period of 6 blocks: 40 blocks are fewer than 16 of those
+    text = _program(40, block)
+    assert "stablehlo.while" not in _same_results(text, [(4,), (4,)])
+
+
+def test_too_few_repetitions_do_not_roll():
+    text = _program(10, _chain_block(40))
+    assert "stablehlo.while" not in _same_results(text, [(4,), (4,)])
+
+
+def test_complex_constants_roll():
+    # reading a complex constant's value attribute aborts the process: compared by text
+    ct = "tensor<2xcomplex<f32>>"
+    lines, prev = [], "%a0"
+    for k in range(40):
+        lines.append(f"%c{k} = stablehlo.constant dense<(1.0,0.5)> : {ct}")
+        for i in range(14):
+            lines.append(f"%v{k}_{i} = stablehlo.multiply {prev}, %c{k} : {ct}")
+            prev = f"%v{k}_{i}"
+    body = "\n    ".join(lines)
+    text = f"func.func public @main(%a0: {ct}) -> {ct} {{\n    {body}\n    return {prev} : {ct}\n}}"
+    out = _rerolled(text)
+    assert out.count("stablehlo.while") == 1
+    x = (np.random.default_rng(0).standard_normal(2) * 0.1).astype(np.complex64)
+    np.testing.assert_allclose(_run_text(out, [x])[0], _run_text(text, [x])[0], rtol=1e-4)
