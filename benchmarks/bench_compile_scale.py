@@ -6,7 +6,9 @@ op count (1.0: linear).
 Programs (each written once for NumPy and once for jax.numpy, sized by a repeat count):
 - ``stencil``: an unrolled 1-D three-point stencil time loop (slices and elementwise ops);
 - ``chain``: a long chain of elementwise ops and small matrix products;
-- ``mlp_grad``: the gradient of a deep MLP (forward, AD, optimizer on the derivative);
+- ``mlp_grad``: the gradient of a deep MLP whose layers' weights are separate arrays (forward,
+  AD, optimizer on the derivative; one output array per layer);
+- ``mlp_stacked``: the same MLP with its weights stacked in one array, layer ``k`` reading ``W[k]``;
 - ``loop_kernel``: a Gauss-Seidel sweep over a small grid, unrolled (scalar indexing).
 
 Loops are forced to unroll (``loops="unroll"``) so that the program has the stated size. Every
@@ -31,7 +33,7 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # ops per repeat of each program's unit (measured on the traced module; used to size them)
-PROGRAMS = ("stencil", "chain", "mlp_grad", "loop_kernel")
+PROGRAMS = ("stencil", "chain", "mlp_grad", "mlp_stacked", "loop_kernel")
 
 
 def _np_program(name: str, reps: int):
@@ -47,7 +49,7 @@ def _np_program(name: str, reps: int):
     if name == "chain":
         def f(x, w):
             for k in range(reps):
-                x = np.tanh(x @ w) * 0.5 + x * (0.1 + 0.001 * k)
+                x = np.tanh(x @ w) * 0.5 + x * (0.1 + 1e-6 * k)
             return x
         r = np.random.default_rng(0)
         return f, (r.standard_normal((8, 16)), r.standard_normal((16, 16)) * 0.2)
@@ -63,6 +65,18 @@ def _np_program(name: str, reps: int):
             return reactant.gradient(loss, ws, x)
         r = np.random.default_rng(0)
         return f, ([r.standard_normal((16, 16)) * 0.3 for _ in range(reps)], r.standard_normal((4, 16)))
+    if name == "mlp_stacked":
+        import reactant
+
+        def loss(W, x):
+            for k in range(reps):
+                x = np.tanh(x @ W[k])
+            return np.sum(x * x)
+
+        def f(W, x):
+            return reactant.gradient(loss, W, x)
+        r = np.random.default_rng(0)
+        return f, (r.standard_normal((reps, 16, 16)) * 0.3, r.standard_normal((4, 16)))
     if name == "loop_kernel":
         n = 8
 
@@ -88,12 +102,19 @@ def _jax_program(name: str, reps: int):
     elif name == "chain":
         def f(x, w):
             for k in range(reps):
-                x = jnp.tanh(x @ w) * 0.5 + x * (0.1 + 0.001 * k)
+                x = jnp.tanh(x @ w) * 0.5 + x * (0.1 + 1e-6 * k)
             return x
     elif name == "mlp_grad":
         def loss(ws, x):
             for w in ws:
                 x = jnp.tanh(x @ w)
+            return jnp.sum(x * x)
+
+        f = jax.grad(loss)
+    elif name == "mlp_stacked":
+        def loss(W, x):
+            for k in range(reps):
+                x = jnp.tanh(x @ W[k])
             return jnp.sum(x * x)
 
         f = jax.grad(loss)
@@ -109,7 +130,7 @@ def _jax_program(name: str, reps: int):
     return f
 
 
-_UNIT_OPS = {"stencil": 16, "chain": 9, "mlp_grad": 2.2, "loop_kernel": 720}
+_UNIT_OPS = {"stencil": 16, "chain": 9, "mlp_grad": 2.2, "mlp_stacked": 4.2, "loop_kernel": 720}
 
 
 def _reps(name: str, ops: int) -> int:
@@ -154,12 +175,14 @@ def child_jax(name: str, reps: int) -> dict:
     import jax
 
     jax.config.update("jax_enable_x64", True)
-    _, args = _np_program(name, reps) if name != "mlp_grad" else (None, None)
-    if name == "mlp_grad":
+    _, args = _np_program(name, reps) if name not in ("mlp_grad", "mlp_stacked") else (None, None)
+    if name in ("mlp_grad", "mlp_stacked"):  # without importing reactant
         import numpy as np
 
         r = np.random.default_rng(0)
-        args = ([r.standard_normal((16, 16)) * 0.3 for _ in range(reps)], r.standard_normal((4, 16)))
+        ws = [r.standard_normal((16, 16)) * 0.3 for _ in range(reps)] if name == "mlp_grad" else \
+            r.standard_normal((reps, 16, 16)) * 0.3
+        args = (ws, r.standard_normal((4, 16)))
     f = _jax_program(name, reps)
     t0 = time.perf_counter()
     lowered = jax.jit(f).lower(*args)

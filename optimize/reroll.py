@@ -35,7 +35,8 @@ from jaxlib.mlir import ir
 
 from ..ir import build
 from ..ir.regions import clone_op, walk_nested
-from ..ir.types import element_type_of, is_complex_type, ranked
+from ..ir.attrs import read_constant
+from ..ir.types import element_type_of, is_complex_type, num_elements, ranked, shape_of, spec_of
 from .passes import PassOptions, register_pass
 
 MIN_REPEATS = 16  # blocks in a run ...
@@ -45,6 +46,9 @@ MIN_OPS_LARGE = 4096
 MAX_PERIOD = 4096  # ops per block
 CANDIDATES = 6  # periods tried per function and round
 MAX_ROUNDS = 16  # rolls per function
+VARY_CONST_MAX = 256  # elements: a constant up to this size may differ between blocks (table)
+STACK_MAX_BYTES = 1 << 28  # values read from a stack built before the loop, per roll
+FAR = -(1 << 40)  # operand code of every value defined outside the two blocks before an op
 
 # ops never rolled: side effects or meaning tied to their position
 _EFFECTS = {"stablehlo.custom_call", "stablehlo.infeed", "stablehlo.outfeed", "stablehlo.send",
@@ -76,6 +80,10 @@ class _Table:
             index[self.term] = n
         interned: dict = {}
         base = np.empty(n, np.int64)
+        cval = np.full(n, -1, np.int64)  # small constants: the value's identity (base omits it)
+        values: dict = {}
+        starts: dict = {}  # slice ops: start indices
+        wild = []  # (op, full identity) of ops whose code leaves a value out
         owner, dj, res, argn, nested = [], [], [], [], []
         opstart = np.zeros(n + 1, np.int64)
         uniq = -1
@@ -93,8 +101,23 @@ class _Table:
                     key = (name, op.get_asm(enable_debug_info=False).split(" = ", 1)[-1])
                 else:
                     attrs = op.attributes
-                    key = (name, tuple((attrs[k].name, attrs[k].attr) for k in range(len(attrs))),
-                           tuple(r.type for r in op.results), len(op.operands))
+                    ident = tuple((attrs[k].name, attrs[k].attr) for k in range(len(attrs)))
+                    types = tuple(r.type for r in op.results)
+                    if name == "stablehlo.slice":
+                        # blocks may slice at offsets affine in the block index (W[k]): the
+                        # start is left out of the code and checked per run
+                        st = np.asarray(attrs["start_indices"], np.int64)
+                        lim = np.asarray(attrs["limit_indices"], np.int64)
+                        starts[i] = st
+                        wild.append((i, ident))
+                        key = (name, tuple(lim - st), tuple(attrs["strides"]), types)
+                    elif name == "stablehlo.constant" and num_elements(types[0]) <= VARY_CONST_MAX:
+                        # blocks may differ in a small constant (0.1 + 0.001 * k): read per block
+                        cval[i] = values.setdefault(ident, len(values))
+                        wild.append((i, ident))
+                        key = (name, types)
+                    else:
+                        key = (name, ident, types, len(op.operands))
                 base[i] = interned.setdefault(key, len(interned))
             for v in op.operands:
                 j, r, a = self._ref(v, block)
@@ -104,6 +127,16 @@ class _Table:
                 argn.append(a)
         opstart[n] = len(owner)
         self.base = base
+        self.cval = cval
+        # codes with every value in: periods of exactly equal blocks are candidates too (a
+        # sweep repeated whole, whose inner steps differ in their offsets)
+        exact = base.copy()
+        if wild:
+            ids: dict = {}
+            for i, ident in wild:
+                exact[i] = len(interned) + ids.setdefault((int(base[i]), ident), len(ids))
+        self.exact = exact
+        self.starts = starts
         self.opstart = opstart
         self.owner = np.asarray(owner, np.int64)
         self.dj = np.asarray(dj, np.int64)  # defining top-level op, -1: not one
@@ -140,13 +173,17 @@ class _Table:
             return -1, 0, -2
         return j, ir.OpResult(v).result_number, -1
 
+    def operand(self, x: int) -> ir.Value:
+        o = int(self.owner[x])
+        return self.ops[o].operands[x - int(self.opstart[o])]
+
     def codes(self, p: int) -> np.ndarray:
-        """Operand codes for period ``p``: distance when within 2p, else identity."""
+        """Operand codes for period ``p``: distance when within 2p, else ``FAR`` (whether blocks
+        read one value there or one each is decided per run, ``_check``)."""
         d = self.owner - self.dj
         local = (self.dj >= 0) & (d <= 2 * p)
         r = self.res.max(initial=0) + 1
-        far = np.where(self.dj >= 0, -(1 << 40) - self.dj * r - self.res, -1 - self.argn)
-        return np.where(local, d * r + self.res, far)
+        return np.where(local, d * r + self.res, np.where((self.dj < 0) & (self.argn < -1), FAR - 1, FAR))
 
     def matches(self, p: int, codes: np.ndarray) -> np.ndarray:
         """``m[i]``: op i and op i + p have the same codes (i < n - p)."""
@@ -180,8 +217,12 @@ def _runs(m: np.ndarray, min_len: int):
 
 
 def _candidates(t: _Table) -> list[int]:
-    base = t.base
-    idx = np.arange(t.n)
+    top = _periods(t.exact) if t.exact is not t.base else []
+    return top + [p for p in _periods(t.base) if p not in top]
+
+
+def _periods(base: np.ndarray) -> list[int]:
+    idx = np.arange(len(base))
     keep = base >= 0
     b, i = base[keep], idx[keep]
     order = np.lexsort((i, b))
@@ -219,10 +260,13 @@ def _enough(k: int, p: int) -> bool:
 
 
 class _Plan:
-    def __init__(self, s, p, k, rolled, carries, invariants):
+    def __init__(self, s, p, k, rolled, carries, invariants, stacked, tables, slices):
         self.s, self.p, self.k, self.rolled = s, p, k, rolled
         self.carries = carries  # [(relative position, result number)]
         self.invariants = invariants  # [slot index of block 1 holding the value]
+        self.stacked = stacked  # {slot index of block 1: [the value each block reads there]}
+        self.tables = tables  # {op index in block 1: [each block's constant, NumPy]}
+        self.slices = slices  # {op index in block 1: (block 0's start indices, step per block)}
 
 
 def _phase(t: _Table, a: int, end: int, p: int) -> int:
@@ -257,24 +301,90 @@ def _plan(t: _Table, p: int) -> _Plan | None:
     return best
 
 
+def _nbytes(ty: ir.Type) -> int:
+    try:
+        return num_elements(ty) * spec_of(ty)[1].itemsize
+    except TypeError:
+        return num_elements(ty) * 8
+
+
+def _per_block(t: _Table, s: int, p: int, k: int, x: np.ndarray) -> np.ndarray:
+    """Operand slots of blocks 0..k-1 that correspond to block 1's slots ``x``: shape (k, len(x))."""
+    o = t.owner[x]
+    shift = np.arange(-1, k - 1, dtype=np.int64)[:, None] * p
+    return t.opstart[o[None, :] + shift] + (x - t.opstart[o])[None, :]
+
+
 def _check(t: _Table, s: int, p: int, k: int, codes: np.ndarray) -> _Plan | None:
     if k < 2 or not _enough(k - 1, p):
         return None
-    e = s + k * p
     o, j = t.owner, t.dj
-    # block 1 (the template): operands local, from block 0, or invariant
+    # block 1 (the template): operands local, from block 0, or defined before the run
     b1 = (o >= s + p) & (o < s + 2 * p)
     near = b1 & (j >= 0) & (o - j <= 2 * p)
     if np.any(near & (j < s)):
         return None
     slots1 = np.nonzero(b1)[0]
     carries = sorted({(int(j[x] - s), int(t.res[x])) for x in slots1 if s <= j[x] < s + p})
-    inv: dict = {}
-    for x in slots1:
-        if not (j[x] >= s):  # far value or argument
-            if j[x] < 0 and t.argn[x] < 0:
+    far1 = slots1[~near[slots1]]
+    if np.any((j[far1] < 0) & (t.argn[far1] < 0)):
+        return None
+    # slices at offsets affine in the block index: a dynamic slice at start0 + counter * delta
+    slices: dict = {}
+    for i in range(s + p, s + 2 * p):
+        st1 = t.starts.get(i)
+        if st1 is None:
+            continue
+        rows = np.stack([t.starts[i + (b - 1) * p] for b in range(k)])
+        delta = rows[1] - rows[0]
+        bad = np.nonzero((rows != rows[0] + np.arange(k)[:, None] * delta).any(axis=1))[0]
+        if len(bad):
+            k = int(bad[0])
+            if k < 2 or not _enough(k - 1, p):
                 return None
-            inv.setdefault(int(codes[x]), int(x))
+        if delta.any():
+            slices[i] = (rows[0], delta)
+    # far operands: one value for every block (invariant) or one each (stacked before the loop);
+    # a block reading a far value defined inside the run ends the run there
+    stacked: dict = {}
+    if len(far1):
+        xs = _per_block(t, s, p, k, far1)
+        r = int(t.res.max(initial=0)) + 1
+        ident = np.where(j[xs] >= 0, j[xs] * r + t.res[xs], -1 - t.argn[xs])  # the value read
+        inside = j[xs] >= s
+        if inside.any():
+            k = int(np.nonzero(inside.any(axis=1))[0][0])
+            if k < 2 or not _enough(k - 1, p):
+                return None
+            xs, ident = xs[:k], ident[:k]
+        vary = np.nonzero((ident != ident[1:2]).any(axis=0))[0]
+        nbytes = 0
+        for c in vary:
+            vals = [t.operand(int(x)) for x in xs[:, c]]
+            ty = vals[0].type
+            if any(v.type != ty for v in vals):
+                return None
+            nbytes += k * _nbytes(ty)
+            stacked[int(far1[c])] = vals
+        if nbytes > STACK_MAX_BYTES:
+            return None
+    inv = {}
+    for x in far1:
+        if int(x) not in stacked:
+            inv.setdefault((int(j[x]), int(t.res[x]), int(t.argn[x])), int(x))
+    # small constants that differ between blocks: a table indexed by the loop counter
+    tables: dict = {}
+    c1 = np.arange(s + p, s + 2 * p)
+    c1 = c1[t.cval[c1] >= 0]
+    if len(c1):
+        blocks = c1[None, :] + np.arange(-1, k - 1, dtype=np.int64)[:, None] * p
+        cv = t.cval[blocks]
+        for c in np.nonzero((cv != cv[1:2]).any(axis=0))[0]:
+            arrs = [read_constant(t.ops[int(i)].results[0], VARY_CONST_MAX) for i in blocks[:, c]]
+            if any(a is None for a in arrs):
+                return None
+            tables[int(c1[c])] = arrs
+    e = s + k * p
     # uses after the run: of the last block only
     after = (o >= e) & (j >= s) & (j < e)
     xa = (t.x_owner >= e) & (t.x_dj >= s) & (t.x_dj < e)
@@ -290,7 +400,7 @@ def _check(t: _Table, s: int, p: int, k: int, codes: np.ndarray) -> _Plan | None
     rolled = k if escapes <= set(carries) else k - 1
     if not _enough(rolled, p):
         return None
-    return _Plan(s, p, k, rolled, carries, list(inv.values()))
+    return _Plan(s, p, k, rolled, carries, list(inv.values()), stacked, tables, slices)
 
 
 def _roll(t: _Table, plan: _Plan, fn_name: str) -> None:
@@ -305,11 +415,22 @@ def _roll(t: _Table, plan: _Plan, fn_name: str) -> None:
         return ops[i].results[r]
 
     inits = [value(s - p + q, r) for q, r in plan.carries]
-    invs = [ops[int(t.owner[x])].operands[int(x - t.opstart[t.owner[x]])] for x in plan.invariants]
+    invs = [t.operand(x) for x in plan.invariants]
     ip = ir.InsertionPoint(first)
     with loc:
+        # values that differ per block: stacked once before the loop (equal columns shared)
+        stacks: dict = {}
+        stack_of: dict = {}
+        for x, vals in plan.stacked.items():
+            key = tuple(vals[:R])
+            if key not in stacks:
+                shp = list(shape_of(vals[0]))
+                rows = [build.reshape(v, [1] + shp, ip=ip) for v in key]
+                stacks[key] = build.concatenate(rows, 0, ip=ip)
+            stack_of[x] = stacks[key]
+        stack_vals = list(stacks.values())
         zero = build.full(0, ctr_t, ip=ip)
-        operands = [zero] + inits + invs
+        operands = [zero] + inits + invs + stack_vals
         types = [v.type for v in operands]
         w = build.create("stablehlo.while", operands, types, regions=2, ip=ip)
         cond = w.regions[0].blocks.append(*types)
@@ -318,10 +439,11 @@ def _roll(t: _Table, plan: _Plan, fn_name: str) -> None:
             build.create("stablehlo.return", [build.compare(cond.arguments[0], bound, "LT")], [])
         body = w.regions[1].blocks.append(*types)
         args = list(body.arguments)
+        ctr = args[0]
         carry_arg = {c: args[1 + n] for n, c in enumerate(plan.carries)}
-        inv_arg = {}
-        for n, v in enumerate(invs):
-            inv_arg[v] = args[1 + len(inits) + n]
+        inv_arg = {v: args[1 + len(inits) + n] for n, v in enumerate(invs)}
+        nfix = 1 + len(inits) + len(invs)
+        stack_arg = {id(v): args[nfix + n] for n, v in enumerate(stack_vals)}
         b1 = s + p
         mapping: dict = {}
 
@@ -336,12 +458,50 @@ def _roll(t: _Table, plan: _Plan, fn_name: str) -> None:
             return inv_arg[v]
 
         with ir.InsertionPoint(body):
+            zidx = build.full(0, ctr_t) if (plan.stacked or plan.tables) else None
+
+            def row(table: ir.Value, shp: list) -> ir.Value:
+                part = build.dynamic_slice(table, [ctr] + [zidx] * len(shp), [1] + shp)
+                return build.reshape(part, shp)
+
             for i in range(b1, b1 + p):
-                new = clone_op(ops[i], get)
-                for a, b in zip(ops[i].results, new.results):
+                op = ops[i]
+                if i in plan.tables:
+                    arrs = plan.tables[i][:R]
+                    rt = op.results[0].type
+                    shp = list(shape_of(rt))
+                    table = build.constant(np.stack([np.asarray(a) for a in arrs]),
+                                           ranked([R] + shp, element_type_of(rt)))
+                    mapping[op.results[0]] = row(table, shp)
+                    continue
+                if i in plan.slices:
+                    start0, delta = plan.slices[i]
+                    attrs = op.attributes
+                    size = [int(v) for v in np.asarray(attrs["limit_indices"], np.int64)
+                            - np.asarray(attrs["start_indices"], np.int64)]
+                    src = op.operands[0]
+                    st = stack_of.get(int(t.opstart[i]))
+                    src = row(stack_arg[id(st)], list(shape_of(src))) if st is not None else get(src)
+                    idx = [build.full(int(a), ctr_t) if not d else
+                           build.add(build.multiply(ctr, build.full(int(d), ctr_t)), build.full(int(a), ctr_t))
+                           for a, d in zip(start0, delta)]
+                    part = build.dynamic_slice(src, idx, size)
+                    strides = [int(v) for v in attrs["strides"]]
+                    if any(v != 1 for v in strides):
+                        part = build.slice(part, [0] * len(strides), size, strides)
+                    mapping[op.results[0]] = part
+                    continue
+                x0 = int(t.opstart[i])
+                new_operands = []
+                for n, v in enumerate(op.operands):
+                    st = stack_of.get(x0 + n)
+                    new_operands.append(row(stack_arg[id(st)], list(shape_of(v))) if st is not None else get(v))
+                it = iter(new_operands)
+                new = clone_op(op, lambda _v: next(it))
+                for a, b in zip(op.results, new.results):
                     mapping[a] = b
             one = build.full(1, ctr_t)
-            yields = [build.add(args[0], one)] + [mapping[value(b1 + q, r)] for q, r in plan.carries] \
+            yields = [build.add(ctr, one)] + [mapping[value(b1 + q, r)] for q, r in plan.carries] \
                 + args[1 + len(inits):]
             build.create("stablehlo.return", yields, [])
     # the while's results replace the last rolled block's carried values
@@ -357,7 +517,8 @@ def _roll(t: _Table, plan: _Plan, fn_name: str) -> None:
                     raise RuntimeError("reroll: internal error: a rolled value is still used")
         op.erase()
     _log(f"@{fn_name}: {R} blocks of {p} ops at op {s} -> one stablehlo.while "
-         f"({len(plan.carries)} carried, {len(invs)} invariant)")
+         f"({len(plan.carries)} carried, {len(invs)} invariant, {len(stack_vals)} stacked, "
+         f"{len(plan.tables)} constant tables, {len(plan.slices)} moving slices)")
 
 
 def reroll_function(fn) -> int:

@@ -44,7 +44,7 @@ def _same_results(src: str, shapes, rtol=1e-5):
 
 
 # -- traced programs (benchmarks/bench_compile_scale.py) -----------------------------------------
-@pytest.mark.parametrize("name,reps", [("stencil", 64), ("loop_kernel", 12)])
+@pytest.mark.parametrize("name,reps", [("stencil", 64), ("loop_kernel", 12), ("chain", 64)])
 def test_unrolled_benchmark_programs_roll(name, reps):
     f, args = _np_program(name, reps)
     rargs = [reactant.to_rarray(a) for a in args]
@@ -94,6 +94,32 @@ def test_gradient_through_rolled_loop():
     jx, jw = np.asarray(jx), np.asarray(jw)
     np.testing.assert_allclose(np.asarray(gx), jx, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(np.asarray(gw), jw, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["mlp_stacked", "mlp_grad"])
+def test_deep_mlp_gradient_rolled_matches_jax(name):
+    import jax
+    import jax.numpy as jnp
+
+    reps = 300  # 600-1200 ops: enough to roll
+    f, args = _np_program(name, reps)
+    cf = reactant.compile(f, loops="unroll", optimize="O2")
+    hlo = reactant.code_hlo(cf, *[reactant.to_rarray(a) for a in args])
+    assert hlo.count("stablehlo.while") >= 2  # forward and reverse loop
+    got = cf(*[reactant.to_rarray(a) for a in args])
+    jax.config.update("jax_enable_x64", True)
+
+    def loss(ws, x):
+        for k in range(reps):
+            x = jnp.tanh(x @ ws[k])
+        return jnp.sum(x * x)
+    ws = args[0] if name == "mlp_stacked" else [jnp.asarray(w) for w in args[0]]
+    want = jax.grad(loss)(ws, jnp.asarray(args[1]))
+    if name == "mlp_stacked":
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-9, atol=1e-12)
+    else:
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-9, atol=1e-12)
 
 
 # -- hand-written programs ----------------------------------------------------------------------
@@ -199,9 +225,95 @@ def test_value_used_two_blocks_later_does_not_roll():
     assert "stablehlo.while" in _same_results(_program(24, block1), [(4,), (4,)])
 
 
-def test_blocks_differing_in_a_constant_do_not_roll():
+def test_blocks_differing_in_a_small_constant_read_it_from_a_table():
     text = _program(40, _chain_block(12, const=lambda k: 0.5 + 0.01 * k))
+    out = _same_results(text, [(4,), (4,)], rtol=1e-6)
+    assert out.count("stablehlo.while") == 1
+    assert "tensor<39x4xf32>" in out  # the 39 rolled blocks' constants, one row each
+    assert "stablehlo.dynamic_slice" in out
+
+
+def test_blocks_differing_in_a_large_constant_do_not_roll():
+    big = "tensor<300xf32>"
+
+    def block(k, env):
+        x = env["x"]
+        out = [f"%c{k} = stablehlo.constant dense<{0.5 + 0.01 * k!r}> : {big}",
+               f"%r{k} = stablehlo.reduce(%c{k} init: %z) applies stablehlo.add across dimensions = [0] "
+               f": ({big}, tensor<f32>) -> tensor<f32>",
+               f"%b{k} = stablehlo.broadcast_in_dim %r{k}, dims = [] : (tensor<f32>) -> {T}"]
+        t = x
+        for i in range(12):
+            out.append(f"%t{k}_{i} = stablehlo.sine {t} : {T}")
+            t = f"%t{k}_{i}"
+        out.append(f"%x{k} = stablehlo.add {t}, %b{k} : {T}")
+        env["x"] = f"%x{k}"
+        return out
+    text = _program(40, block, prefix=["%z = stablehlo.constant dense<0.0> : tensor<f32>"])
     assert "stablehlo.while" not in _same_results(text, [(4,), (4,)])
+
+
+def test_blocks_reading_one_argument_each_stack_them():
+    def block(k, env):
+        x = env["x"]
+        out = []
+        t = x
+        for i in range(14):
+            out.append(f"%t{k}_{i} = stablehlo.{('sine', 'tanh')[i % 2]} {t} : {T}")
+            t = f"%t{k}_{i}"
+        out.append(f"%x{k} = stablehlo.multiply {t}, %a{1 + k % 20} : {T}")
+        env["x"] = f"%x{k}"
+        return out
+    text = _program(40, block, nargs=21)
+    out = _same_results(text, [(4,)] * 21)
+    assert out.count("stablehlo.while") == 1 and "stablehlo.concatenate" in out
+
+
+def _slicing_block(row):
+    tab = "tensor<200x4xf32>"
+
+    def block(k, env):
+        x, r = env["x"], row(k)
+        out = [f"%s{k} = stablehlo.slice %a1 [{r}:{r + 1}, 0:4] : ({tab}) -> tensor<1x4xf32>",
+               f"%q{k} = stablehlo.slice %a1 [{2 * r + 1}:{2 * r + 2}, 0:4:2] : ({tab}) -> tensor<1x2xf32>",
+               f"%r{k} = stablehlo.reshape %s{k} : (tensor<1x4xf32>) -> {T}",
+               f"%u{k} = stablehlo.reshape %q{k} : (tensor<1x2xf32>) -> tensor<2xf32>",
+               f"%v{k} = stablehlo.concatenate %u{k}, %u{k}, dim = 0 : (tensor<2xf32>, tensor<2xf32>) -> {T}"]
+        t = x
+        for i in range(10):
+            out.append(f"%t{k}_{i} = stablehlo.{('sine', 'tanh')[i % 2]} {t} : {T}")
+            t = f"%t{k}_{i}"
+        out.append(f"%w{k} = stablehlo.multiply {t}, %r{k} : {T}")
+        out.append(f"%x{k} = stablehlo.add %w{k}, %v{k} : {T}")
+        env["x"] = f"%x{k}"
+        return out
+    return block
+
+
+def test_blocks_slicing_at_moving_offsets_roll():
+    # block k reads rows k and 2k+1 of a table: offsets affine in k (a strided slice too)
+    text = _program(40, _slicing_block(lambda k: k)).replace(f"%a1: {T}", "%a1: tensor<200x4xf32>")
+    out = _same_results(text, [(4,), (200, 4)])
+    assert out.count("stablehlo.while") == 1 and "stablehlo.dynamic_slice" in out
+    # offsets that jump (k * k mod 97) are not affine: not rolled
+    jump = _program(40, _slicing_block(lambda k: k * k % 97)).replace(f"%a1: {T}", "%a1: tensor<200x4xf32>")
+    assert "stablehlo.while" not in _same_results(jump, [(4,), (200, 4)])
+
+
+def test_block_reading_a_value_of_a_block_three_back_computes_the_same():
+    # block k reads block k-3's result: outside the two blocks a match compares, inside the
+    # run: a rolled loop cannot read it, whatever the codes say
+    def block(k, env):
+        hist = env.setdefault("hist", ["%a0", "%a0", "%a0"])
+        out = [f"%s{k} = stablehlo.add {env['x']}, {hist[-3]} : {T}"]
+        t = f"%s{k}"
+        for i in range(14):
+            out.append(f"%t{k}_{i} = stablehlo.{('sine', 'tanh')[i % 2]} {t} : {T}")
+            t = f"%t{k}_{i}"
+        env["x"] = t
+        hist.append(t)
+        return out
+    _same_results(_program(40, block), [(4,), (4,)])
 
 
 def test_blocks_differing_in_an_attribute_do_not_roll():
