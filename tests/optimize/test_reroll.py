@@ -105,7 +105,9 @@ def test_deep_mlp_gradient_rolled_matches_jax(name):
     f, args = _np_program(name, reps)
     cf = reactant.compile(f, loops="unroll", optimize="O2")
     hlo = reactant.code_hlo(cf, *[reactant.to_rarray(a) for a in args])
-    assert hlo.count("stablehlo.while") >= 2  # forward and reverse loop
+    # the stacked weights roll into a forward and a reverse loop; per-layer weights stay unrolled
+    # (stacking them would cost XLA one kernel per gradient output)
+    assert (hlo.count("stablehlo.while") >= 2) == (name == "mlp_stacked")
     got = cf(*[reactant.to_rarray(a) for a in args])
     jax.config.update("jax_enable_x64", True)
 
@@ -333,6 +335,52 @@ def test_blocks_differing_in_an_attribute_do_not_roll():
     # periods 2 and 3 combine to a period of 6 blocks: 40 blocks are fewer than 16 of those
     text = _program(40, block)
     assert "stablehlo.while" not in _same_results(text, [(4,), (4,)])
+
+
+def test_blocks_with_a_reduction_roll():
+    # the traced NumPy program: each step normalizes by a norm (a stablehlo.reduce per block)
+    def f(x):
+        for k in range(60):
+            x = np.tanh(x * 1.5) + 0.1 * x
+            x = x / np.sqrt(np.sum(x * x))
+        return x
+    x = np.random.default_rng(0).standard_normal(16)
+    cf = reactant.compile(f, loops="unroll", optimize=["inline", "reroll"])
+    hlo = reactant.code_hlo(cf, reactant.to_rarray(x))
+    # (the last block, whose value is returned, may stay after the loop)
+    assert hlo.count("stablehlo.while") == 1 and hlo.count("stablehlo.reduce") <= 2
+    ref = reactant.compile(f, loops="unroll", optimize="O0")(reactant.to_rarray(x))
+    np.testing.assert_allclose(np.asarray(cf(reactant.to_rarray(x))), np.asarray(ref), rtol=1e-12, atol=1e-14)
+    want = x.copy()
+    for _ in range(60):
+        want = np.tanh(want * 1.5) + 0.1 * want
+        want = want / np.sqrt(np.sum(want * want))
+    np.testing.assert_allclose(np.asarray(ref), want, rtol=1e-10)
+
+
+def test_reductions_with_different_combiners_do_not_match():
+    def block(k, env):
+        x = env["x"]
+        comb = "stablehlo.add" if k % 2 else "stablehlo.maximum"
+        out = [f"%r{k} = stablehlo.reduce({x} init: %z) applies {comb} across dimensions = [0] "
+               f": ({T}, tensor<f32>) -> tensor<f32>",
+               f"%b{k} = stablehlo.broadcast_in_dim %r{k}, dims = [] : (tensor<f32>) -> {T}"]
+        t = x
+        for i in range(12):
+            out.append(f"%t{k}_{i} = stablehlo.sine {t} : {T}")
+            t = f"%t{k}_{i}"
+        out.append(f"%x{k} = stablehlo.add {t}, %b{k} : {T}")
+        env["x"] = f"%x{k}"
+        return out
+    text = _program(20, block, prefix=["%z = stablehlo.constant dense<0.0> : tensor<f32>"])
+    # period 2 blocks (add, max): 10 repeats of 30 ops are too few; with period 1 they differ
+    assert "stablehlo.while" not in _same_results(text, [(4,), (4,)])
+    # 60 blocks: rolled with the two combiners kept apart (double blocks)
+    text = _program(60, block, prefix=["%z = stablehlo.constant dense<0.0> : tensor<f32>"])
+    out = _same_results(text, [(4,), (4,)])
+    assert out.count("stablehlo.while") == 1
+    body = out.split("stablehlo.while")[1]
+    assert "stablehlo.maximum" in body and "stablehlo.add" in body
 
 
 def test_too_few_repetitions_do_not_roll():
