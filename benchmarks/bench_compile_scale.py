@@ -16,6 +16,7 @@ configuration runs in its own process (peak RSS per configuration, a time limit)
 
     python benchmarks/bench_compile_scale.py [--sizes 1e3,1e4,1e5] [--level O2] [--timeout 600]
     python benchmarks/bench_compile_scale.py --smoke      # 10^3 ops only, a few seconds
+    python benchmarks/bench_compile_scale.py --sizes 1e5 --jax-max-ops 1e4   # ours only at 10^5
 """
 
 from __future__ import annotations
@@ -224,6 +225,8 @@ def main() -> None:
     ap.add_argument("--only", default="")
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--child", nargs="+")
+    ap.add_argument("--jax-max-ops", type=float, default=float("inf"),
+                    help="skip jax.jit above this many ops (its 10^5-op compiles take 5-20+ minutes each)")
     a = ap.parse_args()
     if a.child:
         kind, name, reps = a.child[0], a.child[1], int(a.child[2])
@@ -241,7 +244,7 @@ def main() -> None:
         for size in sizes:
             reps = _reps(name, size)
             r = _run(["reactant", name, str(reps), a.level], a.timeout)
-            j = _run(["jax", name, str(reps)], a.timeout)
+            j = _run(["jax", name, str(reps)], a.timeout) if size <= a.jax_max_ops else {"skipped": True}
             if "stages" not in r:
                 print(f"| {name} | {size} | - | {r} | | | | | |", flush=True)
                 continue
@@ -256,7 +259,7 @@ def main() -> None:
             jt = j.get("stages", {})
             ratio = f"{r['total'] / j['total']:.2f}" if "total" in j else "-"
             jcell = (f"{j['total']:.2f} ({jt.get('trace+lower', 0):.2f} / {jt.get('XLA compile', 0):.2f})"
-                     if "total" in j else str(j))
+                     if "total" in j else ("not run" if j.get("skipped") else str(j)))
             print(f"| {name} | {size} | {r['ops']} | {r['total']:.2f} | {st.get('trace', 0):.2f} / {passes:.2f} / "
                   f"{eq:.2f} / {ad:.2f} / {st.get('XLA compile', 0):.2f} | {r['rss_mb']:.0f} | {jcell} | "
                   f"{j.get('rss_mb', 0):.0f} | {ratio} |", flush=True)

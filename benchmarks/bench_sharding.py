@@ -223,15 +223,19 @@ _WARM = []
 
 def _warm_up(n: int) -> None:
     """One small sharded program through each side's compiler first, so no workload pays for
-    the process's one-time start-up (imports, client, caches)."""
+    the process's one-time start-up (imports, client, caches; for reactant also the
+    optimizer's rule base for products and sums, built once per process)."""
     if _WARM:
         return
     _WARM.append(True)
     mesh = make_mesh((n,), ("w",))
     a = np.ones((n, 4), F32)
-    reactant.code_xla(lambda x: np.sin(x).sum(), reactant.to_rarray(a, sharding=NamedSharding(mesh, ("w",))))
+    w = np.ones((4, 4), F32)
+    reactant.code_xla(lambda x, w: np.sin(x @ w).sum(), reactant.to_rarray(a, sharding=NamedSharding(mesh, ("w",))),
+                      reactant.to_rarray(w, sharding=NamedSharding(mesh, ())))
     jm = JMesh(np.array(jax.devices()[:n]), ("w",))
-    jax.jit(lambda x: jnp.sin(x).sum()).lower(jax.device_put(a, JNS(jm, P("w")))).compile()
+    jax.jit(lambda x, w: jnp.sin(x @ w).sum()).lower(jax.device_put(a, JNS(jm, P("w"))),
+                                                     jax.device_put(w, JNS(jm, P()))).compile()
 
 
 def compile_and_comm(name: str, n: int) -> dict:

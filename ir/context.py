@@ -13,8 +13,10 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from ._jaxlib import register_upstream_dialects
+from ._jaxlib import add_dialect_modules, register_upstream_dialects
 from .types import np_dtype
+
+add_dialect_modules(__name__.rsplit(".", 1)[0] + ".dialects")  # the enzyme markers' module
 
 
 def make_context() -> ir.Context:
