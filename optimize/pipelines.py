@@ -40,7 +40,8 @@ def _level(level: str) -> list[str]:
 # together. Measured on the 17 gradient workloads (benchmarks/workloads.py): 13 final programs
 # identical, the other 4 (normalize_*, transpose_matmul) running 0.98-1.01x; the pre-AD
 # saturation cost 0.1-1 s of first call (a data-parallel MLP step's compile: 0.4 s of 1 s).
-POST_AD_ONLY = frozenset({"eqsat", "eqsat_o3"})
+SATURATION = frozenset({"eqsat", "eqsat_o3"})  # the equality-saturation passes
+POST_AD_ONLY = SATURATION
 
 
 def compile_pipeline(level: str | list[str], *, has_autodiff: bool = True) -> list[str]:

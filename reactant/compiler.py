@@ -27,7 +27,10 @@ from .decompositions import lower_decompositions
 from .ir.context import count_ops
 from .ir.contracts import strip_contract_attrs
 from .optimize import PassOptions, compile_pipeline, run_pipeline
+from .optimize.pipelines import SATURATION
 from .progress import CompileProgress
+from .speculation import MAX_OPS as _SPECULATE_MAX_OPS
+from .speculation import Speculation
 from .tracing import active as _trace_active
 from .tracing import autograph
 from .tracing.errors import ArgumentError
@@ -185,7 +188,10 @@ class _Compiled:
         level = self.options.optimize if optimize is True else optimize
         return self._lower(leaves, tree, level)
 
-    def _lower(self, leaves, tree, level, progress: CompileProgress | None = None) -> TracedProgram:
+    def _lower(self, leaves, tree, level, progress: CompileProgress | None = None,
+               fork: Callable[[ir.Module, TracedProgram], None] | None = None) -> TracedProgram:
+        """Trace and optimize. ``fork(copy, prog)`` is called with a copy of the module finished
+        without its last equality-saturation pass (see ``speculation``), when it has one."""
         inputs = {}
         for i, leaf in enumerate(leaves):
             if isinstance(leaf, ConcreteRArray):
@@ -210,9 +216,17 @@ class _Compiled:
             passes = compile_pipeline(list(level) if isinstance(level, (list, tuple)) else level,
                                       has_autodiff=_has_autodiff(prog.module))
             stats: list | None = [] if progress is not None and progress.verbose else None
+            on_pass = None if progress is None else (lambda n: progress.enter(f"pass {n}"))
+            cut = max((i for i, n in enumerate(passes) if n in SATURATION), default=None)
             with prog.tc.ctx:
-                run_pipeline(prog.module, passes, self.options.pass_options(), stats=stats,
-                             on_pass=None if progress is None else (lambda n: progress.enter(f"pass {n}")))
+                if fork is not None and cut is not None and count_ops(prog.module) <= _SPECULATE_MAX_OPS:
+                    run_pipeline(prog.module, passes[:cut], self.options.pass_options(), stats=stats,
+                                 on_pass=on_pass)
+                    copy = ir.Module.parse(_bytecode(prog.module))
+                    run_pipeline(copy, passes[cut + 1:], self.options.pass_options())
+                    fork(copy, prog)
+                    passes = passes[cut:]
+                run_pipeline(prog.module, passes, self.options.pass_options(), stats=stats, on_pass=on_pass)
             for st in stats or ():
                 if not st.skipped:
                     progress.on_pass(st.name, st.seconds, st.ops_before, st.ops_after)
@@ -227,33 +241,50 @@ class _Compiled:
 
     def _compile_reporting(self, leaves, tree, progress: CompileProgress) -> "_Entry":
         concretes = [x for x in leaves if isinstance(x, ConcreteRArray)]
-        prog = self._lower(leaves, tree, self.options.optimize, progress)
-        mesh = prog.tc.extensions.get("mesh")
-        device = None if mesh is not None else _common_device(concretes + prog.captured)
+        spec: list[tuple[Speculation, list | None]] = []
+
+        def fork(copy: ir.Module, prog: TracedProgram) -> None:
+            try:
+                bc, outs, compile_fn = self._finalize(copy, prog, concretes)
+            except Exception:  # noqa: BLE001 - the program itself is finalized below and reports it
+                return
+            spec.append((Speculation(bc, compile_fn), outs))
+
+        prog = self._lower(leaves, tree, self.options.optimize, progress, fork)
         _check_no_autodiff_left(prog.module)
+        bc, outs, compile_fn = self._finalize(prog.module, prog, concretes)
+        mesh = prog.tc.extensions.get("mesh")
+        stage = "XLA compile" if mesh is None else "XLA compile and partition"
+        progress.enter(stage if mesh is None else f"{stage} over {mesh.size} devices")
+        exe = spec[0][0].take(bc) if spec else None
+        if exe is None:
+            exe = compile_fn(bc)
+        progress.done(stage)
+        return _Entry(exe, prog, outs, self.options.donate, self.fn)
+
+    def _finalize(self, module: ir.Module, prog: TracedProgram, concretes: list):
+        """Make ``module`` (``prog``'s, or a speculative copy) what XLA compiles: returns its
+        bytecode, the results' placements and the compile function."""
+        mesh = prog.tc.extensions.get("mesh")
         with prog.tc.ctx:
-            strip_contract_attrs(prog.module)  # facts for our optimizer only
-            lower_decompositions(prog.module)  # the platform's LU/QR/SVD/eigen library calls
+            strip_contract_attrs(module)  # facts for our optimizer only
+            lower_decompositions(module)  # the platform's LU/QR/SVD/eigen library calls
         if mesh is None:
             if self.options.out_shardings is not None:
                 raise ShardingError("out_shardings is for programs over a mesh: no argument is sharded",
                                     hint="place the arguments with reactant.to_rarray(x, sharding=...)")
-            progress.enter("XLA compile")
-            exe = runtime.compile_module(_bytecode(prog.module), [device])
-            progress.done("XLA compile")
-            return _Entry(exe, prog, [device] * len(prog.output_specs), self.options.donate, self.fn)
+            device = _common_device(concretes + prog.captured)
+            return (_bytecode(module), [device] * len(prog.output_specs),
+                    lambda bc: runtime.compile_module(bc, [device]))
         with prog.tc.ctx:
             wanted = _output_shardings(prog, self.options.out_shardings)
             if any(s is not None for s in wanted):
-                annotate_main(prog.module, mesh, [None] * len(prog.input_specs), wanted)
+                annotate_main(module, mesh, [None] * len(prog.input_specs), wanted)
             # results placed as propagation places them, fixed on @main so XLA agrees
-            outs = propagated_result_shardings(prog.module, mesh)
-            annotate_main(prog.module, mesh, [None] * len(prog.input_specs), outs)
+            outs = propagated_result_shardings(module, mesh)
+            annotate_main(module, mesh, [None] * len(prog.input_specs), outs)
         devices = list(mesh.devices.flat)
-        progress.enter(f"XLA compile and partition over {mesh.size} devices")
-        exe = runtime.compile_module(_bytecode(prog.module), devices, num_partitions=mesh.size)
-        progress.done("XLA compile and partition")
-        return _Entry(exe, prog, outs, self.options.donate, self.fn)
+        return _bytecode(module), outs, lambda bc: runtime.compile_module(bc, devices, num_partitions=mesh.size)
 
 
 def _dispatch(state: "_Compiled", *args, **kwargs):
