@@ -35,6 +35,8 @@ def _close(a, b, name):
     lb = jax.tree_util.tree_leaves(b)
     assert len(la) == len(lb), f"{name}: {len(la)} vs {len(lb)} results"
     for x, y in zip(la, lb):
+        # the same precision on both sides, or the timing compares float64 with float32 work
+        assert np.asarray(x).dtype == np.asarray(y).dtype, f"{name}: {np.asarray(x).dtype} vs {np.asarray(y).dtype}"
         x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
         scale = max(1.0, float(np.abs(y).max()) if y.size else 1.0)
         err = float(np.abs(x - y).max()) / scale if y.size else 0.0

@@ -10,6 +10,7 @@ to every floating-point argument (``ct`` is a fixed random cotangent of f's resu
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -248,7 +249,9 @@ def _transformer_block(xp, x, wq, wk, wv, wo, g1, b1, w1, w2, g2, b2):
     q = (h @ wq).reshape(bsz, seq, HEADS, dh).transpose(0, 2, 1, 3)
     k = (h @ wk).reshape(bsz, seq, HEADS, dh).transpose(0, 2, 1, 3)
     v = (h @ wv).reshape(bsz, seq, HEADS, dh).transpose(0, 2, 1, 3)
-    s = q @ k.transpose(0, 1, 3, 2) / np.sqrt(dh)
+    # a Python float: np.sqrt's NumPy float64 would make NumPy (and so reactant) compute the
+    # scores and everything after them in float64, where jax stays in float32
+    s = q @ k.transpose(0, 1, 3, 2) / math.sqrt(dh)
     mask = np.tril(np.ones((seq, seq), dtype=bool))
     s = xp.where(mask, s, -1e9)
     s = s - s.max(axis=-1, keepdims=True)

@@ -106,3 +106,26 @@ def test_matmul_shape_mismatch_error_names_shapes_and_line():
     assert "(256, 64)" in msg and "(32, 10)" in msg
     assert "test_linalg.py" in msg and "return np.tanh(x @ w)" in msg
     assert f.compile_count == 0
+
+
+@pytest.mark.parametrize("shapes", [((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)), ((3,), (5, 3, 4)),
+                                    ((2, 5, 2, 3), (3,)), ((3, 4), (2, 5, 4, 2))], ids=str)
+def test_matmul_with_a_matrix_side_contracts_it_unbroadcast(shapes):
+    # a matrix against a batch is contracted as it is: the traced module holds no copy of it
+    # per batch element (XLA would materialize them), and values and gradients are NumPy's/jax's
+    import jax
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+    f = reactant.compile(lambda x, y: x @ y)
+    hlo = reactant.code_hlo(f, reactant.to_rarray(a), reactant.to_rarray(b), optimize=False)
+    assert "broadcast_in_dim" not in hlo
+    np.testing.assert_allclose(np.asarray(f(reactant.to_rarray(a), reactant.to_rarray(b))), a @ b, rtol=1e-12)
+    ct = rng.standard_normal((a @ b).shape)
+    g = reactant.compile(lambda x, y: reactant.gradient(lambda x, y: np.sum((x @ y) * ct), x, y, argnums=(0, 1)))
+    ga, gb = g(reactant.to_rarray(a), reactant.to_rarray(b))
+    jax.config.update("jax_enable_x64", True)
+    ja, jb = jax.grad(lambda x, y: jnp.sum((x @ y) * ct), argnums=(0, 1))(jnp.asarray(a), jnp.asarray(b))
+    np.testing.assert_allclose(np.asarray(ga), np.asarray(ja), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(gb), np.asarray(jb), rtol=1e-10, atol=1e-12)

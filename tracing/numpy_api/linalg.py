@@ -59,11 +59,19 @@ def matmul(a, b, /, out=None, dtype=None, **kwargs):
             f"{a.shape[-1]} (last dim of the first) != {b.shape[-2]} (second-to-last dim of the second)"
         )
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    shape = batch + (() if a1 else (a.shape[-2],)) + (() if b1 else (b.shape[-1],))
+    nb = len(batch)
+    # a matrix on one side is contracted as it is, not broadcast over the other's batch (XLA
+    # would materialize the copies: a layer's weights once per batch element)
+    if b.ndim == 2 and nb:
+        return ops.reshape(_dot(a, b, ((a.ndim - 1,), (0,))), shape)
+    if a.ndim == 2 and nb:
+        out = _dot(a, b, ((1,), (nb,)))  # (m, batch..., n)
+        out = ops.transpose(out, tuple(range(1, nb + 1)) + (0, nb + 1))
+        return ops.reshape(out, shape)
     a = broadcast_to(a, batch + a.shape[-2:])
     b = broadcast_to(b, batch + b.shape[-2:])
-    nb = len(batch)
     out = _dot(a, b, ((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))))
-    shape = batch + (() if a1 else (a.shape[-2],)) + (() if b1 else (b.shape[-1],))
     return ops.reshape(out, shape)
 
 
