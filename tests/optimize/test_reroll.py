@@ -142,6 +142,16 @@ def _program(reps: int, block, *, prefix=(), results=("x",), nargs=2) -> str:
             f"    return {ret} : {', '.join([T] * len(results))}\n}}")
 
 
+def _unary_chain(k: int, src: str, n: int, ops=("sine",)) -> tuple[list[str], str]:
+    """``n`` unary ops ``%t{k}_i`` (cycling through ``ops``) applied in turn to ``src``:
+    (their lines, the last value)."""
+    lines, t = [], src
+    for i in range(n):
+        lines.append(f"%t{k}_{i} = stablehlo.{ops[i % len(ops)]} {t} : {T}")
+        t = f"%t{k}_{i}"
+    return lines, t
+
+
 def _chain_block(length: int, *, const=lambda k: 0.5, two_back=False, use_w=True):
     def block(k, env):
         x = env["x"]
@@ -244,10 +254,8 @@ def test_blocks_differing_in_a_large_constant_do_not_roll():
                f"%r{k} = stablehlo.reduce(%c{k} init: %z) applies stablehlo.add across dimensions = [0] "
                f": ({big}, tensor<f32>) -> tensor<f32>",
                f"%b{k} = stablehlo.broadcast_in_dim %r{k}, dims = [] : (tensor<f32>) -> {T}"]
-        t = x
-        for i in range(12):
-            out.append(f"%t{k}_{i} = stablehlo.sine {t} : {T}")
-            t = f"%t{k}_{i}"
+        chain, t = _unary_chain(k, x, 12)
+        out += chain
         out.append(f"%x{k} = stablehlo.add {t}, %b{k} : {T}")
         env["x"] = f"%x{k}"
         return out
@@ -259,10 +267,8 @@ def test_blocks_reading_one_argument_each_stack_them():
     def block(k, env):
         x = env["x"]
         out = []
-        t = x
-        for i in range(14):
-            out.append(f"%t{k}_{i} = stablehlo.{('sine', 'tanh')[i % 2]} {t} : {T}")
-            t = f"%t{k}_{i}"
+        chain, t = _unary_chain(k, x, 14, ("sine", "tanh"))
+        out += chain
         out.append(f"%x{k} = stablehlo.multiply {t}, %a{1 + k % 20} : {T}")
         env["x"] = f"%x{k}"
         return out
@@ -281,10 +287,8 @@ def _slicing_block(row):
                f"%r{k} = stablehlo.reshape %s{k} : (tensor<1x4xf32>) -> {T}",
                f"%u{k} = stablehlo.reshape %q{k} : (tensor<1x2xf32>) -> tensor<2xf32>",
                f"%v{k} = stablehlo.concatenate %u{k}, %u{k}, dim = 0 : (tensor<2xf32>, tensor<2xf32>) -> {T}"]
-        t = x
-        for i in range(10):
-            out.append(f"%t{k}_{i} = stablehlo.{('sine', 'tanh')[i % 2]} {t} : {T}")
-            t = f"%t{k}_{i}"
+        chain, t = _unary_chain(k, x, 10, ("sine", "tanh"))
+        out += chain
         out.append(f"%w{k} = stablehlo.multiply {t}, %r{k} : {T}")
         out.append(f"%x{k} = stablehlo.add %w{k}, %v{k} : {T}")
         env["x"] = f"%x{k}"
@@ -308,10 +312,8 @@ def test_block_reading_a_value_of_a_block_three_back_computes_the_same():
     def block(k, env):
         hist = env.setdefault("hist", ["%a0", "%a0", "%a0"])
         out = [f"%s{k} = stablehlo.add {env['x']}, {hist[-3]} : {T}"]
-        t = f"%s{k}"
-        for i in range(14):
-            out.append(f"%t{k}_{i} = stablehlo.{('sine', 'tanh')[i % 2]} {t} : {T}")
-            t = f"%t{k}_{i}"
+        chain, t = _unary_chain(k, f"%s{k}", 14, ("sine", "tanh"))
+        out += chain
         env["x"] = t
         hist.append(t)
         return out
@@ -365,10 +367,8 @@ def test_reductions_with_different_combiners_do_not_match():
         out = [f"%r{k} = stablehlo.reduce({x} init: %z) applies {comb} across dimensions = [0] "
                f": ({T}, tensor<f32>) -> tensor<f32>",
                f"%b{k} = stablehlo.broadcast_in_dim %r{k}, dims = [] : (tensor<f32>) -> {T}"]
-        t = x
-        for i in range(12):
-            out.append(f"%t{k}_{i} = stablehlo.sine {t} : {T}")
-            t = f"%t{k}_{i}"
+        chain, t = _unary_chain(k, x, 12)
+        out += chain
         out.append(f"%x{k} = stablehlo.add {t}, %b{k} : {T}")
         env["x"] = f"%x{k}"
         return out
