@@ -35,26 +35,25 @@ def _level(level: str) -> list[str]:
     return list(LEVELS[level])
 
 
-# Passes left out before AD expansion at a named level: equality saturation prices the primal
+# Left out before AD expansion at a named level: equality saturation prices the primal
 # alone, not the program AD makes of it, and the pass after AD sees primal and derivative
 # together. Measured on the 17 gradient workloads (benchmarks/workloads.py): 13 final programs
 # identical, the other 4 (normalize_*, transpose_matmul) running 0.98-1.01x; the pre-AD
 # saturation cost 0.1-1 s of first call (a data-parallel MLP step's compile: 0.4 s of 1 s).
 SATURATION = frozenset({"eqsat", "eqsat_o3"})  # the equality-saturation passes
-POST_AD_ONLY = SATURATION
 
 
 def compile_pipeline(level: str | list[str], *, has_autodiff: bool = True) -> list[str]:
     """optimize -> expand AD -> optimize (+ late passes), for ``level``. Always inlines, and
     always expands AD ops (XLA cannot run them), even at O0. Without AD markers, optimizing
-    once is enough. At a named level equality saturation runs after AD only (``POST_AD_ONLY``);
+    once is enough. At a named level equality saturation runs after AD only (``SATURATION``);
     an explicit pass list runs as given on both sides."""
     if isinstance(level, (list, tuple)):
         opt, late = list(level), []
         before = opt
     else:
         opt, late = _level(level), LATE[level]
-        before = [p for p in opt if p not in POST_AD_ONLY]
+        before = [p for p in opt if p not in SATURATION]
     pre = opt if opt else ["inline"]
     if not has_autodiff:
         return pre + late

@@ -241,14 +241,14 @@ class _Compiled:
 
     def _compile_reporting(self, leaves, tree, progress: CompileProgress) -> "_Entry":
         concretes = [x for x in leaves if isinstance(x, ConcreteRArray)]
-        spec: list[tuple[Speculation, list | None]] = []
+        spec: list[Speculation] = []
 
         def fork(copy: ir.Module, prog: TracedProgram) -> None:
             try:
-                bc, outs, compile_fn = self._finalize(copy, prog, concretes)
+                bc, _, compile_fn = self._finalize(copy, prog, concretes)
             except Exception:  # noqa: BLE001 - the program itself is finalized below and reports it
                 return
-            spec.append((Speculation(bc, compile_fn), outs))
+            spec.append(Speculation(bc, compile_fn))
 
         prog = self._lower(leaves, tree, self.options.optimize, progress, fork)
         _check_no_autodiff_left(prog.module)
@@ -256,7 +256,7 @@ class _Compiled:
         mesh = prog.tc.extensions.get("mesh")
         stage = "XLA compile" if mesh is None else "XLA compile and partition"
         progress.enter(stage if mesh is None else f"{stage} over {mesh.size} devices")
-        exe = spec[0][0].take(bc) if spec else None
+        exe = spec[0].take(bc) if spec else None
         if exe is None:
             exe = compile_fn(bc)
         progress.done(stage)
