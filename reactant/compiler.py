@@ -257,9 +257,10 @@ class _Compiled:
         stage = "XLA compile" if mesh is None else "XLA compile and partition"
         progress.enter(stage if mesh is None else f"{stage} over {mesh.size} devices")
         exe = spec[0].take(bc) if spec else None
+        note = "the executable compiled during equality saturation (the wait shown)" if exe is not None else ""
         if exe is None:
             exe = compile_fn(bc)
-        progress.done(stage)
+        progress.done(stage, note)
         return _Entry(exe, prog, outs, self.options.donate, self.fn)
 
     def _finalize(self, module: ir.Module, prog: TracedProgram, concretes: list):

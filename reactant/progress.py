@@ -45,11 +45,11 @@ class CompileProgress:
         self.stage = stage
         self.t_stage = time.perf_counter()
 
-    def done(self, what: str, ops: str = "") -> None:
-        """Report the stage just finished (``ops``: e.g. ``"1200 -> 950 ops"``)."""
+    def done(self, what: str, detail: str = "") -> None:
+        """Report the stage just finished (``detail``: e.g. ``"1200 -> 950 ops"``)."""
         if self.verbose:
             dt = time.perf_counter() - self.t_stage
-            self._print(f"{self.name}: {what} {1e3 * dt:.1f} ms" + (f", {ops}" if ops else ""))
+            self._print(f"{self.name}: {what} {1e3 * dt:.1f} ms" + (f", {detail}" if detail else ""))
 
     def on_pass(self, name: str, seconds: float, before: int, after: int) -> None:
         if self.verbose:

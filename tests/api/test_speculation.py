@@ -88,3 +88,11 @@ def test_error_of_the_program_is_reported_once_not_from_the_thread():
     f = reactant.compile(lambda x: np.sin(x) @ x, out_shardings=object())
     with pytest.raises(reactant.ShardingError, match="out_shardings is for programs over a mesh"):
         f(reactant.to_rarray(x))
+
+
+def test_verbose_log_says_when_the_background_executable_is_used(capsys):
+    x = np.arange(6.0)
+    f = reactant.compile(lambda a, x: np.tanh(a @ x).sum(), verbose=True)
+    f(reactant.to_rarray(np.ones((6, 6))), reactant.to_rarray(x))
+    err = capsys.readouterr().err
+    assert "XLA compile" in err and "compiled during equality saturation" in err
