@@ -152,6 +152,20 @@ def _unary_chain(k: int, src: str, n: int, ops=("sine",)) -> tuple[list[str], st
     return lines, t
 
 
+_ZERO = "%z = stablehlo.constant dense<0.0> : tensor<f32>"
+
+
+def _reduce_block(k: int, env: dict, src: str, src_type: str, combiner: str) -> list[str]:
+    """A block adding ``reduce(src)`` (init ``%z``, see ``_ZERO``) to a chain of 12 sines of x."""
+    out = [f"%r{k} = stablehlo.reduce({src} init: %z) applies {combiner} across dimensions = [0] "
+           f": ({src_type}, tensor<f32>) -> tensor<f32>",
+           f"%b{k} = stablehlo.broadcast_in_dim %r{k}, dims = [] : (tensor<f32>) -> {T}"]
+    chain, t = _unary_chain(k, env["x"], 12)
+    out += chain + [f"%x{k} = stablehlo.add {t}, %b{k} : {T}"]
+    env["x"] = f"%x{k}"
+    return out
+
+
 def _chain_block(length: int, *, const=lambda k: 0.5, two_back=False, use_w=True):
     def block(k, env):
         x = env["x"]
@@ -249,17 +263,9 @@ def test_blocks_differing_in_a_large_constant_do_not_roll():
     big = "tensor<300xf32>"
 
     def block(k, env):
-        x = env["x"]
-        out = [f"%c{k} = stablehlo.constant dense<{0.5 + 0.01 * k!r}> : {big}",
-               f"%r{k} = stablehlo.reduce(%c{k} init: %z) applies stablehlo.add across dimensions = [0] "
-               f": ({big}, tensor<f32>) -> tensor<f32>",
-               f"%b{k} = stablehlo.broadcast_in_dim %r{k}, dims = [] : (tensor<f32>) -> {T}"]
-        chain, t = _unary_chain(k, x, 12)
-        out += chain
-        out.append(f"%x{k} = stablehlo.add {t}, %b{k} : {T}")
-        env["x"] = f"%x{k}"
-        return out
-    text = _program(40, block, prefix=["%z = stablehlo.constant dense<0.0> : tensor<f32>"])
+        const = f"%c{k} = stablehlo.constant dense<{0.5 + 0.01 * k!r}> : {big}"
+        return [const] + _reduce_block(k, env, f"%c{k}", big, "stablehlo.add")
+    text = _program(40, block, prefix=[_ZERO])
     assert "stablehlo.while" not in _same_results(text, [(4,), (4,)])
 
 
@@ -362,21 +368,12 @@ def test_blocks_with_a_reduction_roll():
 
 def test_reductions_with_different_combiners_do_not_match():
     def block(k, env):
-        x = env["x"]
-        comb = "stablehlo.add" if k % 2 else "stablehlo.maximum"
-        out = [f"%r{k} = stablehlo.reduce({x} init: %z) applies {comb} across dimensions = [0] "
-               f": ({T}, tensor<f32>) -> tensor<f32>",
-               f"%b{k} = stablehlo.broadcast_in_dim %r{k}, dims = [] : (tensor<f32>) -> {T}"]
-        chain, t = _unary_chain(k, x, 12)
-        out += chain
-        out.append(f"%x{k} = stablehlo.add {t}, %b{k} : {T}")
-        env["x"] = f"%x{k}"
-        return out
-    text = _program(20, block, prefix=["%z = stablehlo.constant dense<0.0> : tensor<f32>"])
+        return _reduce_block(k, env, env["x"], T, "stablehlo.add" if k % 2 else "stablehlo.maximum")
+    text = _program(20, block, prefix=[_ZERO])
     # period 2 blocks (add, max): 10 repeats of 30 ops are too few; with period 1 they differ
     assert "stablehlo.while" not in _same_results(text, [(4,), (4,)])
     # 60 blocks: rolled with the two combiners kept apart (double blocks)
-    text = _program(60, block, prefix=["%z = stablehlo.constant dense<0.0> : tensor<f32>"])
+    text = _program(60, block, prefix=[_ZERO])
     out = _same_results(text, [(4,), (4,)])
     assert out.count("stablehlo.while") == 1
     body = out.split("stablehlo.while")[1]
