@@ -364,11 +364,15 @@ def _nbytes(ty: ir.Type) -> int:
         return num_elements(ty) * 8
 
 
-def _per_block(t: _Table, s: int, p: int, k: int, x: np.ndarray) -> np.ndarray:
+def _same_place(p: int, k: int, ops1: np.ndarray) -> np.ndarray:
+    """The ops of blocks 0..k-1 at the places of block 1's ops ``ops1``: shape (k, len(ops1))."""
+    return ops1[None, :] + np.arange(-1, k - 1, dtype=np.int64)[:, None] * p
+
+
+def _per_block(t: _Table, p: int, k: int, x: np.ndarray) -> np.ndarray:
     """Operand slots of blocks 0..k-1 that correspond to block 1's slots ``x``: shape (k, len(x))."""
     o = t.owner[x]
-    shift = np.arange(-1, k - 1, dtype=np.int64)[:, None] * p
-    return t.opstart[o[None, :] + shift] + (x - t.opstart[o])[None, :]
+    return t.opstart[_same_place(p, k, o)] + (x - t.opstart[o])[None, :]
 
 
 def _check(t: _Table, s: int, p: int, k: int, codes: np.ndarray) -> _Plan | None:
@@ -391,7 +395,7 @@ def _check(t: _Table, s: int, p: int, k: int, codes: np.ndarray) -> _Plan | None
         st1 = t.starts.get(i)
         if st1 is None:
             continue
-        rows = np.stack([t.starts[i + (b - 1) * p] for b in range(k)])
+        rows = np.stack([t.starts[int(b)] for b in _same_place(p, k, np.array([i]))[:, 0]])
         delta = rows[1] - rows[0]
         bad = np.nonzero((rows != rows[0] + np.arange(k)[:, None] * delta).any(axis=1))[0]
         if len(bad):
@@ -404,7 +408,7 @@ def _check(t: _Table, s: int, p: int, k: int, codes: np.ndarray) -> _Plan | None
     # a block reading a far value defined inside the run ends the run there
     stacked: dict = {}
     if len(far1):
-        xs = _per_block(t, s, p, k, far1)
+        xs = _per_block(t, p, k, far1)
         r = int(t.res.max(initial=0)) + 1
         ident = np.where(j[xs] >= 0, j[xs] * r + t.res[xs], -1 - t.argn[xs])  # the value read
         inside = j[xs] >= s
@@ -435,7 +439,7 @@ def _check(t: _Table, s: int, p: int, k: int, codes: np.ndarray) -> _Plan | None
     c1 = np.arange(s + p, s + 2 * p)
     c1 = c1[t.cval[c1] >= 0]
     if len(c1):
-        blocks = c1[None, :] + np.arange(-1, k - 1, dtype=np.int64)[:, None] * p
+        blocks = _same_place(p, k, c1)
         cv = t.cval[blocks]
         for c in np.nonzero((cv != cv[1:2]).any(axis=0))[0]:
             arrs = [read_constant(t.ops[int(i)].results[0], VARY_CONST_MAX) for i in blocks[:, c]]
