@@ -45,6 +45,25 @@ def causes(results) -> list[tuple[str, int, set, int]]:
     return sorted(((sig, c, modes, seed) for sig, (c, modes, seed) in groups.items()), key=lambda t: -t[1])
 
 
+def minimized(results, k: int, profile: str) -> None:
+    """Print, for each of the ``k`` most frequent causes of mismatches and crashes, its
+    smallest program shrunk while it fails the same way (tests/differential/minimize.py)."""
+    from tests.differential.generator import generate
+    from tests.differential.minimize import minimize
+
+    by_cause: dict[str, list] = defaultdict(list)
+    for r in results:
+        for o in r.outcomes:
+            if o.status in ("mismatch", "crash") and o.exc_type not in ("WorkerDied", "Timeout"):
+                by_cause[o.signature()].append(o)
+    for sig, outs in sorted(by_cause.items(), key=lambda kv: -len(kv[1]))[:k]:
+        o = min(outs, key=lambda o: len(o.source))
+        small = minimize(generate(o.seed, profile), o.mode, o)
+        modes = sorted({x.mode for x in outs})
+        print(f"=== {sig} ({len(outs)} runs; modes {', '.join(modes)}): seed {o.seed}, {o.mode}, minimized")
+        print(small.source)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=100, help="programs to run")
@@ -55,6 +74,8 @@ def main(argv=None) -> int:
     ap.add_argument("--show", type=int, default=5, help="mismatches and crashes to print in full")
     ap.add_argument("--json", help="write every non-ok outcome here")
     ap.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    ap.add_argument("--minimize", type=int, default=0, metavar="K",
+                    help="shrink one program per cause for the K most frequent causes of mismatches and crashes")
     args = ap.parse_args(argv)
 
     t0 = time.time()
@@ -87,6 +108,8 @@ def main(argv=None) -> int:
             if o.status in ("mismatch", "crash") and shown < args.show:
                 print(failure_report(o))
                 shown += 1
+    if args.minimize:
+        minimized(results, args.minimize, args.profile)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"summary": counts, "outcomes": [asdict(o) for r in results for o in r.outcomes

@@ -89,12 +89,24 @@ ALL_FEATURES = PURE_FEATURES + ("store_arg_loop", "store_arg", "store_local", "v
 _CONSTS = ("0.5", "0.25", "0.75", "1.5", "-0.5", "2.0", "0.1", "-1.25", "0.3", "0.9", "-0.8", "1.1")
 
 
+class _EdgeRandom(random.Random):
+    """The small profile's integers: mostly at the ends of their ranges (boundaries find bugs;
+    fewer distinct indices and lengths let eager runs share their compiled operations)."""
+
+    def randrange(self, start, stop=None, step=1):
+        if stop is None:
+            start, stop = 0, start
+        if step == 1 and stop - start > 2 and self.random() < 0.7:
+            return start if self.random() < 0.5 else stop - 1
+        return super().randrange(start, stop, step)
+
+
 class _Gen:
     """Builds one program: emits lines, tracks the values in scope and the results."""
 
     def __init__(self, seed: int, profile: str, kind: str, grad: bool):
-        self.r = random.Random(seed)
         self.small = profile == "small"
+        self.r = _EdgeRandom(seed) if self.small else random.Random(seed)
         self.kind = kind
         self.grad = grad
         self.lines: list[str] = []
@@ -741,6 +753,7 @@ def generate(seed: int, profile: str = "full", kind: str | None = None) -> Progr
     pool = PURE_FEATURES if grad else ALL_FEATURES
     nfeat = r.randint(2, 3) if g.small else r.randint(3, 7)
     chosen = [r.choice(pool) for _ in range(nfeat)]
+    features = list(chosen)
     early_at = chosen.index("early_return") if "early_return" in chosen else -1
     chosen = [f for f in chosen if f != "early_return"]
     # what is returned: one scalar, (scalar, a vector like x), or (scalar, the last value); an
@@ -774,7 +787,7 @@ def generate(seed: int, profile: str = "full", kind: str | None = None) -> Progr
         g.emit(f"return total, {last}" if last != "self.total" else "return total, self.total * 1.0")
     else:
         g.emit("return total")
-    return _assemble(seed, g, kind, chosen, profile)
+    return _assemble(seed, g, kind, features, profile)
 
 
 def _assemble(seed: int, g: _Gen, kind: str, chosen: list[str], profile: str) -> Program:
