@@ -27,7 +27,7 @@ from dataclasses import asdict
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from tests.differential.runner import (ALL_MODES, failure_report, run_pool, summarize,  # noqa: E402
+from tests.differential.runner import (ALL_MODES, Outcome, failure_report, run_pool, summarize,  # noqa: E402
                                        summary_line)
 
 
@@ -45,17 +45,16 @@ def causes(results) -> list[tuple[str, int, set, int]]:
     return sorted(((sig, c, modes, seed) for sig, (c, modes, seed) in groups.items()), key=lambda t: -t[1])
 
 
-def minimized(results, k: int, profile: str) -> None:
+def minimized(outcomes, k: int, profile: str) -> None:
     """Print, for each of the ``k`` most frequent causes of mismatches and crashes, its
     smallest program shrunk while it fails the same way (tests/differential/minimize.py)."""
     from tests.differential.generator import generate
     from tests.differential.minimize import minimize
 
     by_cause: dict[str, list] = defaultdict(list)
-    for r in results:
-        for o in r.outcomes:
-            if o.status in ("mismatch", "crash") and o.exc_type not in ("WorkerDied", "Timeout"):
-                by_cause[o.signature()].append(o)
+    for o in outcomes:
+        if o.status in ("mismatch", "crash") and o.exc_type not in ("WorkerDied", "Timeout"):
+            by_cause[o.signature()].append(o)
     for sig, outs in sorted(by_cause.items(), key=lambda kv: -len(kv[1]))[:k]:
         o = min(outs, key=lambda o: len(o.source))
         small = minimize(generate(o.seed, profile), o.mode, o)
@@ -76,7 +75,13 @@ def main(argv=None) -> int:
     ap.add_argument("--quiet", action="store_true", help="no progress on stderr")
     ap.add_argument("--minimize", type=int, default=0, metavar="K",
                     help="shrink one program per cause for the K most frequent causes of mismatches and crashes")
+    ap.add_argument("--load", metavar="FILE", help="with --minimize: take the outcomes of an earlier --json run")
     args = ap.parse_args(argv)
+    if args.load:
+        with open(args.load) as f:
+            outcomes = [Outcome(**o) for o in json.load(f)["outcomes"]]
+        minimized(outcomes, args.minimize or 10, args.profile)
+        return 0
 
     t0 = time.time()
     done = [0]
@@ -109,7 +114,7 @@ def main(argv=None) -> int:
                 print(failure_report(o))
                 shown += 1
     if args.minimize:
-        minimized(results, args.minimize, args.profile)
+        minimized([o for r in results for o in r.outcomes], args.minimize, args.profile)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"summary": counts, "outcomes": [asdict(o) for r in results for o in r.outcomes

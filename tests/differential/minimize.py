@@ -41,8 +41,10 @@ def _blocks(lines: list[str]) -> list[tuple[int, int]]:
             continue
         ind = len(line) - len(line.lstrip())
         j = i + 1
-        while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > ind):
-            j += 1
+        while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > ind
+                                  or (len(lines[j]) - len(lines[j].lstrip()) == ind
+                                      and lines[j].lstrip().startswith(("elif ", "else:")))):
+            j += 1  # the block, and the elif/else branches of an if
         out.append((i, j))
     return out
 

@@ -205,6 +205,10 @@ def compare(got, want, where: str) -> None:
         for i, (g, w) in enumerate(zip(got, want)):
             compare(g, w, f"{where}[{i}]")
         return
+    if want is None:
+        if got is not None:
+            raise _Diff(f"{where}: got {type(got).__name__}, want None")
+        return
     w = np.asarray(want)
     g = _host(got, where)
     if g.shape != w.shape:
@@ -372,7 +376,7 @@ def traced_key(program: Program, module, mode: str):
             warnings.simplefilter("ignore")
             prog = reactant.compile(module.prog, loops=loops, optimize=opt).lower(
                 *_device(program.inputs(0)), optimize=False)
-        return (prog.text(), repr(prog.out_tree), repr(prog.out_leaves), repr(prog.aliases), opt)
+        return (prog.text(), repr(prog.out_tree), repr(prog.out_leaves), repr(prog.aliases), len(prog.captured), opt)
     except Exception:  # noqa: BLE001 - the run itself raises again and is classified
         return None
 
