@@ -81,6 +81,7 @@ class Outcome:
             return f"mismatch {re.sub(r'[0-9]+', 'N', what)}"
         first = self.detail.splitlines()[0] if self.detail else ""
         first = re.sub(r'"[^"]*"|\'[^\']*\'', "'…'", first)
+        first = re.sub(r"\S+\.py:[0-9]+", "<file>:N", first)  # the program's temp file
         first = re.sub(r"[0-9]+", "N", first)
         return f"{self.status} {self.exc_type}: {first[:110]}"
 
