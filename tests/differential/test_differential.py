@@ -23,6 +23,8 @@ from .regressions import cases, dump, parse
 from .runner import (ALL_MODES, CLEAR_ERRORS, Reference, _Diff, _is_product_error, compare, failure_report, load,
                      reference, run_mode, run_pool, run_program, summary_line, unload)
 
+# 300 programs x 7-9 modes: ~280 s of CPU (~2.5 min on 2 xdist workers), most of it XLA
+# compilations (6 per program, fewer where modes trace the same program) and eager operations
 CI_PROGRAMS = int(os.environ.get("REACTANT_DIFF_PROGRAMS", "300"))
 CHUNK = 10
 
