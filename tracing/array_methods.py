@@ -128,7 +128,7 @@ class NumpyArrayMethods:
         return np.ravel(self)
 
     def astype(self, dtype, copy=True, casting="unsafe"):
-        return np.astype(self, dtype)
+        return np.astype(self, dtype, copy=copy)
 
     def conj(self):
         return np.conjugate(self)
@@ -164,7 +164,7 @@ class NumpyArrayMethods:
         return np.ravel(self, order=order)
 
     def flatten(self, order="C"):
-        return np.ravel(self, order=order)
+        return np.copy(np.ravel(self, order=order))  # always a copy (ravel may be a view)
 
     def repeat(self, repeats, axis=None):
         return np.repeat(self, repeats, axis=axis)

@@ -40,7 +40,7 @@ from .host_random import guard_numpy_random, refuse_numpy_random
 from .library_calls import guard_lexsort
 from .context import active as _active
 from .context import current as current_tc
-from .traced import TracedRArray
+from .traced import TracedRArray, root_of
 from . import loop_rolling as rolling
 from .loop_rolling import KeepLoop, UnrollLoop, keep, unroll  # noqa: F401  (public markers)
 
@@ -93,7 +93,9 @@ class _Runtime:
             return _undefined(name, "it is not assigned before this point")
 
     # if ----------------------------------------------------------------------------------------
-    def if_stmt(self, test, true_fn, false_fn, init: tuple, names: tuple, where: str):
+    def if_stmt(self, test, true_fn, false_fn, init: tuple, params: tuple, names: tuple, where: str):
+        """``if test:`` whose branches take the variables ``params`` (values ``init``) and return
+        those of ``names`` (the ones read afterwards)."""
         if not isinstance(test, TracedRArray):
             return true_fn(*init) if test else false_fn(*init)
         outs = {}
@@ -110,11 +112,13 @@ class _Runtime:
             return run
 
         result = cf.cond(test, branch(true_fn, "true"), branch(false_fn, "false"))
+        before = dict(zip(params, init))
         out = []
         for k, name in enumerate(names):
-            t_undef, f_undef = _is_undef(outs["true"][k]), _is_undef(outs["false"][k])
+            t_val, f_val = outs["true"][k], outs["false"][k]
+            t_undef, f_undef = _is_undef(t_val), _is_undef(f_val)
             if t_undef and f_undef:
-                out.append(outs["true"][k])
+                out.append(t_val)
             elif t_undef or f_undef:
                 side = "false" if t_undef else "true"
                 raise ReactantError(
@@ -122,8 +126,13 @@ class _Runtime:
                     "condition), and is used afterwards",
                     hint=f"assign {name!r} before the if or in both branches",
                 )
+            elif isinstance(t_val, TracedRArray) and t_val is f_val:
+                out.append(t_val)  # the same array either way (updated in place, or untouched)
             else:
                 out.append(result[k])
+                _mark_ambiguous(result[k], [v for v in (t_val, f_val, before.get(name))
+                                            if isinstance(v, TracedRArray) and _is_old(v, result[k])],
+                                name, where)
         return tuple(out)
 
     # while -------------------------------------------------------------------------------------
@@ -416,6 +425,35 @@ def _refuse_aliased(arr: np.ndarray) -> None:
             "a NumPy array that is also referenced elsewhere (a view of it, or a list, dict or object holding "
             "it) receives a traced value: those references would not see the update",
             hint="create it from a traced array (np.zeros_like(x, shape=...)) or keep a single name for it")
+
+
+def _is_old(v: TracedRArray, result) -> bool:
+    """Whether ``v`` (a branch's value of a variable) is an array that existed before the if."""
+    return isinstance(result, TracedRArray) and v is not result and not _made_in_branch(v, result)
+
+
+def _made_in_branch(v: TracedRArray, result: TracedRArray) -> bool:
+    from .control_flow import _inside
+
+    op = result.value.owner
+    op = op.operation if hasattr(op, "operation") else op
+    try:
+        return _inside(root_of(v).value, op)
+    except Exception:  # noqa: BLE001 - a value without a defining op: a function argument
+        return False
+
+
+def _mark_ambiguous(result, olds: list, name: str, where: str) -> None:
+    """``result`` is one of several arrays depending on a traced condition: writing through it
+    is refused while any of the arrays it might be is still alive (NumPy would write into
+    that one on one path only)."""
+    if not olds or not isinstance(result, TracedRArray):
+        return
+    from weakref import ref
+
+    result._nowrite = (f"variable {name!r} refers, after the if at {where} (traced condition), to an array "
+                       "that depends on the condition: writing through it would update a different array on "
+                       "each path", [ref(root_of(o)) for o in olds])
 
 
 def _index_range(lo, hi, step: int):
@@ -728,15 +766,19 @@ class _Transformer:
             node.body = self.block(node.body, live)
             node.orelse = self.block(node.orelse, live)
             return [node]
-        assigned = [n for n in _names(node.body + node.orelse).stored if n in live]
+        # the branches take every variable they assign (one may read it first: ``out[i] = v``
+        # is ``out = setitem(out, i, v)``) and return those read afterwards
+        params = [n for n in _names(node.body + node.orelse).stored]
+        assigned = [n for n in params if n in live]
         body = self.block(node.body, live)
         orelse = self.block(node.orelse, live)
         tname, fname = self.fresh("if_true"), self.fresh("if_false")
-        tdef = _func(tname, assigned, body, assigned, node)
-        fdef = _func(fname, assigned, orelse, assigned, node.orelse[0] if node.orelse else node)
+        tdef = _func(tname, params, body, assigned, node)
+        fdef = _func(fname, params, orelse, assigned, node.orelse[0] if node.orelse else node)
         call = ast.Call(func=_attr("if_stmt"),
                         args=[self.calls(node.test), ast.Name(tname, ast.Load()), ast.Name(fname, ast.Load()),
-                              _loads(assigned), _strs(assigned), ast.Constant(self.where(node))], keywords=[])
+                              _loads(params), _strs(params), _strs(assigned), ast.Constant(self.where(node))],
+                        keywords=[])
         return [tdef, fdef, _assign(assigned, call, node)]
 
     def while_(self, node: ast.While, live: set) -> list:

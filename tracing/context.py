@@ -53,6 +53,10 @@ class TraceContext:
         self.main: func.FuncOp | None = None
         self.captures: list = []
         self._captured: dict = {}
+        # (weak reference, user line) of every traced handle made in this trace
+        # (``escape.kill_escaped``); ``where``: the user line of the latest op
+        self.handles: list = []
+        self.where = None
 
     # -- types ------------------------------------------------------------------------------
     def elem_type(self, dtype: np.dtype) -> ir.Type:
@@ -71,7 +75,7 @@ class TraceContext:
     # -- locations --------------------------------------------------------------------------
     def location(self) -> ir.Location:
         """Location of the user's current source line (cached per line)."""
-        where = user_location()
+        where = self.where = user_location()
         if where is None:
             return self.unknown_loc
         loc = self._locs.get(where)
@@ -147,8 +151,13 @@ def tracing(tc: TraceContext) -> Iterator[TraceContext]:
     if stack is None:
         stack = _tls.stack = []
     stack.append(tc)
+    from . import traced
+
+    outer = getattr(traced._tls, "tc", None)
+    traced._tls.tc = tc
     try:
         with tc.ctx, tc.unknown_loc:
             yield tc
     finally:
         stack.pop()
+        traced._tls.tc = outer

@@ -9,6 +9,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from .context import TraceContext, tracing
+from .escape import kill_escaped
 from .host_random import GeneratorWatch
 from .numpy_api.convert import stack_objects
 from .numpy_api.masked import MaskedSelection
@@ -56,6 +57,16 @@ def trace(
     passed to ``fn`` as it is (a static value). ``loops``: how for-range loops over plain
     ints are traced ("auto", "keep" or "unroll"); ``log`` receives each loop's decision."""
     tc = TraceContext(loops=loops, log=log)
+    try:
+        return _trace(tc, fn, leaves, tree, inputs, name)
+    finally:
+        # handles still alive now were kept by the user's code (attributes, globals, lists):
+        # they name values of this program only, so any later use is an error, not a crash
+        kill_escaped(tc.handles, 0, None, f"the trace of {getattr(fn, '__qualname__', name)!s} ended")
+        tc.handles.clear()
+
+
+def _trace(tc: TraceContext, fn, leaves, tree, inputs, name) -> TracedProgram:
     order = sorted(inputs)
     specs = [inputs[i] for i in order]
     with tracing(tc):
@@ -86,7 +97,8 @@ def trace(
                 if t.value != a:  # rebound by x[...] = v / x += v: an in-place update
                     aliases.append((k, len(outputs)))
                     outputs.append(t)
-        tc.finish_function(f, [o.value for o in outputs])
+            out_values = [o.value for o in outputs]  # (a view computes its value here)
+        tc.finish_function(f, out_values)
     captured = list(tc.captures)
     specs = specs + [(tuple(c.shape), np.dtype(c.dtype), False, False) for c in captured]
     return TracedProgram(

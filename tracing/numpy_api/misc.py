@@ -301,7 +301,11 @@ def asarray(a, dtype=None, *args, **kwargs):
 
 @implements(np.astype)
 def astype(x, dtype, /, *, copy=True, device=None):
-    return ops.convert(as_traced(x), canonical(dtype))
+    t = as_traced(x)
+    y = ops.convert(t, canonical(dtype))
+    if y is t and copy:  # same dtype: still a new array unless copy=False (NumPy's rule)
+        return wrap(t.value, t.shape, t.dtype)
+    return y
 
 
 @implements(np.linspace)
