@@ -161,6 +161,28 @@ class _Compiled:
                     _put(self._fast, tuple(map(_SID, args)), entry.fast_run, FAST_MAX)
         return entry.run(bufs, concretes)
 
+    def call_viewing(self, args: tuple, kwargs: dict, make_view: Callable) -> Any:
+        """Call; a result leaf that NumPy would return as a view of an argument is replaced by
+        ``make_view(leaf, (argument, strides), position)``. Used by eager NumPy."""
+        leaves, tree = flatten((args, kwargs), is_leaf=_is_concrete)
+        key, bufs, concretes = self._key(leaves, tree)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._compile(leaves, tree)
+            with self._lock:
+                _put(self._cache, key, entry, CACHE_MAX)
+                self.compile_count += 1
+        result = entry.run(bufs, concretes)
+        views = {p: (concretes[entry.out_views[d][0]], entry.out_views[d][1]) for p, d in enumerate(entry.out_leaves)
+                 if type(d) is int and entry.out_views[d] is not None}
+        if not views:
+            return result
+        out, out_tree = flatten(result, is_leaf=_is_concrete)
+        if len(out) != len(entry.out_leaves):
+            return result
+        return unflatten(out_tree, [make_view(leaf, views[p], p) if p in views else leaf
+                                    for p, leaf in enumerate(out)])
+
     def _key(self, leaves, tree: TreeDef):
         parts = []
         bufs, concretes = [], []
@@ -323,7 +345,8 @@ class _Entry:
     """One compiled executable and how to map Python values in and out of it."""
 
     __slots__ = ("exe", "execute", "handlers", "out_sigs", "out_sids", "out_classes", "out_tree",
-                 "out_leaves", "writeback", "donate", "fast_run", "run", "calls", "captured", "holders")
+                 "out_leaves", "writeback", "donate", "fast_run", "run", "calls", "captured", "holders",
+                 "out_views")
 
     def __init__(self, exe, prog: TracedProgram, placements: list, donate: bool, fn: Callable | None = None):
         """``placements``: per output, its device or (SPMD) its NamedSharding; ``fn``: the
@@ -338,6 +361,7 @@ class _Entry:
         self.out_classes = [ConcreteRNumber if s == () else ConcreteRArray for s, _ in prog.output_specs]
         self.out_tree = prog.out_tree
         self.out_leaves = prog.out_leaves
+        self.out_views = prog.out_views  # per output: the input it is a NumPy view of, or None
         self.writeback = prog.aliases  # (argument, output) pairs of in-place updates
         self.donate = donate
         # the common case, one array returned and nothing updated, gets its own short path

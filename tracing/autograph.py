@@ -111,6 +111,8 @@ class _Runtime:
             run.__reactant_where__ = f"{os.path.abspath(code.co_filename)}:{code.co_firstlineno}"
             return run
 
+        tc = current_tc()
+        start = len(tc.handles)
         result = cf.cond(test, branch(true_fn, "true"), branch(false_fn, "false"))
         before = dict(zip(params, init))
         out = []
@@ -133,6 +135,13 @@ class _Runtime:
                 _mark_ambiguous(result[k], [v for v in (t_val, f_val, before.get(name))
                                             if isinstance(v, TracedRArray) and _is_old(v, result[k])],
                                 name, where)
+        # arrays made in a branch and kept by the user's code (a list, an attribute) name values
+        # of that branch: using them afterwards is an error, not invalid IR
+        outs = result = before = t_val = f_val = None  # (drop the references to branch values)
+        from .escape import kill_escaped
+
+        kill_escaped(tc.handles, start, None, f"the branch of the if at {where} ended (it was kept in a list or "
+                     "attribute; carry values out of ifs in variables)", keep=_traced_leaves(out))
         return tuple(out)
 
     # while -------------------------------------------------------------------------------------
@@ -265,10 +274,10 @@ class _Runtime:
                     vals = tuple(body_fn(start, *vals))
                     peeled = 1
                 out, loop = self._stage_range(start + peeled * step, stop, step, body_fn, vals, names, where)
-            except Exception as e:  # noqa: BLE001 - any failure means: trace it unrolled (which
-                # raises again, at the right iteration, if the error is the user's)
-                why = (f"unrolled: the body needs the index as a Python int "
-                       f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
+            except (ReactantError, TypeError) as e:
+                why = _why_unrolled(e)
+                if why is None:  # not a reason to unroll: a bug, reported as it is
+                    raise
             if why is None:
                 body_ops = rolling.body_op_count(loop)
                 host = _host_slots(vals, names, live_after)
@@ -427,6 +436,13 @@ def _refuse_aliased(arr: np.ndarray) -> None:
             hint="create it from a traced array (np.zeros_like(x, shape=...)) or keep a single name for it")
 
 
+def _traced_leaves(values) -> list:
+    out = []
+    for v in values:
+        out.extend(x for x in cf._leaves(v)[0] if isinstance(x, TracedRArray))
+    return out
+
+
 def _is_old(v: TracedRArray, result) -> bool:
     """Whether ``v`` (a branch's value of a variable) is an array that existed before the if."""
     return isinstance(result, TracedRArray) and v is not result and not _made_in_branch(v, result)
@@ -486,6 +502,22 @@ def _host_slots(vals: tuple, names: tuple, live_after: tuple) -> list[int]:
                     slots.append(k)
                 k += 1
     return slots
+
+
+def _why_unrolled(e: Exception) -> str | None:
+    """Why a loop whose body failed when traced once is unrolled instead, or None when the
+    failure is not one that unrolling answers. (Unrolled, the user's own errors are raised
+    again at the right iteration.)"""
+    first = str(e).splitlines()[0] if str(e) else ""
+    detail = f"({type(e).__name__}: {first})"
+    if isinstance(e, ConcretizationError) or (isinstance(e, TypeError) and not isinstance(e, ReactantError) and any(
+            k in first for k in ("unhashable", "must be integers", "interpreted as an integer"))):
+        return f"unrolled: the body needs the index as a Python int {detail}"
+    if isinstance(e, cf.NonUniformLoopError):
+        return f"unrolled: what a variable refers to changes between iterations {detail}"
+    if isinstance(e, ReactantError):
+        return f"unrolled: the body cannot be traced once for all iterations {detail}"
+    return None
 
 
 def _decided(tc, what: str, decision: str) -> None:

@@ -24,6 +24,7 @@ from .dtypes import result_type
 from .errors import DTypeError, ReactantError, ShapeError, describe
 from .numpy_api.convert import PY_SCALARS, as_traced, broadcast_to, dtype_for_promotion
 from .pytree import flatten, unflatten
+from .escape import kill_escaped
 from .traced import TracedRArray, TracedRNumber, rebind, root_of, wrap
 
 _BOOL = np.dtype(np.bool_)
@@ -289,8 +290,13 @@ def _while(cond_fn, body_fn, init, names):
     extra: list[TracedRArray] = []  # outer roots updated in the body: carried too
     fresh: set[int] = set()  # traced leaves the body rebinds: carried as values, not as themselves
     for _attempt in range(8 + len(carried)):
+        start = len(tc.handles)
         result = _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh, names)
         if result[0] == "done":
+            # arrays made in the body and kept by the user's code (a list, an attribute) name
+            # values of the body: using them after the loop is an error, not invalid IR
+            kill_escaped(tc.handles, start, result[2], f"the loop body at {_where_defined(body_fn)} ended "
+                         "(it was kept in a list or attribute; carry values out of loops in variables)")
             return result[1]
         kind, payload = result
         if kind == "extra":
@@ -457,6 +463,7 @@ def _while_regions(tc, op, cond_fn, body_fn, leaves, tree, specs, extra, names, 
     # the loop's results: value slots become new arrays, carried arrays written in the body
     # take their final values (in place: enclosing constructs carry them in turn)
     reset()
+    end = len(tc.handles)
     results = [wrap(r, s, d) for r, (s, d) in zip(op.results, types)]
     out = list(leaves)
     for k, i in enumerate(vslots):
@@ -467,7 +474,7 @@ def _while_regions(tc, op, cond_fn, body_fn, leaves, tree, specs, extra, names, 
     for c, r in zip(cells, results[len(vslots):]):
         if id(c) in written:
             rebind(c, r)
-    return ("done", unflatten(tree, out))
+    return ("done", unflatten(tree, out), end)
 
 
 def _alias_problem(nv: TracedRArray, cells, fresh_in: dict, seen_roots: dict, i: int, op) -> str | None:

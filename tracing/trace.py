@@ -37,6 +37,9 @@ class TracedProgram:
     # device arrays read without being arguments: the trailing inputs after ``input_specs``
     # of the caller's leaves (their current value is passed at every call)
     captured: list = field(default_factory=list)
+    # per module output: (input, strides) when it is a view of that input (NumPy would return
+    # that memory; strides in elements of the input), or None
+    out_views: list = field(default_factory=list)
 
     def text(self) -> str:
         return str(self.module)
@@ -98,6 +101,9 @@ def _trace(tc: TraceContext, fn, leaves, tree, inputs, name) -> TracedProgram:
                     aliases.append((k, len(outputs)))
                     outputs.append(t)
             out_values = [o.value for o in outputs]  # (a view computes its value here)
+            inputs_by_id = {id(t): k for k, t in enumerate(tracers)}
+            out_views = [(inputs_by_id[id(o._root)], o._strides) if o._root is not None and id(o._root) in
+                         inputs_by_id else None for o in outputs]
         tc.finish_function(f, out_values)
     captured = list(tc.captures)
     specs = specs + [(tuple(c.shape), np.dtype(c.dtype), False, False) for c in captured]
@@ -110,6 +116,7 @@ def _trace(tc: TraceContext, fn, leaves, tree, inputs, name) -> TracedProgram:
         out_tree=out_tree,
         out_leaves=out_leaves,
         aliases=aliases,
+        out_views=out_views,
     )
 
 

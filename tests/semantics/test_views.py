@@ -197,3 +197,10 @@ def test_read_only_view_follows_its_base():
         return d * 1.0
 
     check(f, np.random.rand(3, 3))
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_view_semantics_eager(case):
+    """The same programs run eagerly on device arrays (each NumPy call compiled on its own)."""
+    fn, make = CASES[case]
+    check(fn, *make(np.random.default_rng(1)), eager=True)
