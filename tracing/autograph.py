@@ -414,7 +414,7 @@ def _numpy_call(fn):
         if fn in _SIZED and "size" in kwargs:
             return impl(*args, **kwargs)
         if any(hides_traced(a) for a in args) or any(hides_traced(v) for k, v in kwargs.items() if k != "out"):
-            if structured:
+            if structured and not _defers((args, tuple(kwargs.values()))):
                 out = dispatch_function(fn, args, dict(kwargs))  # (UnsupportedError without an impl)
                 if out is not NotImplemented:
                     return out
@@ -424,6 +424,14 @@ def _numpy_call(fn):
         return fn(*args, **kwargs)
 
     return call
+
+
+def _defers(x) -> bool:
+    """Whether a (nested) list/tuple holds a value whose type handles mixed NumPy calls itself
+    (a ``Window``): NumPy's own dispatch, which sees the items of a sequence, then decides."""
+    if isinstance(x, (list, tuple)):
+        return any(_defers(e) for e in x)
+    return getattr(type(x), "__reactant_defer__", False)
 
 
 def _as_array(x):

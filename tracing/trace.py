@@ -9,6 +9,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from .context import TraceContext, tracing
+from .errors import ConcretizationError
 from .host_random import GeneratorWatch
 from .numpy_api.masked import MaskedSelection
 from .pytree import TreeDef, flatten, unflatten
@@ -110,6 +111,9 @@ def _collect_outputs(result, inputs: list[TracedRArray]):
     for leaf in leaves:
         if isinstance(leaf, MaskedSelection):
             leaf._shape_error("returning it from the compiled function", at_selection=True)
+        if isinstance(leaf, np.ndarray) and leaf.dtype == object and any(isinstance(e, TracedRArray) for e in leaf.flat):
+            raise ConcretizationError("the compiled function returns a NumPy object array holding traced values",
+                                      hint="build the result with np.stack / np.asarray of the traced values")
         if id(leaf) in input_pos:
             desc.append(("input", input_pos[id(leaf)]))
         elif isinstance(leaf, TracedRArray):

@@ -23,7 +23,7 @@ import numpy as np
 from .. import ops
 from ..context import active
 from ..dtypes import canonical
-from ..errors import ArgumentError, OptionError, ShapeError, describe
+from ..errors import ArgumentError, OptionError, ReactantError, ShapeError, describe
 from ..traced import TracedRArray, TracedRNumber, wrap
 from ._registry import implements
 
@@ -65,6 +65,8 @@ def _normalized(x: Any):
         return as_traced(x)  # captured: read at every call
     try:
         arr = x if isinstance(x, np.ndarray) else np.asarray(x)
+    except ReactantError:
+        raise
     except (TypeError, ValueError) as e:
         raise ArgumentError(f"cannot put {type(x).__name__} {x!r:.60} in an array with traced values: {e}") from e
     if arr.dtype.kind in "OUSVMm":
@@ -175,6 +177,10 @@ def _refuse_copy(data) -> None:
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):  # noqa: A002
     """``np.array``: a new traced array (``copy=True``), the traced argument itself where
     ``copy`` allows it and nothing changes."""
+    if is_device_array(object):
+        from .convert import as_traced
+
+        object = as_traced(object)  # noqa: A001  (read as an input of the trace)
     if not isinstance(object, TracedRArray):
         if copy is False:
             _refuse_copy(object)
