@@ -371,12 +371,6 @@ class _Runtime:
 
 _SIZED = frozenset({np.unique, np.nonzero, np.argwhere, np.flatnonzero})
 _DISPATCHED = type(np.concatenate)  # NumPy functions with __array_function__ dispatch
-# NumPy functions taking lists that are not one array (sequences of arrays, lists of
-# conditions or functions, (lo, hi) pairs): their traced implementations read the lists
-_STRUCTURED_LISTS = frozenset(getattr(f, "__reactant_guarded__", f) for f in (
-    np.stack, np.concatenate, np.concat, np.vstack, np.hstack, np.dstack, np.column_stack, np.block,
-    np.lexsort, np.choose, np.select, np.piecewise, np.pad, np.histogram, np.histogram2d, np.histogramdd,
-    np.histogram_bin_edges, np.linalg.multi_dot))
 # ufunc method -> positions of its array operands (``at``'s indices: see _ufunc_method_call)
 _UFUNC_METHOD_ARRAYS = {"reduce": (0,), "accumulate": (0,), "reduceat": (0, 1), "outer": (0, 1), "at": (0, 2)}
 
@@ -391,7 +385,7 @@ def _numpy_call(fn):
     them. ``size=`` (which NumPy's signature refuses) goes to the traced implementation too.
     None for anything else."""
     from .numpy_api import FUNCTIONS, UFUNC_METHODS, dispatch_function
-    from .numpy_api.construction import CONSTRUCTORS, hides_traced
+    from .numpy_api.construction import CONSTRUCTORS, STRUCTURED_LISTS, hides_traced, lists_as_arrays
 
     fn = getattr(fn, "__reactant_guarded__", fn)  # NumPy's own function behind our guard
     try:
@@ -408,19 +402,18 @@ def _numpy_call(fn):
         return _ufunc_method_call(fn, _UFUNC_METHOD_ARRAYS.get(fn.__name__, (0,)))
     if impl is None and type(fn) is not _DISPATCHED:
         return None
-    structured = fn in _STRUCTURED_LISTS
+    structured = fn in STRUCTURED_LISTS
 
     def call(*args, **kwargs):
         if fn in _SIZED and "size" in kwargs:
             return impl(*args, **kwargs)
-        if any(hides_traced(a) for a in args) or any(hides_traced(v) for k, v in kwargs.items() if k != "out"):
-            if structured and not _defers((args, tuple(kwargs.values()))):
-                out = dispatch_function(fn, args, dict(kwargs))  # (UnsupportedError without an impl)
-                if out is not NotImplemented:
-                    return out
-            else:
-                args = tuple(_as_array(a) for a in args)
-                kwargs = {k: (v if k == "out" else _as_array(v)) for k, v in kwargs.items()}
+        if not structured:  # then NumPy sees the traced arrays and dispatches
+            args, kwargs = lists_as_arrays(args, kwargs)
+        elif (any(hides_traced(a) for a in args) or any(hides_traced(v) for v in kwargs.values())) \
+                and not _defers((args, tuple(kwargs.values()))):
+            out = dispatch_function(fn, args, dict(kwargs))  # (UnsupportedError without an impl)
+            if out is not NotImplemented:
+                return out
         return fn(*args, **kwargs)
 
     return call

@@ -388,3 +388,12 @@ def test_returning_an_object_array_of_tracers_is_an_error():
 
     with pytest.raises(reactant.ConcretizationError, match="object array holding traced values"):
         compiled(f, A)
+
+
+def test_code_that_is_not_converted_gets_lists_as_arrays_where_numpy_dispatches():
+    # NumPy dispatches on the visible traced argument; the list beside it is an array too
+    ns = {"np": np}
+    exec(compile("def lib(a):\n    return np.clip([a[0, 0], a[1, 1], 9.0], a[0, 2], 8.0), "
+                 "np.where(a[0] > 2, [a[1, 0]] * 6, 0.0)\n", "<library>", "exec"), ns)
+    got = to_numpy(reactant.compile(lambda a: ns["lib"](a))(reactant.to_rarray(F)))
+    assert_same(list(got), list(ns["lib"](F)))

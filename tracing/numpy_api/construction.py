@@ -52,6 +52,25 @@ def hides_traced(x: Any) -> bool:
     return isinstance(x, (list, tuple)) and holds_traced(x)
 
 
+# NumPy functions taking lists that are not one array (sequences of arrays, lists of conditions
+# or functions, (lo, hi) pairs): their traced implementations read such lists themselves. Every
+# other function gets a list/tuple argument holding traced values as one traced array.
+STRUCTURED_LISTS = frozenset(getattr(f, "__reactant_guarded__", f) for f in (
+    np.stack, np.concatenate, np.concat, np.vstack, np.hstack, np.dstack, np.column_stack, np.block,
+    np.lexsort, np.choose, np.select, np.piecewise, np.pad, np.histogram, np.histogram2d, np.histogramdd,
+    np.histogram_bin_edges, np.linalg.multi_dot))
+
+
+def lists_as_arrays(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """``args``/``kwargs`` with each list/tuple argument that holds traced values as one traced
+    array (``out=`` is left as it is: a tuple of outputs)."""
+    if not (any(hides_traced(a) for a in args) or any(hides_traced(v) for k, v in kwargs.items() if k != "out")):
+        return args, kwargs
+    args = tuple(from_data(a) if hides_traced(a) else a for a in args)
+    kwargs = {k: (from_data(v) if k != "out" and hides_traced(v) else v) for k, v in kwargs.items()}
+    return args, kwargs
+
+
 # -- building -----------------------------------------------------------------------------------
 def _normalized(x: Any):
     """``x`` with every leaf a traced array or a NumPy array (lists stay lists)."""
