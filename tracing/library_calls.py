@@ -1,9 +1,9 @@
 """NumPy calls made by code the tracer does not convert (library code, functions without
-source) where NumPy alone would silently go wrong on traced values.
+source) where NumPy alone would fail on traced values.
 
 ``np.lexsort`` dispatches on its ``keys`` argument as one object: a *list* of traced arrays
-hides them from NumPy's ``__array_function__`` protocol, and NumPy sorts a 1-D object array of
-the tracers instead (a wrong answer, not an error). In converted user code the call is rewritten
+hides them from NumPy's ``__array_function__`` protocol, and NumPy would ask each tracer for
+``__array__`` (which raises). In converted user code the call is rewritten
 (``autograph._numpy_call``); for other code ``np.lexsort`` is wrapped: while this thread traces, a
 list of keys that holds a traced value is passed as a tuple, which NumPy dispatches to the traced
 implementation. Outside traces the wrapper calls NumPy's function unchanged.

@@ -53,6 +53,10 @@ def dispatch_function(func, args, kwargs):
             hint="rewrite it with supported NumPy functions (see reactant.numpy.SUPPORTED), "
             "or open an issue naming this function",
         )
+    from .construction import STRUCTURED_LISTS, lists_as_arrays
+
+    if func not in STRUCTURED_LISTS:  # a list holding traced values is an array (np.sum([t, u]))
+        args, kwargs = lists_as_arrays(args, kwargs)
     # out= is handled here, once, for every function: the implementation computes the result
     # and it is written into ``out`` (an implementation never sees out=, so none can ignore it)
     out = kwargs.pop("out", None)

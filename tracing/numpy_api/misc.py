@@ -10,10 +10,10 @@ import numpy as np
 
 from .. import ops
 from ..dtypes import canonical, is_complex, is_float, result_type
-from ..errors import IndexError_, ShapeError, UnsupportedError, describe
+from ..errors import DTypeError, IndexError_, OptionError, ShapeError, UnsupportedError, describe
 from ..traced import TracedRArray, wrap
 from ._registry import implements
-from .convert import as_traced, broadcast_all, broadcast_to, dtype_for_promotion, flat_or_axis, normalize_axis
+from .convert import array_dtype, as_traced, broadcast_all, broadcast_to, dtype_for_promotion, flat_or_axis, normalize_axis
 
 
 def _promoted(*xs):
@@ -40,10 +40,17 @@ def where(condition, x=None, y=None, /):
 def select(condlist, choicelist, default=0):
     if len(condlist) != len(choicelist):
         raise ShapeError("list of cases must be same length as list of conditions")
-    out = default
+    if len(condlist) == 0:
+        raise OptionError("select with an empty condition list is not possible")
+    for i, c in enumerate(condlist):
+        if array_dtype(c) != np.bool_:
+            raise DTypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
+    # one dtype for all choices and the default, as NumPy's (Python scalars promote weakly)
+    dt = result_type(*[dtype_for_promotion(v) for v in list(choicelist) + [default]])
+    out = as_traced(default, dt)
     for c, v in reversed(list(zip(condlist, choicelist))):
-        out = where(c, v, out)
-    return as_traced(out)
+        out = where(c, as_traced(v, dt), out)
+    return out
 
 
 @implements(np.clip)
@@ -291,12 +298,6 @@ def copy(a, order="K", subok=False):
     x = as_traced(a)
     # SSA values are immutable: a new handle is a copy (mutating it rebinds only the copy)
     return wrap(x.value, x.shape, x.dtype)
-
-
-@implements(np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
-def asarray(a, dtype=None, *args, **kwargs):
-    # reached only through like=traced; plain np.asarray([...]) goes through __array__
-    return as_traced(a, dtype)
 
 
 @implements(np.astype)

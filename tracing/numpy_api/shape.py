@@ -11,7 +11,7 @@ from ..errors import ShapeError, UnsupportedError, describe
 from ..traced import TracedRArray
 from .. import views
 from ._registry import implements
-from .convert import (as_traced, axis_sequence, broadcast_shapes, broadcast_to, dtype_for_promotion, flat_or_axis,
+from .convert import (array_dtype, as_traced, axis_sequence, broadcast_shapes, broadcast_to, flat_or_axis,
                       normalize_axes, normalize_axis)
 
 
@@ -175,7 +175,8 @@ def _common(arrays, dtype=None) -> list[TracedRArray]:
     arrays = list(arrays)
     if not arrays:
         raise ShapeError("need at least one array to concatenate")
-    dt = np.dtype(dtype) if dtype is not None else result_type(*[dtype_for_promotion(a) for a in arrays])
+    # each item becomes an array first, as NumPy's asanyarray does: a Python float is float64 here
+    dt = np.dtype(dtype) if dtype is not None else result_type(*[array_dtype(a) for a in arrays])
     return [as_traced(a, dt) for a in arrays]
 
 
