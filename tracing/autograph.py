@@ -970,6 +970,16 @@ class _HostArrayWrites(ast.NodeTransformer):
 
     counter = 0
 
+    def __init__(self, local_names=None):
+        # names local to the function: only those can be rebound (``n = _rt.setitem(n, ...)``);
+        # a global or closure variable keeps its binding (``_rt.store``)
+        self.local_names = local_names
+
+    def visit_FunctionDef(self, node):
+        return node  # a nested function is converted on its own when it is called
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
+
     def visit_body(self, body: list) -> list:
         out = []
         for s in body:
@@ -991,12 +1001,14 @@ class _HostArrayWrites(ast.NodeTransformer):
             parts = [first]
             for k, e in enumerate(elts):
                 item = ast.Subscript(value=ast.Name(tmp, ast.Load()), slice=ast.Constant(k), ctx=ast.Load())
-                parts.append(_host_array_writes(ast.copy_location(ast.Assign(targets=[e], value=item), node)))
+                parts.append(_host_array_writes(ast.copy_location(ast.Assign(targets=[e], value=item), node),
+                                                self.local_names))
             return parts
-        return _host_array_writes(node) if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) else node
+        return _host_array_writes(node, self.local_names) if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) \
+            else node
 
 
-def _host_array_writes(node):
+def _host_array_writes(node, local_names=None):
     """``n[i] = v`` -> ``n = _rt.setitem(n, i, v)``, ``n[i] op= v`` -> ``n = _rt.aug_setitem(...)``,
     ``n op= v`` -> ``n = _rt.aug_assign(n, op, v)`` and the statement ``f(..., out=n)`` ->
     ``n = _rt.call_with_out(f, n, ...)`` for a plain name ``n``: a NumPy array that receives a
@@ -1004,8 +1016,11 @@ def _host_array_writes(node):
     def name_store(n):
         return ast.Name(n, ast.Store())
 
+    def local(t) -> bool:
+        return isinstance(t, ast.Name) and (local_names is None or t.id in local_names)
+
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
-            and isinstance(node.targets[0].value, ast.Name):
+            and local(node.targets[0].value):
         t = node.targets[0]
         call = ast.Call(func=_attr("setitem"), args=[ast.Name(t.value.id, ast.Load()), _index_expr(t.slice),
                                                      node.value], keywords=[])
@@ -1016,7 +1031,7 @@ def _host_array_writes(node):
         return ast.copy_location(ast.Expr(call), node)
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         call = node.value
-        outs = [k for k in call.keywords if k.arg == "out" and isinstance(k.value, ast.Name)]
+        outs = [k for k in call.keywords if k.arg == "out" and local(k.value)]
         if outs:
             name = outs[0].value.id
             rest = [k for k in call.keywords if k is not outs[0]]
@@ -1026,11 +1041,11 @@ def _host_array_writes(node):
     if isinstance(node, ast.AugAssign) and type(node.op) in _AUG_OPS:
         op = ast.Constant(_AUG_OPS[type(node.op)])
         t = node.target
-        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+        if isinstance(t, ast.Subscript) and local(t.value):
             call = ast.Call(func=_attr("aug_setitem"), args=[ast.Name(t.value.id, ast.Load()), _index_expr(t.slice),
                                                              op, node.value], keywords=[])
             return ast.copy_location(ast.Assign(targets=[name_store(t.value.id)], value=call), node)
-        if isinstance(t, ast.Name):
+        if local(t):
             call = ast.Call(func=_attr("aug_assign"), args=[ast.Name(t.id, ast.Load()), op, node.value], keywords=[])
             return ast.copy_location(ast.Assign(targets=[name_store(t.id)], value=call), node)
     return node
@@ -1135,7 +1150,8 @@ def _convert(fn: types.FunctionType) -> types.FunctionType:
         ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
         fdef.decorator_list = []
     tr = _Transformer(os.path.abspath(filename))
-    fdef.body = tr.block(_HostArrayWrites().visit_body(_single_exit(fdef.body)), set())
+    local_names = set(fn.__code__.co_varnames) | set(fn.__code__.co_cellvars)
+    fdef.body = tr.block(_HostArrayWrites(local_names).visit_body(_single_exit(fdef.body)), set())
     if tr.counter == 0 and not _has_calls(fdef):
         return fn
     freevars = fn.__code__.co_freevars
