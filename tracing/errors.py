@@ -32,3 +32,7 @@ class ArgumentError(ReactantError, TypeError):
 
 class OptionError(ReactantError, ValueError):
     """An option value NumPy rejects with ValueError (an unknown ``norm=``, a size below 1)."""
+
+
+class DomainError(ReactantError, ValueError):
+    """Operand values NumPy refuses with ValueError (integers to negative integer powers)."""
