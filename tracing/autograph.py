@@ -37,7 +37,7 @@ from .errors import ConcretizationError, ReactantError
 from .numpy_api.convert import PY_SCALARS, as_traced, contains_traced
 from .functions import cached_call
 from .host_random import guard_numpy_random, refuse_numpy_random
-from .library_calls import guard_lexsort
+from .library_calls import guard_as_strided, guard_lexsort
 from .context import active as _active
 from .context import current as current_tc
 from .traced import TracedRArray
@@ -377,7 +377,7 @@ def _numpy_call(fn):
     (which NumPy's signature refuses) goes straight to the traced implementation, and a list
     of traced arrays becomes a tuple (a list hides them from NumPy's dispatch: ``np.lexsort([a,
     b])`` would sort one object array). None for anything else."""
-    from .numpy_api import FUNCTIONS
+    from .numpy_api import DIRECT, FUNCTIONS
 
     fn = getattr(fn, "__reactant_guarded__", fn)  # NumPy's own function behind our guard
     try:
@@ -386,6 +386,8 @@ def _numpy_call(fn):
         return None
     if impl is None:
         return None
+    if fn in DIRECT:  # NumPy would not dispatch it (as_strided): the implementation decides
+        return impl
 
     def call(*args, **kwargs):
         args = tuple(tuple(a) if isinstance(a, list) and _has_traced(a) else a for a in args)
@@ -1074,3 +1076,4 @@ def _has_calls(fdef) -> bool:
 _RUNTIME = _Runtime()
 guard_numpy_random(lambda: _active() is not None)
 guard_lexsort(lambda: _active() is not None, lambda x: isinstance(x, TracedRArray))
+guard_as_strided(lambda: _active() is not None)
