@@ -108,7 +108,8 @@ def _invalid(diagnostic: str, before: str | None, produced_by: str | None) -> In
                 "and pass the results in as arguments")
     else:
         what = "the module is not valid MLIR"
-        hint = None if produced_by is None else f"this is a bug in pass {produced_by!r}: please report it with the module"
+        hint = None if produced_by is None else \
+            f"this is a bug in pass {produced_by!r}: please report it with the module"
     return InvalidModuleError(f"{source} fails verification {where}: {what}\n{diagnostic.strip()}", hint=hint)
 
 

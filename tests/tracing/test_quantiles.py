@@ -34,16 +34,18 @@ def _want(fn, *args):
 
 @pytest.mark.parametrize("opt", LEVELS)
 def test_median_is_nan_where_a_slice_holds_nan(opt):
-    f = lambda a: (np.median(a), np.median(a, axis=0), np.median(a, axis=1), np.median(a, axis=(0, 1)),  # noqa: E731
-                   np.median(a, axis=1, keepdims=True), np.median(a[1]), np.median(a[:, 1:3], axis=0))
+    f = lambda a: (np.median(a), np.median(a, axis=0), np.median(a, axis=1),  # noqa: E731
+                   np.median(a, axis=(0, 1)), np.median(a, axis=1, keepdims=True), np.median(a[1]),
+                   np.median(a[:, 1:3], axis=0))
     got = check(f, NANS, optimize=opt)
     assert np.isnan(got[0]) and np.isnan(got[2][0]) and not np.isnan(got[2][1])  # only slices with a NaN
 
 
 @pytest.mark.parametrize("opt", LEVELS)
 def test_quantile_percentile_nan_per_slice(opt):
-    f = lambda a: (np.quantile(a, 0.3), np.quantile(a, 0.3, axis=1), np.quantile(a, [0.1, 0.5, 0.9], axis=0),  # noqa: E731
-                   np.quantile(a, 1.0, axis=1), np.quantile(a, 0, axis=1), np.percentile(a, 40, axis=1),
+    f = lambda a: (np.quantile(a, 0.3), np.quantile(a, 0.3, axis=1),  # noqa: E731
+                   np.quantile(a, [0.1, 0.5, 0.9], axis=0), np.quantile(a, 1.0, axis=1), np.quantile(a, 0, axis=1),
+                   np.percentile(a, 40, axis=1),
                    np.percentile(a, [10, 90], axis=1, keepdims=True), np.quantile(a[1], [[0.2, 0.4], [0.6, 0.8]]))
     check(f, NANS, optimize=opt)
 
@@ -64,8 +66,9 @@ def test_dtypes_and_weak_q(dtype):
     x = np.array([[3, 1, 2, 7, 5, 4], [0, -1, 4, 2, 9, 9]]).astype(dtype)
     if x.dtype.kind == "f":
         x[0, 2] = np.nan
-    f = lambda a: (np.median(a, 0), np.median(a, 1), np.quantile(a, 0.3, axis=1), np.quantile(a, [0.3], axis=1),  # noqa: E731
-                   np.quantile(a, np.float32(0.7), axis=1), np.quantile(a, np.array([0.2, 0.7], np.float32), axis=1),
+    f = lambda a: (np.median(a, 0), np.median(a, 1), np.quantile(a, 0.3, axis=1),  # noqa: E731
+                   np.quantile(a, [0.3], axis=1), np.quantile(a, np.float32(0.7), axis=1),
+                   np.quantile(a, np.array([0.2, 0.7], np.float32), axis=1),
                    np.quantile(a, 1, axis=1), np.quantile(a, [0, 1], axis=0), np.percentile(a, 30, axis=1),
                    np.nanmedian(a, 1), np.nanquantile(a, 0.3, axis=1), np.nanquantile(a, [0.3], axis=1),
                    np.nanquantile(a, np.array([0.2, 0.7], np.float32), axis=1), np.nanpercentile(a, 30, axis=1))
@@ -89,6 +92,8 @@ def test_eager_on_device_arrays(fn):
 
 def test_empty_and_errors():
     check(lambda a: (np.median(a, axis=0), np.nanmedian(a, axis=0)), np.zeros((0, 3)))
+    check(lambda a: (np.quantile(a, [], axis=1), np.nanquantile(a, np.array([], np.float32), axis=0),
+                     np.percentile(a, [], axis=1, keepdims=True)), np.ones((2, 3), np.float32))
     x = reactant.to_rarray(np.ones(4))
     with pytest.raises(OptionError, match=r"range \[0, 1\]"):
         reactant.compile(lambda a: np.quantile(a, 1.5))(x)

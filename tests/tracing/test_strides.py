@@ -108,7 +108,8 @@ def test_unconverted_code_and_host_arrays():
     got = reactant.compile(f, control_flow=False)(reactant.to_rarray(X))
     np.testing.assert_array_equal(np.asarray(got), f(X))
     # NumPy arrays inside a trace, and outside one, keep NumPy's own (writeable) views
-    got = reactant.compile(lambda a: a + as_strided(np.arange(4.0), (3, 2), (8, 8)))(reactant.to_rarray(np.ones((3, 2))))
+    g = reactant.compile(lambda a: a + as_strided(np.arange(4.0), (3, 2), (8, 8)))
+    got = g(reactant.to_rarray(np.ones((3, 2))))
     np.testing.assert_array_equal(np.asarray(got), 1 + as_strided(np.arange(4.0), (3, 2), (8, 8)))
     assert np.lib.stride_tricks.as_strided(X.copy(), (2, 2), (8, 8)).flags.writeable
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import ops
 from ..dtypes import is_complex, is_float
-from ..errors import DTypeError, OptionError, UnsupportedError, describe
+from ..errors import DTypeError, IndexError_, OptionError, UnsupportedError, describe
 from ..traced import TracedRArray
 from ._registry import implements
 from .convert import as_traced, normalize_axes
@@ -81,7 +81,8 @@ def _checked(a, name: str) -> TracedRArray:
     return x
 
 
-def _finish(r: TracedRArray, lead: tuple[int, ...], kept_shape, keep_shape, keepdims: bool) -> TracedRArray:
+def _finish(r: TracedRArray, lead: tuple[int, ...], keep_shape: tuple[int, ...], keepdims: bool) -> TracedRArray:
+    """``r`` (shape ``lead`` + kept dims) with the reduced dims back as 1s when ``keepdims``."""
     if keepdims:
         return ops.reshape(r, lead + keep_shape)
     return r
@@ -109,7 +110,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     x = _checked(a, "median")
     x, kept_shape, keep_shape = _reduced_last(x, axis)
     n = x.shape[-1]
-    acc, res = _mean_dtypes(x.dtype)
+    res = _mean_dtypes(x.dtype)[1]
     if n == 0:  # NumPy: the mean of nothing, NaN (with a warning)
         r = ops.full(kept_shape, np.nan, res)
     else:
@@ -119,7 +120,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         else:
             r = _mean2(_last(s, n // 2 - 1), _last(s, n // 2), x.dtype)
         r = _nan_where(_nan_slices(s), r)
-    return _finish(r, (), kept_shape, keep_shape, keepdims)
+    return _finish(r, (), keep_shape, keepdims)
 
 
 @implements(np.nanmedian)
@@ -130,7 +131,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         return median(x, axis, keepdims=keepdims)
     x, kept_shape, keep_shape = _reduced_last(x, axis)
     if x.shape[-1] == 0:
-        return _finish(ops.full(kept_shape, np.nan, x.dtype), (), kept_shape, keep_shape, keepdims)
+        return _finish(ops.full(kept_shape, np.nan, x.dtype), (), keep_shape, keepdims)
     s = _sorted(x)
     m = _valid_count(s)
     one = ops.full(m.shape, 1, m.dtype)
@@ -144,7 +145,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     odd = ops.compare(ops.remainder(m, two), one, "EQ")
     r = ops.select(odd, lo, _mean2(lo, hi, x.dtype))
     r = ops.select(ops.compare(m, zero, "EQ"), ops.full(r.shape, np.nan, r.dtype), r)
-    return _finish(r, (), kept_shape, keep_shape, keepdims)
+    return _finish(r, (), keep_shape, keepdims)
 
 
 def _valid_count(s: TracedRArray) -> TracedRArray:
@@ -200,8 +201,10 @@ def _quantile(a, qa: np.ndarray, weak_q: bool, axis, keepdims: bool, name: str) 
     _check_q(qa)
     x, kept_shape, keep_shape = _reduced_last(x, axis)
     n = x.shape[-1]
+    if qa.size == 0:
+        return _empty_q(x, qa, kept_shape, keep_shape, keepdims)
     if n == 0:
-        raise OptionError(f"{name} of an empty slice: index -1 is out of bounds for axis 0 with size 0")
+        raise IndexError_(f"{name} of an empty slice: index -1 is out of bounds for axis 0 with size 0")
     s = _sorted(x)
     vi = (n - 1) * qa  # NumPy's virtual indexes, in q's dtype
     outs = []
@@ -219,16 +222,20 @@ def _quantile(a, qa: np.ndarray, weak_q: bool, axis, keepdims: bool, name: str) 
         outs.append(_lerp(_last(s, lo_i), _last(s, hi_i), float(gamma) if weak_q else gamma))
     r = _stack(outs, qa.shape)
     r = _nan_where(_nan_slices(s), r)
-    return _finish(r, qa.shape, kept_shape, keep_shape, keepdims)
+    return _finish(r, qa.shape, keep_shape, keepdims)
 
 
 def _stack(outs: list[TracedRArray], qshape: tuple[int, ...]) -> TracedRArray:
     if not qshape:
         return outs[0]
-    r = ops.concatenate([ops.reshape(o, (1,) + o.shape) for o in outs], 0) if outs else None
-    if r is None:
-        raise OptionError("q is empty")
+    r = ops.concatenate([ops.reshape(o, (1,) + o.shape) for o in outs], 0)
     return ops.reshape(r, qshape + outs[0].shape)
+
+
+def _empty_q(x: TracedRArray, qa: np.ndarray, kept_shape, keep_shape, keepdims: bool) -> TracedRArray:
+    """The empty result of an empty ``q``, in the dtype NumPy gives it."""
+    dt = x.dtype if qa.dtype.kind in "biu" else np.result_type(x.dtype, qa.dtype)
+    return ops.full(qa.shape + (keep_shape if keepdims else kept_shape), 0, dt)
 
 
 def _nanquantile(a, qa: np.ndarray, weak_q: bool, axis, keepdims: bool, name: str) -> TracedRArray:
@@ -237,8 +244,10 @@ def _nanquantile(a, qa: np.ndarray, weak_q: bool, axis, keepdims: bool, name: st
         return _quantile(x, qa, weak_q, axis, keepdims, name)
     _check_q(qa)
     x, kept_shape, keep_shape = _reduced_last(x, axis)
+    if qa.size == 0:
+        return _empty_q(x, qa, kept_shape, keep_shape, keepdims)
     if x.shape[-1] == 0:  # NumPy: nanmean of nothing
-        return _finish(ops.full(kept_shape, np.nan, x.dtype), (), kept_shape, keep_shape, keepdims)
+        return _finish(ops.full(kept_shape, np.nan, x.dtype), (), keep_shape, keepdims)
     s = _sorted(x)
     m = _valid_count(s)
     last = np.subtract(m, 1)  # the last non-NaN position (-1 for an all-NaN slice)
@@ -265,7 +274,7 @@ def _nanquantile(a, qa: np.ndarray, weak_q: bool, axis, keepdims: bool, name: st
     r = _stack(outs, qa.shape)
     empty = ops.compare(m, zero, "EQ")
     r = _nan_where(empty, r)
-    return _finish(r, qa.shape, kept_shape, keep_shape, keepdims)
+    return _finish(r, qa.shape, keep_shape, keepdims)
 
 
 @implements(np.quantile)
