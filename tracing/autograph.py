@@ -30,14 +30,13 @@ import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from jaxlib.mlir import ir
 
 from . import control_flow as cf
 from .errors import ConcretizationError, NonUniformLoopError, ReactantError
 from .numpy_api.convert import PY_SCALARS, as_traced, contains_traced
 from .functions import cached_call
 from .host_random import guard_numpy_random, refuse_numpy_random
-from .library_calls import guard_lexsort
+from .library_calls import guard_as_strided, guard_lexsort
 from .context import active as _active
 from .context import current as current_tc
 from .traced import TracedRArray, root_of
@@ -400,9 +399,10 @@ def _numpy_call(fn):
     of such data, or of a traced array, build the traced array; other functions and ufuncs
     get such list arguments as traced arrays, except functions whose lists are sequences of
     arrays (``np.stack``...): those go straight to their traced implementation, which reads
-    them. ``size=`` (which NumPy's signature refuses) goes to the traced implementation too.
-    None for anything else."""
-    from .numpy_api import FUNCTIONS, UFUNC_METHODS, dispatch_function
+    them. ``size=`` (which NumPy's signature refuses) goes to the traced implementation too,
+    and so do functions NumPy does not dispatch (``DIRECT``: ``as_strided``). None for anything
+    else."""
+    from .numpy_api import DIRECT, FUNCTIONS, UFUNC_METHODS, dispatch_function
     from .numpy_api.construction import CONSTRUCTORS, STRUCTURED_LISTS, hides_traced, lists_as_arrays
 
     fn = getattr(fn, "__reactant_guarded__", fn)  # NumPy's own function behind our guard
@@ -420,6 +420,8 @@ def _numpy_call(fn):
         return _ufunc_method_call(fn, _UFUNC_METHOD_ARRAYS.get(fn.__name__, (0,)))
     if impl is None and type(fn) is not _DISPATCHED:
         return None
+    if fn in DIRECT:  # NumPy would not dispatch it (as_strided): the implementation decides
+        return impl
     structured = fn in STRUCTURED_LISTS
 
     def call(*args, **kwargs):
@@ -1225,3 +1227,4 @@ def _has_calls(fdef) -> bool:
 _RUNTIME = _Runtime()
 guard_numpy_random(lambda: _active() is not None)
 guard_lexsort(lambda: _active() is not None, lambda x: isinstance(x, TracedRArray))
+guard_as_strided(lambda: _active() is not None)

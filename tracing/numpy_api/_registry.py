@@ -13,6 +13,9 @@ from ..errors import UnsupportedError
 FUNCTIONS: dict[Any, Callable] = {}
 # (ufunc, method) for ufunc methods other than __call__: reduce, accumulate, outer, at
 UFUNC_METHODS: dict[tuple[Any, str], Callable] = {}
+# NumPy functions that NumPy does not dispatch (no ``__array_function__``): converted code calls
+# their implementation directly, which handles non-traced arguments itself (NumPy's function)
+DIRECT: set = set()
 
 
 def implements(*np_funcs, method: str | None = None):
@@ -95,6 +98,9 @@ def _write_out(out, result):
         if not isinstance(o, TracedRArray):
             raise UnsupportedError("out= must be a traced array inside a compiled function",
                                hint="create it from a traced array (np.zeros_like(x, ...)), or use the result")
+        refuse = getattr(o, "refuse_write", None)  # a read-only view (numpy_api.strides)
+        if refuse is not None:
+            refuse()
         if tuple(o.shape) != tuple(getattr(r, "shape", ())):
             from ..errors import ShapeError, describe
 

@@ -140,7 +140,6 @@ def broadcast_arrays(*args, subok=False):
 def _broadcast_view(x: TracedRArray, shape) -> TracedRArray:
     """NumPy's broadcast results are read-only views of their input."""
     shape = tuple(int(n) for n in shape)
-    y = broadcast_to(x, shape)
     lead = len(shape) - x.ndim
     xs = views.strides_of(x)
     strides = [0] * lead + [0 if n == 1 and m != 1 else s for n, m, s in zip(x.shape, shape[lead:], xs)]
