@@ -72,7 +72,7 @@ def test_clip_of_complex_values_by_constants():
     assert p.returncode == 0, f"returncode {p.returncode}:\n{p.stderr[-3000:]}"
 
 
-@pytest.mark.xfail(strict=False, reason="needs the tracer-liveness check in tracing: the value kept on self "
+@pytest.mark.skipif(False, reason="")
                                         "was erased with its trace's module, and using it reads freed memory")
 def test_traced_value_kept_from_another_compiled_function():
     _assert_raises("""
