@@ -36,6 +36,8 @@ class TracedProgram:
     # device arrays read without being arguments: the trailing inputs after ``input_specs``
     # of the caller's leaves (their current value is passed at every call)
     captured: list = field(default_factory=list)
+    # the Python state the trace read (state_reads.StateReads), for the caller's guards
+    reads: Any = None
 
     def text(self) -> str:
         return str(self.module)
@@ -73,6 +75,7 @@ def trace(
             for pos, t in zip(order, tracers):
                 new_leaves[pos] = t
             args, kwargs = unflatten(tree, new_leaves)
+            tc.reads.start(fn, leaves, inputs)
             watch = GeneratorWatch(fn, leaves)
             try:
                 result = fn(*args, **kwargs)
@@ -94,6 +97,7 @@ def trace(
         module=tc.module,
         input_specs=specs,
         captured=captured,
+        reads=tc.reads,
         output_specs=[(o.shape, o.dtype) for o in outputs],
         out_tree=out_tree,
         out_leaves=out_leaves,
