@@ -20,6 +20,7 @@ import operator
 import sys
 import threading
 import types
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -138,6 +139,7 @@ class _Compiled:
         # executables by (program bytecode hash, placement): a new trace equal to an old one
         self._exes: dict[tuple, Any] = {}
         self.xla_compile_count = 0
+        self._warned = False  # about a signature traced again and again
 
     # -- calling (the hot path is _dispatch, below the class) --------------------------------
     def _call(self, args: tuple, kwargs: dict):
@@ -165,6 +167,12 @@ class _Compiled:
             if self.options.track_numbers:  # runtime inputs for Python numbers, converted once
                 leaves = [_track(x) if type(x) in _PY_NUMBERS else x for x in leaves]
             why = head.guards.explain() if head is not None else None
+            if why is not None and not self._warned and _length(head) >= _guards.MAX_PER_SIGNATURE:
+                self._warned = True
+                warnings.warn(f"{getattr(self.fn, '__qualname__', self.fn)} is traced again and again for the same "
+                              f"argument signature because Python state it reads changes ({why}); a function that "
+                              "updates state it reads is traced at every call (pass the value as an argument, or "
+                              "keep the state in device arrays)", RuntimeWarning, stacklevel=3)
             entry = self._compile(leaves, tree, why)
             with self._lock:
                 entry.next = _trim(head, _guards.MAX_PER_SIGNATURE - 1)
@@ -474,6 +482,13 @@ def _checked(check: Callable[[], bool], run: Callable) -> Callable:
         raise _Stale
 
     return checked
+
+
+def _length(entry: "_Entry | None") -> int:
+    n = 0
+    while entry is not None:
+        entry, n = entry.next, n + 1
+    return n
 
 
 def _trim(entry: "_Entry | None", keep: int) -> "_Entry | None":

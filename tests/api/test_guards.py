@@ -263,9 +263,10 @@ def test_the_programs_kept_per_signature_are_bounded(monkeypatch):
     state = {"k": 0.0}
     f = reactant.compile(lambda x: x + state["k"])
     x = _x()
-    for k in range(6):
-        state["k"] = float(k)
-        np.testing.assert_allclose(np.asarray(f(x)), np.arange(1.0, 4) + k)
+    with pytest.warns(RuntimeWarning, match="traced again and again"):
+        for k in range(6):
+            state["k"] = float(k)
+            np.testing.assert_allclose(np.asarray(f(x)), np.arange(1.0, 4) + k)
     entry, n = f._cache[next(iter(f._cache))], 0
     while entry is not None:
         entry, n = entry.next, n + 1
@@ -366,3 +367,19 @@ def test_the_guard_check_is_compiled_and_says_what_changed(capsys, monkeypatch):
     err = capsys.readouterr().err
     assert "traced again: alpha changed: 0.5 -> 4.0" in err
     assert "XLA compile" not in err  # only the topic asked for
+
+
+def test_a_signature_traced_again_and_again_warns_once(monkeypatch):
+    monkeypatch.setattr(guards, "MAX_PER_SIGNATURE", 2)
+    seen = []
+
+    @reactant.compile
+    def f(x):
+        seen.append(1)  # reads the list (its length is guarded) and changes it
+        return x + 1.0
+
+    x = _x()
+    with pytest.warns(RuntimeWarning, match="traced again and again.*seen"):
+        for _ in range(4):
+            np.testing.assert_allclose(np.asarray(f(x)), np.arange(1.0, 4) + 1)
+    assert len(seen) == 4 and f.compile_count == 4 and f.xla_compile_count == 1
