@@ -55,7 +55,7 @@ class TraceContext:
         self.captures: list = []
         self._captured: dict = {}
         # the Python state (globals, attributes, items...) the traced code reads (state_reads)
-        self.reads = StateReads()
+        self.reads = StateReads(self.ctx)
 
     # -- types ------------------------------------------------------------------------------
     def elem_type(self, dtype: np.dtype) -> ir.Type:

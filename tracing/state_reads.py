@@ -30,6 +30,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .errors import ConcretizationError
+
 LARGE_ARRAY_BYTES = 64 * 1024
 
 _EXACT = frozenset((bool, int, str, bytes, type(None), type(Ellipsis), range, slice))
@@ -149,7 +151,8 @@ def digest(a: np.ndarray) -> bytes:
 class StateReads:
     """The reads of Python state of one trace, in order, first read of each place only."""
 
-    def __init__(self):
+    def __init__(self, ctx=None):
+        self.ctx = ctx  # the trace's MLIR context (a traced value of another one has escaped)
         self.reads: list[Read] = []
         self._places: set = set()
         # id -> (object, label) of objects reads are recorded through
@@ -167,29 +170,32 @@ class StateReads:
         for i, leaf in enumerate(leaves):
             if i not in inputs and _is_object(leaf):
                 self._found(leaf, f"argument {i}", None)
-        while True:
-            if isinstance(fn, types.MethodType):
-                self._found(fn.__self__, "self", None)
-                fn = fn.__func__
-            elif isinstance(fn, functools.partial):
-                for k, a in enumerate(fn.args):
-                    snapshot(a, self._found, f"partial argument {k}")
-                for k, a in fn.keywords.items():
-                    snapshot(a, self._found, f"partial argument {k}")
-                fn = fn.func
-            else:
-                break
         self.function(fn, root=True)
 
     def function(self, fn, root: bool = False) -> None:
-        """A user function about to run in the trace: the globals its code names and (for a
-        root or a function of the state) its closure cells are read."""
-        while isinstance(fn, (types.MethodType, functools.partial)):
+        """A user function about to run in the trace: the globals its code names are read and,
+        for a root or a function of the state, its closure cells, its bound object and its
+        ``functools.partial`` arguments."""
+        root = root or id(fn) in self._known
+        while True:
             if isinstance(fn, types.MethodType):
+                if root:
+                    self._found(fn.__self__, "self", None)
                 root = root or id(fn.__self__) in self._known
                 fn = fn.__func__
-            else:
+            elif isinstance(fn, functools.partial):
+                wrapped = getattr(fn, "__wrapped__", None)  # a compiled function: what it compiles
+                if wrapped is not None:
+                    fn = wrapped
+                    continue
+                if root:
+                    for k, a in enumerate(fn.args):
+                        self._read("item", fn.args, k, a, f"partial argument {k}")
+                    for k, a in fn.keywords.items():
+                        self._read("item", fn.keywords, k, a, f"partial argument {k}")
                 fn = fn.func
+            else:
+                break
         if not isinstance(fn, types.FunctionType):
             return
         if "__reactant_rt__" in fn.__code__.co_freevars:  # converted by autograph: the user's own
@@ -282,7 +288,15 @@ class StateReads:
             if obj.dtype != object and obj.nbytes > LARGE_ARRAY_BYTES and id(obj) not in self.arrays:
                 self.arrays[id(obj)] = [obj, label, obj, False, digest(obj)]
             return
-        if _is_traced(obj) or hasattr(type(obj), "__reactant_concrete__") or id(obj) in self._known:
+        if _is_traced(obj):
+            if self.ctx is not None and obj.value.context is not self.ctx:
+                raise ConcretizationError(
+                    f"{label or 'a value read'} holds a traced value of an earlier trace: a traced value stored "
+                    "into Python state escapes the trace that made it (it has no value afterwards)",
+                    hint="return it from the compiled function and store what the call returns, or pass the "
+                    "state as an argument")
+            return
+        if hasattr(type(obj), "__reactant_concrete__") or id(obj) in self._known:
             return
         self._known[id(obj)] = (obj, label)
 

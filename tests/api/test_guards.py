@@ -383,3 +383,43 @@ def test_a_signature_traced_again_and_again_warns_once(monkeypatch):
         for _ in range(4):
             np.testing.assert_allclose(np.asarray(f(x)), np.arange(1.0, 4) + 1)
     assert len(seen) == 4 and f.compile_count == 4 and f.xla_compile_count == 1
+
+
+def test_a_compiled_function_called_in_a_trace_guards_what_it_reads():
+    global alpha
+    inner = reactant.compile(scaled)
+    outer = reactant.compile(lambda x: inner(x) + 1.0)
+    x = _x()
+    try:
+        np.testing.assert_allclose(np.asarray(outer(x)), np.arange(1.0, 4) * 0.5 + 1)
+        alpha = 3.0
+        np.testing.assert_allclose(np.asarray(outer(x)), np.arange(1.0, 4) * 3 + 1)
+    finally:
+        alpha = 0.5
+
+
+def test_a_list_bound_by_partial_is_guarded():
+    weights = [1.0, 2.0]
+    f = reactant.compile(functools.partial(lambda w, x: x * w[1], weights))
+    x = _x()
+    np.testing.assert_allclose(np.asarray(f(x)), np.arange(1.0, 4) * 2)
+    weights[1] = 5.0
+    np.testing.assert_allclose(np.asarray(f(x)), np.arange(1.0, 4) * 5)
+
+
+def test_a_traced_value_stored_in_state_is_a_clear_error_when_read_again():
+    class Cell:
+        def __init__(self, h0):
+            self.h = [h0]
+
+        def step(self, x):
+            h = np.tanh(self.h[-1] + x)
+            self.h.append(h)  # a traced value escapes into Python state
+            return h
+
+    c = Cell(np.zeros(3))
+    f = reactant.compile(c.step)
+    x = _x()
+    np.testing.assert_allclose(np.asarray(f(x)), np.tanh(np.arange(1.0, 4)))
+    with pytest.raises(reactant.tracing.ConcretizationError, match=r"self\.h\[1\] holds a traced value of an earlier"):
+        f(x)  # the list changed: traced again, reading the escaped value
