@@ -18,6 +18,7 @@ so each call sees the state NumPy would.
 from __future__ import annotations
 
 import keyword
+import types
 from typing import Callable
 
 import numpy as np
@@ -93,6 +94,9 @@ def _compile(reads: list[Read], arrays: list) -> Callable[[], bool]:
         elif t is Id and len(s) == 2:  # an object: the same one
             env[f"x{i}"] = s[1].obj
             conds.append(f"{get} is x{i}")
+        elif t is types.MethodType:  # a bound method: the same function of the same object
+            env[f"x{i}"], env[f"o{i}"] = s[1].obj, s[2].obj
+            conds.append(f"((v := {get}).__func__ is x{i} and v.__self__ is o{i})")
         elif t is Id:  # a large NumPy array: the same one, not reshaped
             env[f"x{i}"], env[f"s{i}"], env[f"d{i}"] = s[1].obj, s[2], s[3]
             conds.append(f"((v := {get}) is x{i} and v.shape == s{i} and v.dtype.str == d{i})")

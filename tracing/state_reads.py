@@ -35,7 +35,21 @@ from .errors import ConcretizationError
 LARGE_ARRAY_BYTES = 64 * 1024
 
 _EXACT = frozenset((bool, int, str, bytes, type(None), type(Ellipsis), range, slice))
-_repr = reprlib.Repr()
+
+
+class _ShortRepr(reprlib.Repr):
+    """Values for messages: scalars and containers shortened; other objects by type only (a
+    device array's repr would copy it to the host)."""
+
+    def repr_instance(self, x, level):
+        if type(x) in _EXACT or isinstance(x, (float, complex, np.generic)):
+            return super().repr_instance(x, level)
+        if type(x) is np.ndarray:
+            return f"array(shape={x.shape}, dtype={x.dtype})" if x.size > 6 else repr(x.tolist())
+        return f"<{type(x).__name__} at {id(x):#x}>"
+
+
+_repr = _ShortRepr()
 _repr.maxstring = _repr.maxother = 40
 
 
@@ -85,11 +99,10 @@ def short_repr(value) -> str:
     return _repr.repr(value)
 
 
-def snapshot(v, found: Callable[[Any, str, Any], None] | None = None, label: str = "",
-             _seen: set | None = None):
+def snapshot(v, found: Callable[[Any, str], None] | None = None, label: str = "", _seen: set | None = None):
     """A comparable summary of ``v``: equal snapshots mean a trace reading ``v`` again would
-    read the same thing. ``found(obj, label, parent)`` is told of every object, function, class
-    and NumPy array met (to make them known). None for modules (not guarded)."""
+    read the same thing. ``found(obj, label)`` is told of every object, function, class and
+    NumPy array met (to make them known; ``label`` names where). None for modules (not guarded)."""
     t = type(v)
     if t in _EXACT:
         return (t, v)
@@ -99,7 +112,7 @@ def snapshot(v, found: Callable[[Any, str, Any], None] | None = None, label: str
         return (t, repr(v))
     if t is np.ndarray:
         if found is not None:
-            found(v, label, None)
+            found(v, label)
         return array_snapshot(v)
     if isinstance(v, np.generic):
         return (t, v.dtype.str, v.tobytes())
@@ -115,21 +128,20 @@ def snapshot(v, found: Callable[[Any, str, Any], None] | None = None, label: str
             return (t, "cycle")
         seen.add(id(v))
         try:
-            if isinstance(v, dict):
-                return (t, tuple((_key(k), snapshot(x, found, f"{label}[{k!r}]", seen)) for k, x in v.items()))
             if isinstance(v, (set, frozenset)):
-                return (t, frozenset(snapshot(x, None, label, seen) for x in v))
+                return (t, frozenset(snapshot(x, None, "", seen) for x in v))
+            if found is None:  # (checking: no labels to make)
+                if isinstance(v, dict):
+                    return (t, tuple((snapshot(k), snapshot(x, None, "", seen)) for k, x in v.items()))
+                return (t, tuple(snapshot(x, None, "", seen) for x in v))
+            if isinstance(v, dict):
+                return (t, tuple((snapshot(k), snapshot(x, found, f"{label}[{k!r}]", seen)) for k, x in v.items()))
             return (t, tuple(snapshot(x, found, f"{label}[{i}]", seen) for i, x in enumerate(v)))
         finally:
             seen.discard(id(v))
     if found is not None:
-        found(v, label, None)
+        found(v, label)
     return (Id, Id(v))
-
-
-def _key(k):
-    t = type(k)
-    return (t, k) if t in _EXACT or t is float else Id(k)
 
 
 def array_snapshot(a: np.ndarray):
@@ -169,7 +181,7 @@ class StateReads:
         runtime inputs; the others are static objects)."""
         for i, leaf in enumerate(leaves):
             if i not in inputs and _is_object(leaf):
-                self._found(leaf, f"argument {i}", None)
+                self._found(leaf, f"argument {i}")
         self.function(fn, root=True)
 
     def function(self, fn, root: bool = False) -> None:
@@ -180,7 +192,7 @@ class StateReads:
         while True:
             if isinstance(fn, types.MethodType):
                 if root:
-                    self._found(fn.__self__, "self", None)
+                    self._found(fn.__self__, "self")
                 root = root or id(fn.__self__) in self._known
                 fn = fn.__func__
             elif isinstance(fn, functools.partial):
@@ -244,12 +256,13 @@ class StateReads:
     # -- NumPy arrays of the state --------------------------------------------------------------
     def is_state_array(self, a: np.ndarray) -> bool:
         """Whether ``a`` should be a runtime input (a large NumPy array of the state or a view
-        of one) rather than a constant; notes that its contents are covered."""
+        of one) rather than a constant."""
         info = self.arrays.get(id(a))
-        if info is None or info[0] is not a:
-            return False
-        self.captured.add(id(info[2]))
-        return True
+        return info is not None and info[0] is a
+
+    def made_input(self, a: np.ndarray) -> None:
+        """``a`` (``is_state_array``) became an input: its contents need no guard."""
+        self.captured.add(id(self.arrays[id(a)][2]))
 
     def uncovered_arrays(self) -> list[tuple[np.ndarray, str, bytes]]:
         """Large state arrays whose contents the trace may have used without an input
@@ -283,7 +296,7 @@ class StateReads:
             return
         self.reads.append(Read(kind, holder, key, snap, label, value))
 
-    def _found(self, obj, label: str, _parent) -> None:
+    def _found(self, obj, label: str) -> None:
         if type(obj) is np.ndarray:
             if obj.dtype != object and obj.nbytes > LARGE_ARRAY_BYTES and id(obj) not in self.arrays:
                 self.arrays[id(obj)] = [obj, label, obj, False, digest(obj)]

@@ -423,3 +423,20 @@ def test_a_traced_value_stored_in_state_is_a_clear_error_when_read_again():
     np.testing.assert_allclose(np.asarray(f(x)), np.tanh(np.arange(1.0, 4)))
     with pytest.raises(reactant.tracing.ConcretizationError, match=r"self\.h\[1\] holds a traced value of an earlier"):
         f(x)  # the list changed: traced again, reading the escaped value
+
+
+def test_a_method_replaced_on_the_object_is_seen():
+    class M:
+        def scale(self, x):
+            return x * 2.0
+
+        def run(self, x):
+            return self.scale(x) + 1.0
+
+    m = M()
+    f = reactant.compile(m.run)
+    x = _x()
+    np.testing.assert_allclose(np.asarray(f(x)), np.arange(1.0, 4) * 2 + 1)
+    assert f(x) is not None and f.compile_count == 1  # a fresh bound method each time: same guard
+    m.scale = lambda x: x * 10.0
+    np.testing.assert_allclose(np.asarray(f(x)), np.arange(1.0, 4) * 10 + 1)

@@ -49,11 +49,13 @@ def as_traced(x: Any, dtype=None) -> TracedRArray:
         return stack_objects(x, dtype)
     if type(x) is np.ndarray:  # a large NumPy array of the Python state: an implicit input too
         tc = active()
-        v = tc.capture(x) if tc is not None and tc.reads.is_state_array(x) else None
-        if v is not None:
-            canonical(x.dtype)
-            t = wrap(v, tuple(x.shape), np.dtype(x.dtype))
-            return ops.convert(t, dtype) if dtype is not None else t
+        if tc is not None and tc.reads.is_state_array(x):
+            canonical(x.dtype)  # (refuses what XLA cannot hold, as for a constant)
+            v = tc.capture(x)
+            if v is not None:
+                tc.reads.made_input(x)
+                t = wrap(v, tuple(x.shape), np.dtype(x.dtype))
+                return ops.convert(t, dtype) if dtype is not None else t
     if isinstance(x, (list, tuple)) and contains_traced(x):
         return stack_objects(_object_array(x), dtype)
     try:
