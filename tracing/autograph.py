@@ -370,9 +370,6 @@ class _Runtime:
     # calls ---------------------------------------------------------------------------------------
     def call(self, fn):
         refuse_numpy_random(fn)
-        tc = _active()
-        if tc is not None:
-            tc.reads.function(fn)
         numpy_call = _numpy_call(fn)
         if numpy_call is not None:
             return numpy_call
@@ -1003,7 +1000,11 @@ def _is_reactant(path: str) -> bool:
 
 
 def convert(fn: Any, *, strict: bool = True) -> Any:
-    """The converted version of a user function (itself when it cannot or need not be)."""
+    """The converted version of a user function (itself when it cannot or need not be). In a
+    trace, the Python state the function reads is recorded (state_reads: its globals...)."""
+    tc = _active()
+    if tc is not None:
+        tc.reads.function(fn)
     if isinstance(fn, types.MethodType):
         conv = convert(fn.__func__, strict=strict)
         return fn if conv is fn.__func__ else types.MethodType(conv, fn.__self__)

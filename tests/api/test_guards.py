@@ -440,3 +440,36 @@ def test_a_method_replaced_on_the_object_is_seen():
     assert f(x) is not None and f.compile_count == 1  # a fresh bound method each time: same guard
     m.scale = lambda x: x * 10.0
     np.testing.assert_allclose(np.asarray(f(x)), np.arange(1.0, 4) * 10 + 1)
+
+
+W_BIG = np.linspace(-1.0, 1.0, 128 * 128).reshape(128, 128)  # 128 KiB
+
+
+def _loss(v):
+    for _ in range(reactant.keep(3)):
+        v = np.tanh(W_BIG @ v)
+    return np.sum(v ** 2)
+
+
+def _loss_grad_numpy(v, w):
+    vs = [v]
+    for _ in range(3):
+        vs.append(np.tanh(w @ vs[-1]))
+    g = 2 * vs[-1]
+    for k in range(3, 0, -1):
+        g = w.T @ (g * (1 - vs[k] ** 2))
+    return g
+
+
+def test_state_read_by_a_function_that_autodiff_traces():
+    g = reactant.compile(lambda v: reactant.gradient(_loss, v))
+    v0 = np.linspace(0.0, 0.5, 128)
+    v = reactant.to_rarray(v0)
+    old = W_BIG.copy()
+    try:
+        np.testing.assert_allclose(np.asarray(g(v)), _loss_grad_numpy(v0, W_BIG), rtol=1e-10)
+        W_BIG[:] = old * 0.5  # in place: an input of the program, no new trace
+        np.testing.assert_allclose(np.asarray(g(v)), _loss_grad_numpy(v0, W_BIG), rtol=1e-10)
+        assert g.compile_count == 1
+    finally:
+        W_BIG[:] = old
