@@ -13,6 +13,11 @@ What a trace writes to Python state is not replayed by a cached call (as in JAX)
 snapshots are taken as the state was *read*, before the trace wrote it: a function that reads
 and updates state (``self.count += 1``) fails its guard on the next call and is traced again,
 so each call sees the state NumPy would.
+
+A known limit: a large NumPy array (an input, so not guarded by contents) whose contents the
+trace also used on the host through a NumPy function or an operator without traced operands
+(``np.sum(W)``, ``W * 2``) keeps that host result; reads through its own methods or scalar
+items (``W.sum()``, ``W[0, 0]``) are seen and guard it by a hash of its contents instead.
 """
 
 from __future__ import annotations
