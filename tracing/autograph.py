@@ -311,7 +311,17 @@ class _Runtime:
         """``obj[index]``; a NumPy array indexed by a traced index is traced first."""
         if type(obj) is np.ndarray and _has_traced(index):
             return as_traced(obj)[index]
-        return obj[index]
+        return _read_item(obj, index, obj[index])
+
+    # reads of Python state (recorded for the compiled function's guards: state_reads) ------------
+    @staticmethod
+    def attr(obj, name: str, owner: bool = False):
+        """``obj.name`` (``owner``: return ``obj``, for ``obj.name op= v``, which reads it)."""
+        value = getattr(obj, name)
+        tc = _active()
+        if tc is not None:
+            tc.reads.attr(obj, name, value)
+        return obj if owner else value
 
     @staticmethod
     def setitem(obj, index, value):
@@ -475,6 +485,13 @@ def _ufunc_method_call(method, arrays: tuple[int, ...]):
         return method(*args, **kwargs)
 
     return call
+
+
+def _read_item(obj, index, value):
+    tc = _active()
+    if tc is not None:
+        tc.reads.item(obj, index, value)
+    return value
 
 
 def _has_traced(x) -> bool:
@@ -925,8 +942,24 @@ class _Transformer:
 
 
 class _CallRewriter(ast.NodeTransformer):
-    """``f(...)`` -> ``_rt.call(f)(...)`` and ``a[i]`` -> ``_rt.getitem(a, i)`` (reads only; not
-    into nested function bodies)."""
+    """``f(...)`` -> ``_rt.call(f)(...)``, ``a[i]`` -> ``_rt.getitem(a, i)`` and ``a.b`` ->
+    ``_rt.attr(a, "b")`` (reads only; not into nested function bodies)."""
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load) or (isinstance(node.value, ast.Name)
+                                                  and node.value.id == "__reactant_rt__"):
+            return node
+        return ast.copy_location(ast.Call(func=_attr("attr"), args=[node.value, ast.Constant(node.attr)],
+                                          keywords=[]), node)
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        if isinstance(node.target, ast.Attribute):  # a.b op= v reads a.b first
+            t = node.target
+            t.value = ast.copy_location(ast.Call(func=_attr("attr"), args=[t.value, ast.Constant(t.attr),
+                                                                          ast.Constant(True)], keywords=[]), t)
+        return node
 
     def visit_Subscript(self, node):
         self.generic_visit(node)
@@ -1119,7 +1152,11 @@ def _is_reactant(path: str) -> bool:
 
 
 def convert(fn: Any, *, strict: bool = True) -> Any:
-    """The converted version of a user function (itself when it cannot or need not be)."""
+    """The converted version of a user function (itself when it cannot or need not be). In a
+    trace, the Python state the function reads is recorded (state_reads: its globals...)."""
+    tc = _active()
+    if tc is not None:
+        tc.reads.function(fn)
     if isinstance(fn, types.MethodType):
         conv = convert(fn.__func__, strict=strict)
         return fn if conv is fn.__func__ else types.MethodType(conv, fn.__self__)
@@ -1221,7 +1258,7 @@ def _lambda_def(fn) -> ast.FunctionDef | None:
 
 
 def _has_calls(fdef) -> bool:
-    return any(isinstance(n, (ast.Call, ast.Subscript, ast.AugAssign)) for n in ast.walk(fdef))
+    return any(isinstance(n, (ast.Call, ast.Subscript, ast.AugAssign, ast.Attribute)) for n in ast.walk(fdef))
 
 
 _RUNTIME = _Runtime()

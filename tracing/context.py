@@ -18,6 +18,7 @@ from jaxlib.mlir.dialects import func
 from ..ir.context import make_context
 from ..ir.types import element_type
 from .errors import user_location
+from .state_reads import StateReads
 
 _tls = threading.local()
 
@@ -57,6 +58,8 @@ class TraceContext:
         # (``escape.kill_escaped``); ``where``: the user line of the latest op
         self.handles: list = []
         self.where = None
+        # the Python state (globals, attributes, items...) the traced code reads (state_reads)
+        self.reads = StateReads(self.ctx)
 
     # -- types ------------------------------------------------------------------------------
     def elem_type(self, dtype: np.dtype) -> ir.Type:
@@ -113,9 +116,10 @@ class TraceContext:
         )
 
     def capture(self, obj) -> ir.Value | None:
-        """A device array read by the traced code but not passed to it: a new trailing argument
-        of ``@main`` (once per array), so the program reads its current value at every call.
-        None when there is no ``@main`` to extend (the array becomes a constant)."""
+        """A device array (or a NumPy array of the Python state, see ``state_reads``) read by
+        the traced code but not passed to it: a new trailing argument of ``@main`` (once per
+        array), so the program reads its current value at every call. None when there is no
+        ``@main`` to extend (the array becomes a constant)."""
         if self.main is None:
             return None
         v = self._captured.get(id(obj))

@@ -40,6 +40,8 @@ class TracedProgram:
     # per module output: (input, strides) when it is a view of that input (NumPy would return
     # that memory; strides in elements of the input), or None
     out_views: list = field(default_factory=list)
+    # the Python state the trace read (state_reads.StateReads), for the caller's guards
+    reads: Any = None
 
     def text(self) -> str:
         return str(self.module)
@@ -87,6 +89,7 @@ def _trace(tc: TraceContext, fn, leaves, tree, inputs, name) -> TracedProgram:
             for pos, t in zip(order, tracers):
                 new_leaves[pos] = t
             args, kwargs = unflatten(tree, new_leaves)
+            tc.reads.start(fn, leaves, inputs)
             watch = GeneratorWatch(fn, leaves)
             try:
                 result = fn(*args, **kwargs)
@@ -112,6 +115,7 @@ def _trace(tc: TraceContext, fn, leaves, tree, inputs, name) -> TracedProgram:
         module=tc.module,
         input_specs=specs,
         captured=captured,
+        reads=tc.reads,
         output_specs=[(o.shape, o.dtype) for o in outputs],
         out_tree=out_tree,
         out_leaves=out_leaves,

@@ -72,8 +72,6 @@ def test_clip_of_complex_values_by_constants():
     assert p.returncode == 0, f"returncode {p.returncode}:\n{p.stderr[-3000:]}"
 
 
-@pytest.mark.skipif(False, reason="")
-                                        "was erased with its trace's module, and using it reads freed memory")
 def test_traced_value_kept_from_another_compiled_function():
     _assert_raises("""
         import numpy as np, reactant

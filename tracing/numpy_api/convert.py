@@ -46,6 +46,15 @@ def as_traced(x: Any, dtype=None) -> TracedRArray:
             t = wrap(v, tuple(x.shape), np.dtype(x.dtype))
             return ops.convert(t, dtype) if dtype is not None else t
         x = concrete()
+    if type(x) is np.ndarray:  # a large NumPy array of the Python state: an implicit input too
+        tc = active()
+        if tc is not None and tc.reads.is_state_array(x):
+            canonical(x.dtype)  # (refuses what XLA cannot hold, as for a constant)
+            v = tc.capture(x)
+            if v is not None:
+                tc.reads.made_input(x)
+                t = wrap(v, tuple(x.shape), np.dtype(x.dtype))
+                return ops.convert(t, dtype) if dtype is not None else t
     if isinstance(x, (list, tuple)) and holds_traced(x):
         return from_data(x, dtype)
     try:
