@@ -591,7 +591,8 @@ def _why_unrolled(e: Exception) -> str | None:
     first = str(e).splitlines()[0] if str(e) else ""
     detail = f"({type(e).__name__}: {first})"
     if isinstance(e, ConcretizationError) or (isinstance(e, TypeError) and not isinstance(e, ReactantError) and any(
-            k in first for k in ("unhashable", "must be integers", "interpreted as an integer"))):
+            k in first for k in ("unhashable", "must be integers", "interpreted as an integer", "Traced"))):
+        # (a TypeError naming a traced type: Python or NumPy wanted a concrete value there)
         return f"unrolled: the body needs the index as a Python int {detail}"
     if isinstance(e, NonUniformLoopError):
         return f"unrolled: what a variable refers to changes between iterations {detail}"

@@ -144,3 +144,33 @@ def conditional_new_array(x):
 def test_write_after_a_conditional_rebinding_of_a_temporary():
     check(conditional_new_array, np.ones(3))
     check(conditional_new_array, -np.ones(3))
+
+
+def _fails_when_index_is_traced(i):
+    if isinstance(i, reactant.TracedRArray):
+        raise RuntimeError("a bug that only shows when the loop is staged")
+    return 1.0
+
+
+def loop_with_a_staging_bug(x):
+    for i in range(60):
+        x = x * 1.01 + _fails_when_index_is_traced(i) * np.sin(x)
+    return x
+
+
+def test_a_failure_while_staging_a_loop_is_not_hidden_by_unrolling():
+    # only the failures that call for unrolling (the body needs a Python int, aliasing that
+    # changes between iterations, our own errors) unroll; anything else is reported as is
+    with pytest.raises(RuntimeError, match="only shows when the loop is staged"):
+        reactant.compile(loop_with_a_staging_bug)(reactant.to_rarray(np.ones(3)))
+
+
+def loop_needing_a_python_int(x):
+    out = x * 0.0
+    for i in range(60):
+        out[i % 3] += np.ones(i + 1).sum()  # np.ones needs a Python int: unrolled
+    return out
+
+
+def test_a_body_needing_the_index_as_a_python_int_is_unrolled():
+    check(loop_needing_a_python_int, np.ones(3))
