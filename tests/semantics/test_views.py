@@ -204,3 +204,31 @@ def test_view_semantics_eager(case):
     """The same programs run eagerly on device arrays (each NumPy call compiled on its own)."""
     fn, make = CASES[case]
     check(fn, *make(np.random.default_rng(1)), eager=True)
+
+
+def lu_outer_views(A):
+    n = A.shape[0]
+    for i in range(n):
+        col = A[i + 1:, i]  # bounds follow the loop index: a window of run-time length
+        col /= A[i, i]
+        trailing = A[i + 1:, i + 1:]
+        trailing -= np.outer(col, A[i, i + 1:])
+
+
+def prefix_views(y, r):
+    for k in range(1, y.shape[0]):
+        yk = y[:k]
+        yk += r[k] * 0.1
+        yk[...] = yk * 0.5
+    z = y[3:]
+    y[5] = -1.0  # the window follows a later write to its base
+    return z
+
+
+@pytest.mark.parametrize("loops,opt", MODES)
+@pytest.mark.parametrize("fn,make", [
+    (lu_outer_views, lambda r: [r.random((20, 20)) + 20 * np.eye(20)]),
+    (prefix_views, lambda r: [np.zeros(20), np.arange(20.0)]),
+], ids=["lu_outer_views", "prefix_views"])
+def test_views_with_loop_bounds_write_through(fn, make, loops, opt):
+    check(fn, *make(np.random.default_rng(3)), loops=loops, optimize=opt)

@@ -172,8 +172,10 @@ def getitem(x: TracedRArray, index) -> TracedRArray:
         return select(x, index)
     if windows.has_traced_bound(index):
         result = windows.read(x, index)
-        if not isinstance(result, TracedRArray):
-            return result  # a window whose length is known only at run time: not a view
+        if not isinstance(result, TracedRArray):  # a window whose length is known only at run time
+            root = x._root if x._root is not None else x
+            result.view = (x, _frozen(index), root.value)
+            return result
         return _window_view(x, index, result)
     ix = _Index(x.shape, index)
     y = ops.reshape(x, ix.expanded) if ix.none_dims else x
