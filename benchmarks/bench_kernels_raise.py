@@ -13,9 +13,9 @@ jax.jit has the functional form only: an in-place row compares with jax's functi
 Per kernel and form: the check (``ok``: the return value and the final state of every argument
 equal NumPy's running the same function on copies, and the unraised program's (O0); ``WRONG``
 or ``error`` rows get no timing), first-call time, steady time paired and interleaved (the
-ratio is the median of per-round ratios; an in-place call starts from fresh copies of its
-inputs, made outside the timing), the ``stablehlo.while`` ops left at O0 (rolled loops) and at
-O2 (after raising), the loop decisions (``REACTANT_LOG``: per source line of a loop over plain
+ratio is the median of per-round ratios; on in-place rows every call, jax's functional one
+included, starts from fresh copies of its inputs, made outside the timing), the
+``stablehlo.while`` ops left at O0 (rolled loops) and at O2 (after raising), the loop decisions (``REACTANT_LOG``: per source line of a loop over plain
 ints, kept as a while or unrolled and why), and which of the raising and in-place rewrites
 changed the kernel's program (``RULES``).
 
@@ -43,7 +43,8 @@ import numpy as np  # noqa: E402
 import loop_kernels as LK  # noqa: E402
 import raise_kernels as RK  # noqa: E402
 from harness import call_time, geomean, measure  # noqa: E402
-from inplace import differences, loop_decisions, numpy_state, numpy_timer, reactant_state, reactant_timer, to_device  # noqa: E402,E501
+from inplace import (differences, jax_timer, loop_decisions, numpy_state, numpy_timer, reactant_state,  # noqa: E402
+                     reactant_timer, to_device)
 
 
 def _jax_lu_dots():
@@ -162,11 +163,13 @@ def run_kernel(name: str, form: str, n: int, spec: Spec, jax, rounds: int, rules
         row["jax_ok"] = bool(np.allclose(np.asarray(jf(*jargs)), want[0], rtol=1e-7, atol=1e-9))
         mine = lambda: cf(*rargs).block_until_ready()  # noqa: E731
         numpy_impl = lambda: f(*args)  # noqa: E731  (the kernel copies its inputs itself)
-    else:  # every call starts from fresh copies, made outside the timing
+        jax_impl = lambda: jf(*jargs).block_until_ready()  # noqa: E731
+    else:  # every call of all three starts from fresh copies of its inputs, made outside the timing
         mine, numpy_impl = reactant_timer(cf, args), numpy_timer(f, args)
+        jax_impl = jax_timer(jf, spec.inputs(n))
     # two pairs: NumPy's BLAS threads spin on after a call and would slow the next program
     pairs = {}
-    for other, fn in (("jax", lambda: jf(*jargs).block_until_ready()), ("numpy", numpy_impl)):
+    for other, fn in (("jax", jax_impl), ("numpy", numpy_impl)):
         slowest = max(call_time(mine), call_time(fn))  # the slower sets the calls per timing
         pairs[other] = measure(f"{name} n={n} {other}", {"reactant": mine, other: fn}, rounds=rounds,
                                inner=max(1, int(0.05 / slowest)))
@@ -209,8 +212,9 @@ def main():
     jax.config.update("jax_enable_x64", True)
     only = set(filter(None, a.only.split(",")))
     rows = []
-    print("Steady times: medians of paired, interleaved rounds (in-place forms: every call on fresh copies "
-          "of the inputs, copied outside the timing); jax.jit runs the functional form of each kernel.")
+    print("Steady times: medians of paired, interleaved rounds. jax.jit runs the functional form of each kernel; "
+          "on in-place rows every call of reactant, NumPy and jax.jit starts from fresh copies of its inputs, "
+          "made outside the timing.")
     print(HEADER)
     print("|" + "---|" * HEADER.count(" | ") + "---|")
     for name, spec in specs.items():

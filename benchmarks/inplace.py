@@ -6,6 +6,7 @@ changed) and return ``(returned, [argument after the call, ...])`` as NumPy valu
 ``differences(want, got)`` lists where they disagree (empty: equal); ``numpy_timer`` and
 ``reactant_timer`` are ``harness.Fresh`` implementations that start every timed call from fresh
 copies of the inputs (the reactant one donates them: the call writes into their buffers);
+``jax_timer`` times jax's functional kernel on fresh inputs the same way;
 ``loop_decisions`` summarizes the loop decisions of a ``verbose`` compile log.
 """
 
@@ -110,6 +111,22 @@ def reactant_timer(cf: Callable, args: tuple) -> Fresh:
         _block([cf(*rargs)])
         _block(rargs)
     return Fresh(setup, run)
+
+
+def jax_timer(jf: Callable, args: tuple) -> Fresh:
+    """``jax.jit``'s functional kernel timed like ``reactant_timer``: each call on fresh copies
+    of its inputs made on the device outside the timing (a new buffer is slower to work on than
+    the one the previous call read: both sides pay that)."""
+    import jax
+    import jax.numpy as jnp
+
+    pristine = [jax.device_put(a) for a in args]
+
+    def setup():
+        out = [jnp.copy(p) for p in pristine]
+        _block(out)
+        return out
+    return Fresh(setup, lambda x: jf(*x).block_until_ready())
 
 
 _DECISION = re.compile(r": loop at .*?:(\d+) \(range\([^)]*\): \d+ iterations\): (.*)$")
