@@ -33,7 +33,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from . import control_flow as cf
-from .errors import ConcretizationError, ReactantError
+from .errors import ConcretizationError, NonUniformLoopError, ReactantError
 from .numpy_api.convert import PY_SCALARS, as_traced, contains_traced
 from .functions import cached_call
 from .host_random import guard_numpy_random, refuse_numpy_random
@@ -513,7 +513,7 @@ def _why_unrolled(e: Exception) -> str | None:
     if isinstance(e, ConcretizationError) or (isinstance(e, TypeError) and not isinstance(e, ReactantError) and any(
             k in first for k in ("unhashable", "must be integers", "interpreted as an integer"))):
         return f"unrolled: the body needs the index as a Python int {detail}"
-    if isinstance(e, cf.NonUniformLoopError):
+    if isinstance(e, NonUniformLoopError):
         return f"unrolled: what a variable refers to changes between iterations {detail}"
     if isinstance(e, ReactantError):
         return f"unrolled: the body cannot be traced once for all iterations {detail}"

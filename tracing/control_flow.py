@@ -21,7 +21,7 @@ from jaxlib.mlir import ir
 from . import ops
 from .context import active, current
 from .dtypes import result_type
-from .errors import DTypeError, ReactantError, ShapeError, describe
+from .errors import DTypeError, NonUniformLoopError, ShapeError, describe
 from .numpy_api.convert import PY_SCALARS, as_traced, broadcast_to, dtype_for_promotion
 from .pytree import flatten, unflatten
 from .escape import kill_escaped
@@ -268,11 +268,6 @@ def while_loop(cond_fn: Callable, body_fn: Callable, init: Any, *, names: Sequen
                 return x
             x = body_fn(x)
     return _while(cond_fn, body_fn, init, names)
-
-
-class NonUniformLoopError(ReactantError, ValueError):
-    """A loop whose iterations cannot all be one traced body: what a variable refers to (an
-    array the caller can see, or a new one) changes from one iteration to the next."""
 
 
 def _while(cond_fn, body_fn, init, names):

@@ -10,12 +10,8 @@ The same happens to handles made inside a loop body or branch that outlive it.
 
 from __future__ import annotations
 
-from .errors import ReactantError
+from .errors import EscapedTracerError
 from .traced import TracedRArray
-
-class EscapedTracerError(ReactantError, RuntimeError):
-    """A traced value used after the trace (or region) that made it ended."""
-
 
 _ALLOWED = frozenset(("__class__", "_made", "shape", "dtype", "ndim", "__repr__", "__str__", "_fail"))
 

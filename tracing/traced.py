@@ -244,7 +244,7 @@ def rebind(x: TracedRArray, new: TracedRArray) -> None:
         root = x
         value = new.value
     else:
-        from .views import ReadOnlyError
+        from .errors import ReadOnlyError
 
         chain = x._chain
         for step in chain:
@@ -261,7 +261,7 @@ def rebind(x: TracedRArray, new: TracedRArray) -> None:
     if root._nowrite is not None:
         why, others = root._nowrite
         if any(r() is not None for r in others):
-            from .views import AliasError
+            from .errors import AliasError
 
             raise AliasError(why, hint="copy it first (y = y.copy()) if the other arrays must not change, "
                                        "or update each array by its own name")

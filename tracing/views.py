@@ -18,7 +18,6 @@ from typing import Callable
 
 import numpy as np
 
-from .errors import ReactantError
 
 
 class Step:
@@ -102,16 +101,6 @@ def nocopy_reshape_strides(shape, strides, new_shape) -> tuple[int, ...] | None:
         oi, ni = oj, nj
     # unit dims of the result: any stride (NumPy uses the neighbour's), 0 here
     return tuple(new_strides)
-
-
-class ReadOnlyError(ReactantError, ValueError):
-    """A write through a read-only view (``np.diagonal``, ``np.broadcast_to``...), which NumPy
-    refuses too."""
-
-
-class AliasError(ReactantError, ValueError):
-    """A write through an array whose aliasing the tracer cannot know (it may or may not be
-    another array, depending on a traced condition)."""
 
 
 # -- making views -------------------------------------------------------------------------------

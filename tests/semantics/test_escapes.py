@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 import reactant
-from reactant.tracing.escape import EscapedTracerError
-from reactant.tracing.control_flow import NonUniformLoopError
+from reactant import EscapedTracerError, NonUniformLoopError
 from .inplace_check import check
 
 
