@@ -15,8 +15,9 @@ equal NumPy's running the same function on copies, and the unraised program's (O
 or ``error`` rows get no timing), first-call time, steady time paired and interleaved (the
 ratio is the median of per-round ratios; on in-place rows every call, jax's functional one
 included, starts from fresh copies of its inputs, made outside the timing), the
-``stablehlo.while`` ops left at O0 (rolled loops) and at O2 (after raising), the loop decisions (``REACTANT_LOG``: per source line of a loop over plain
-ints, kept as a while or unrolled and why), and which of the raising and in-place rewrites
+``stablehlo.while`` ops left at O0 (rolled loops) and at O2 (after raising), the loop decisions
+(``REACTANT_LOG``: per source line of a loop over plain ints, kept as a while or unrolled and
+why), and which of the raising and in-place rewrites
 changed the kernel's program (``RULES``).
 
     python benchmarks/bench_kernels_raise.py [--sizes 128] [--only a,b] [--forms functional,inplace]

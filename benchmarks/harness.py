@@ -2,9 +2,10 @@
 process, interleaved (A, B, A, B, ...), and reports medians and ratios.
 
 Each implementation is a zero-argument callable that runs the workload once and blocks
-until its result is ready, or a ``Fresh(setup, run)`` for one that updates its inputs in place:
-every call then gets new inputs from ``setup()``, made outside the timed region. Interleaving pairs every measurement of one implementation with
-one of the others taken at nearly the same time, so machine-load drift cancels in the ratios.
+until its result is ready, or a ``Fresh(setup, run)`` for one that updates its inputs in
+place: every call then gets new inputs from ``setup()``, made outside the timed region.
+Interleaving pairs every measurement of one implementation with one of the others taken at
+nearly the same time, so machine-load drift cancels in the ratios.
 """
 
 from __future__ import annotations

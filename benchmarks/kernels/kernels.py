@@ -222,14 +222,16 @@ def fill_rows_into_out(x, out):
         out[i * 32:(i + 1) * 32] = np.sin(blk) * np.cos(blk).sum(axis=1, keepdims=True)
 
 
-@kernel("accumulate_inplace", lambda: (R.standard_normal((N, 32)), R.standard_normal((N, 32)), R.standard_normal((32, 32))),
+@kernel("accumulate_inplace",
+        lambda: (R.standard_normal((N, 32)), R.standard_normal((N, 32)), R.standard_normal((32, 32))),
         lambda c, x, w: c + x @ w + 2 * x @ w.T, inplace=True)
 def accumulate_inplace(c, x, w):
     c += x @ w
     c += 2 * x @ w.T
 
 
-@kernel("out_argument_inplace", lambda: (R.standard_normal((N, N)),), lambda x: (jnp.exp(-x * x) + 1) ** 2, inplace=True)
+@kernel("out_argument_inplace", lambda: (R.standard_normal((N, N)),), lambda x: (jnp.exp(-x * x) + 1) ** 2,
+        inplace=True)
 def out_argument_inplace(x):
     np.exp(-x * x, out=x)
     np.add(x, 1.0, out=x)

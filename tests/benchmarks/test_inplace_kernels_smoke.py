@@ -78,9 +78,8 @@ def test_fresh_timing_starts_every_call_from_new_inputs():
 
 
 def test_loop_decisions_summarized_per_line():
-    log = ("reactant: f: loop at k.py:12 (range(0, 9, 1): 9 iterations): kept as stablehlo.while (9 iterations x 5 ops)\n"
-           "reactant: f: loop at k.py:14 (range(0, 3, 1): 3 iterations): unrolled: 3 x 4 ops is below 1000 unrolled ops\n"
-           "reactant: f: loop at k.py:14 (range(0, 3, 1): 3 iterations): unrolled: 3 x 4 ops is below 1000 unrolled ops\n"
-           "reactant: f: pass cse 1.0 ms, 10 -> 9 ops\n")
+    small = "reactant: f: loop at k.py:14 (range(0, 3, 1): 3 iterations): unrolled: 3 x 4 ops is below 1000 unrolled ops"
+    log = "\n".join(["reactant: f: loop at k.py:12 (range(0, 9, 1): 9 iterations): kept as stablehlo.while (9 x 5 ops)",
+                     small, small, "reactant: f: pass cse 1.0 ms, 10 -> 9 ops"])
     assert inplace.loop_decisions(log) == "12:kept 14:unrolled:small x2"
     assert inplace.loop_decisions("") == "-"
