@@ -29,6 +29,8 @@ def _compiled(key, make: Callable[[], Callable]) -> CompiledFunction:
 
 
 def eager_ufunc(ufunc, method: str, inputs, kwargs):
+    if ufunc is np.power and method == "__call__" and len(inputs) == 2:
+        _refuse_negative_int_power(*inputs, kwargs.get("dtype"))
     call = getattr(ufunc, method)
     return _compiled(("ufunc", ufunc, method), lambda: lambda *a, **k: call(*a, **k))(*inputs, **kwargs)
 
@@ -134,6 +136,27 @@ _LINALG_FAILURES = {
 }
 
 
+def _refuse_negative_int_power(base, exponent, dtype) -> None:
+    """NumPy's ValueError for integers to a negative integer power. A compiled program cannot
+    raise from the device (it gives a documented value, see the traced ``power``); eagerly the
+    exponent's values are at hand (a static exponent is refused while tracing)."""
+    if not hasattr(exponent, "__reactant_concrete__") or _kind(exponent) != "i" or _kind(base) not in "biu":
+        return
+    if dtype is not None and np.dtype(dtype).kind not in "iu":
+        return
+    if np.any(np.asarray(exponent) < 0):
+        raise ValueError("Integers to negative integer powers are not allowed.")
+
+
+def _kind(v) -> str:
+    """The dtype kind ``v`` takes part in promotion with (Python scalars by their type)."""
+    for t, k in ((bool, "b"), (int, "i"), (float, "f"), (complex, "c")):
+        if type(v) is t:
+            return k
+    dt = getattr(v, "dtype", None)
+    return np.dtype(dt).kind if dt is not None else "O"
+
+
 def _finite(tree) -> bool:
     leaves = tree if isinstance(tree, (tuple, list)) else [tree]
     for leaf in leaves:
@@ -218,6 +241,8 @@ def eager_setitem(x, index, value) -> None:
 
 
 def eager_inplace(ufunc, x, other) -> None:
+    if ufunc is np.power:
+        _refuse_negative_int_power(x, other, None)
     _compiled("inplace", lambda: _inplace)(ufunc, x, other)
 
 

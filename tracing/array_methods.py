@@ -33,6 +33,16 @@ class NumpyArrayMethods:
     def nbytes(self) -> int:
         return self.size * self.dtype.itemsize
 
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Byte strides of a C-contiguous buffer: traced and device arrays are dense (what
+        ``as_strided`` and ``sliding_window_view`` views are made of)."""
+        out, step = [], self.dtype.itemsize
+        for n in reversed(self.shape):
+            out.append(step)
+            step *= max(int(n), 1)
+        return tuple(reversed(out))
+
     def __array_namespace__(self, /, *, api_version: str | None = None):
         """The Array API namespace of these arrays (``reactant.numpy``)."""
         return array_namespace(api_version)

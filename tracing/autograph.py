@@ -30,14 +30,13 @@ import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from jaxlib.mlir import ir
 
 from . import control_flow as cf
 from .errors import ConcretizationError, NonUniformLoopError, ReactantError
 from .numpy_api.convert import PY_SCALARS, as_traced, contains_traced
 from .functions import cached_call
 from .host_random import guard_numpy_random, refuse_numpy_random
-from .library_calls import guard_lexsort
+from .library_calls import guard_as_strided, guard_lexsort
 from .context import active as _active
 from .context import current as current_tc
 from .traced import TracedRArray, root_of
@@ -388,28 +387,92 @@ class _Runtime:
 
 
 _SIZED = frozenset({np.unique, np.nonzero, np.argwhere, np.flatnonzero})
+_DISPATCHED = type(np.concatenate)  # NumPy functions with __array_function__ dispatch
+# ufunc method -> positions of its array operands (``at``'s indices: see _ufunc_method_call)
+_UFUNC_METHOD_ARRAYS = {"reduce": (0,), "accumulate": (0,), "reduceat": (0, 1), "outer": (0, 1), "at": (0, 2)}
 
 
 def _numpy_call(fn):
-    """A NumPy function called from traced code, where NumPy alone would go wrong: ``size=``
-    (which NumPy's signature refuses) goes straight to the traced implementation, and a list
-    of traced arrays becomes a tuple (a list hides them from NumPy's dispatch: ``np.lexsort([a,
-    b])`` would sort one object array). None for anything else."""
-    from .numpy_api import FUNCTIONS
+    """A NumPy function or ufunc called from traced code, where NumPy alone would go wrong:
+    data holding traced values inside a list/tuple, which NumPy's dispatch does not see (it
+    would ask each tracer for ``__array__``). Constructors (``np.array``, ``np.asarray``...)
+    of such data, or of a traced array, build the traced array; other functions and ufuncs
+    get such list arguments as traced arrays, except functions whose lists are sequences of
+    arrays (``np.stack``...): those go straight to their traced implementation, which reads
+    them. ``size=`` (which NumPy's signature refuses) goes to the traced implementation too,
+    and so do functions NumPy does not dispatch (``DIRECT``: ``as_strided``). None for anything
+    else."""
+    from .numpy_api import DIRECT, FUNCTIONS, UFUNC_METHODS, dispatch_function
+    from .numpy_api.construction import CONSTRUCTORS, STRUCTURED_LISTS, hides_traced, lists_as_arrays
 
     fn = getattr(fn, "__reactant_guarded__", fn)  # NumPy's own function behind our guard
     try:
+        build = CONSTRUCTORS.get(fn)
         impl = FUNCTIONS.get(fn)
     except TypeError:  # unhashable callable
         return None
-    if impl is None:
+    if build is not None:
+        return build
+    if isinstance(fn, np.ufunc):
+        return _ufunc_call(fn)
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, np.ufunc) and (owner, getattr(fn, "__name__", None)) in UFUNC_METHODS:
+        return _ufunc_method_call(fn, _UFUNC_METHOD_ARRAYS.get(fn.__name__, (0,)))
+    if impl is None and type(fn) is not _DISPATCHED:
         return None
+    if fn in DIRECT:  # NumPy would not dispatch it (as_strided): the implementation decides
+        return impl
+    structured = fn in STRUCTURED_LISTS
 
     def call(*args, **kwargs):
-        args = tuple(tuple(a) if isinstance(a, list) and _has_traced(a) else a for a in args)
         if fn in _SIZED and "size" in kwargs:
             return impl(*args, **kwargs)
+        if not structured:  # then NumPy sees the traced arrays and dispatches
+            args, kwargs = lists_as_arrays(args, kwargs)
+        elif (any(hides_traced(a) for a in args) or any(hides_traced(v) for v in kwargs.values())) \
+                and not _defers((args, tuple(kwargs.values()))):
+            out = dispatch_function(fn, args, dict(kwargs))  # (UnsupportedError without an impl)
+            if out is not NotImplemented:
+                return out
         return fn(*args, **kwargs)
+
+    return call
+
+
+def _defers(x) -> bool:
+    """Whether a (nested) list/tuple holds a value whose type handles mixed NumPy calls itself
+    (a ``Window``): NumPy's own dispatch, which sees the items of a sequence, then decides."""
+    if isinstance(x, (list, tuple)):
+        return any(_defers(e) for e in x)
+    return getattr(type(x), "__reactant_defer__", False)
+
+
+def _as_array(x):
+    """A list/tuple holding traced values as one traced array; anything else as it is."""
+    from .numpy_api.construction import from_data, hides_traced
+
+    return from_data(x) if hides_traced(x) else x
+
+
+def _ufunc_call(uf: np.ufunc):
+    def call(*args, **kwargs):
+        args = tuple(_as_array(a) if k < uf.nin else a for k, a in enumerate(args))  # (then outputs)
+        if "where" in kwargs:
+            kwargs["where"] = _as_array(kwargs["where"])
+        return uf(*args, **kwargs)
+
+    return call
+
+
+def _ufunc_method_call(method, arrays: tuple[int, ...]):
+    def call(*args, **kwargs):
+        args = [_as_array(a) if k in arrays else a for k, a in enumerate(args)]
+        if method.__name__ == "at" and len(args) > 1:  # indices: a tuple is one index per axis
+            idx = args[1]
+            args[1] = tuple(_as_array(i) for i in idx) if isinstance(idx, tuple) else _as_array(idx)
+        if "where" in kwargs:
+            kwargs["where"] = _as_array(kwargs["where"])
+        return method(*args, **kwargs)
 
     return call
 
@@ -909,6 +972,16 @@ class _HostArrayWrites(ast.NodeTransformer):
 
     counter = 0
 
+    def __init__(self, local_names=None):
+        # names local to the function: only those can be rebound (``n = _rt.setitem(n, ...)``);
+        # a global or closure variable keeps its binding (``_rt.store``)
+        self.local_names = local_names
+
+    def visit_FunctionDef(self, node):
+        return node  # a nested function is converted on its own when it is called
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
+
     def visit_body(self, body: list) -> list:
         out = []
         for s in body:
@@ -930,12 +1003,14 @@ class _HostArrayWrites(ast.NodeTransformer):
             parts = [first]
             for k, e in enumerate(elts):
                 item = ast.Subscript(value=ast.Name(tmp, ast.Load()), slice=ast.Constant(k), ctx=ast.Load())
-                parts.append(_host_array_writes(ast.copy_location(ast.Assign(targets=[e], value=item), node)))
+                parts.append(_host_array_writes(ast.copy_location(ast.Assign(targets=[e], value=item), node),
+                                                self.local_names))
             return parts
-        return _host_array_writes(node) if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) else node
+        return _host_array_writes(node, self.local_names) if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) \
+            else node
 
 
-def _host_array_writes(node):
+def _host_array_writes(node, local_names=None):
     """``n[i] = v`` -> ``n = _rt.setitem(n, i, v)``, ``n[i] op= v`` -> ``n = _rt.aug_setitem(...)``,
     ``n op= v`` -> ``n = _rt.aug_assign(n, op, v)`` and the statement ``f(..., out=n)`` ->
     ``n = _rt.call_with_out(f, n, ...)`` for a plain name ``n``: a NumPy array that receives a
@@ -943,8 +1018,11 @@ def _host_array_writes(node):
     def name_store(n):
         return ast.Name(n, ast.Store())
 
+    def local(t) -> bool:
+        return isinstance(t, ast.Name) and (local_names is None or t.id in local_names)
+
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
-            and isinstance(node.targets[0].value, ast.Name):
+            and local(node.targets[0].value):
         t = node.targets[0]
         call = ast.Call(func=_attr("setitem"), args=[ast.Name(t.value.id, ast.Load()), _index_expr(t.slice),
                                                      node.value], keywords=[])
@@ -955,7 +1033,7 @@ def _host_array_writes(node):
         return ast.copy_location(ast.Expr(call), node)
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         call = node.value
-        outs = [k for k in call.keywords if k.arg == "out" and isinstance(k.value, ast.Name)]
+        outs = [k for k in call.keywords if k.arg == "out" and local(k.value)]
         if outs:
             name = outs[0].value.id
             rest = [k for k in call.keywords if k is not outs[0]]
@@ -965,11 +1043,11 @@ def _host_array_writes(node):
     if isinstance(node, ast.AugAssign) and type(node.op) in _AUG_OPS:
         op = ast.Constant(_AUG_OPS[type(node.op)])
         t = node.target
-        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+        if isinstance(t, ast.Subscript) and local(t.value):
             call = ast.Call(func=_attr("aug_setitem"), args=[ast.Name(t.value.id, ast.Load()), _index_expr(t.slice),
                                                              op, node.value], keywords=[])
             return ast.copy_location(ast.Assign(targets=[name_store(t.value.id)], value=call), node)
-        if isinstance(t, ast.Name):
+        if local(t):
             call = ast.Call(func=_attr("aug_assign"), args=[ast.Name(t.id, ast.Load()), op, node.value], keywords=[])
             return ast.copy_location(ast.Assign(targets=[name_store(t.id)], value=call), node)
     return node
@@ -1074,7 +1152,8 @@ def _convert(fn: types.FunctionType) -> types.FunctionType:
         ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
         fdef.decorator_list = []
     tr = _Transformer(os.path.abspath(filename))
-    fdef.body = tr.block(_HostArrayWrites().visit_body(_single_exit(fdef.body)), set())
+    local_names = set(fn.__code__.co_varnames) | set(fn.__code__.co_cellvars)
+    fdef.body = tr.block(_HostArrayWrites(local_names).visit_body(_single_exit(fdef.body)), set())
     if tr.counter == 0 and not _has_calls(fdef):
         return fn
     freevars = fn.__code__.co_freevars
@@ -1148,3 +1227,4 @@ def _has_calls(fdef) -> bool:
 _RUNTIME = _Runtime()
 guard_numpy_random(lambda: _active() is not None)
 guard_lexsort(lambda: _active() is not None, lambda x: isinstance(x, TracedRArray))
+guard_as_strided(lambda: _active() is not None)

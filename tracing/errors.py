@@ -51,3 +51,7 @@ class AliasError(ReactantError, ValueError):
 class ReadOnlyError(ReactantError, ValueError):
     """A write through a read-only view (``np.diagonal``, ``np.broadcast_to``...), which NumPy
     refuses too (with ``ValueError``)."""
+
+
+class DomainError(ReactantError, ValueError):
+    """Operand values NumPy refuses with ValueError (integers to negative integer powers)."""

@@ -81,7 +81,7 @@ def trace_function(
         if static_outputs:
             desc, results = [], []
             for leaf in out_leaves:
-                if isinstance(leaf, TracedRArray) or (isinstance(leaf, np.ndarray) and leaf.dtype == object):
+                if isinstance(leaf, TracedRArray):
                     desc.append(len(results))
                     results.append(as_traced(leaf))
                 else:

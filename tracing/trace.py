@@ -10,8 +10,8 @@ from jaxlib.mlir import ir
 
 from .context import TraceContext, tracing
 from .escape import kill_escaped
+from .errors import ConcretizationError
 from .host_random import GeneratorWatch
-from .numpy_api.convert import stack_objects
 from .numpy_api.masked import MaskedSelection
 from .pytree import TreeDef, flatten, unflatten
 from .traced import TracedRArray, TracedRNumber
@@ -122,8 +122,7 @@ def _trace(tc: TraceContext, fn, leaves, tree, inputs, name) -> TracedProgram:
 
 def _collect_outputs(result, inputs: list[TracedRArray]):
     """Traced leaves become module outputs, except the input tracers themselves (the caller
-    gets its own object back); object arrays of tracers are stacked; anything else is
-    returned to the caller as it is."""
+    gets its own object back); anything else is returned to the caller as it is."""
     leaves, tree = flatten(result, is_leaf=lambda x: isinstance(x, (TracedRArray, np.ndarray)))
     input_pos = {id(t): i for i, t in enumerate(inputs)}
     outputs: list[TracedRArray] = []
@@ -131,8 +130,9 @@ def _collect_outputs(result, inputs: list[TracedRArray]):
     for leaf in leaves:
         if isinstance(leaf, MaskedSelection):
             leaf._shape_error("returning it from the compiled function", at_selection=True)
-        if isinstance(leaf, np.ndarray) and leaf.dtype == object:
-            leaf = stack_objects(leaf)
+        if isinstance(leaf, np.ndarray) and leaf.dtype == object and any(isinstance(e, TracedRArray) for e in leaf.flat):
+            raise ConcretizationError("the compiled function returns a NumPy object array holding traced values",
+                                      hint="build the result with np.stack / np.asarray of the traced values")
         if id(leaf) in input_pos:
             desc.append(("input", input_pos[id(leaf)]))
         elif isinstance(leaf, TracedRArray):

@@ -87,18 +87,18 @@ class TracedRArray(NumpyArrayMethods):
 
         return dispatch_function(func, args, kwargs)
 
-    def __array__(self, dtype=None, copy=None):  # (replaced by the lists-of-arrays work)
-        # NumPy asks for this when a traced value sits in a list given to np.asarray/np.array.
-        # Hand back a 0-d object array holding the tracer; numpy_api turns object arrays of
-        # tracers back into one traced array (stack) wherever they meet traced code.
-        if dtype is not None and np.dtype(dtype) != np.dtype(object):
-            raise ConcretizationError(
-                f"cannot convert traced {describe(self)} to a NumPy array of {np.dtype(dtype)}",
-                hint=_CONCRETE_HINT,
-            )
-        out = np.empty((), dtype=object)
-        out[()] = self
-        return out
+    def __array__(self, dtype=None, copy=None):
+        # NumPy asks for this where it cannot dispatch to us: a traced value inside a list given
+        # to NumPy by code reactant does not convert (converted code builds such lists itself:
+        # numpy_api.construction), or a NumPy array's operator with such a list. There is no
+        # NumPy array to give.
+        raise ConcretizationError(
+            f"cannot convert traced {describe(self)} to a NumPy array: its value is only known when "
+            "the compiled program runs",
+            hint="use traced values in NumPy functions directly inside the compiled function, and build "
+            "arrays from lists of them there with np.asarray / np.stack (NumPy itself, e.g. in library "
+            "code or a NumPy array's operator with a list, needs real arrays)",
+        )
 
     # -- concretization errors --------------------------------------------------------------
     def _concrete(self, what: str):

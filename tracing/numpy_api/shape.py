@@ -11,7 +11,7 @@ from ..errors import ShapeError, UnsupportedError, describe
 from ..traced import TracedRArray
 from .. import views
 from ._registry import implements
-from .convert import (as_traced, axis_sequence, broadcast_shapes, broadcast_to, dtype_for_promotion, flat_or_axis,
+from .convert import (array_dtype, as_traced, axis_sequence, broadcast_shapes, broadcast_to, flat_or_axis,
                       normalize_axes, normalize_axis)
 
 
@@ -140,7 +140,6 @@ def broadcast_arrays(*args, subok=False):
 def _broadcast_view(x: TracedRArray, shape) -> TracedRArray:
     """NumPy's broadcast results are read-only views of their input."""
     shape = tuple(int(n) for n in shape)
-    y = broadcast_to(x, shape)
     lead = len(shape) - x.ndim
     xs = views.strides_of(x)
     strides = [0] * lead + [0 if n == 1 and m != 1 else s for n, m, s in zip(x.shape, shape[lead:], xs)]
@@ -175,7 +174,8 @@ def _common(arrays, dtype=None) -> list[TracedRArray]:
     arrays = list(arrays)
     if not arrays:
         raise ShapeError("need at least one array to concatenate")
-    dt = np.dtype(dtype) if dtype is not None else result_type(*[dtype_for_promotion(a) for a in arrays])
+    # each item becomes an array first, as NumPy's asanyarray does: a Python float is float64 here
+    dt = np.dtype(dtype) if dtype is not None else result_type(*[array_dtype(a) for a in arrays])
     return [as_traced(a, dt) for a in arrays]
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from ...ir.values import same_computation
 from .. import ops
-from ..errors import UnsupportedError, describe
+from ..errors import UnsupportedError
 from ..traced import TracedRArray
 from ._run_time_length import RunTimeLength, install_operators
 from .convert import PY_SCALARS, as_traced, broadcast_to
