@@ -47,7 +47,6 @@ def test_inplace_kernel_matches_numpy_in_every_argument(mod, name, n):
     _check(mod, name, n)
 
 
-@pytest.mark.xfail(strict=True, reason="in-place update through a traced-bound view in a kept loop is dropped")
 @pytest.mark.parametrize("mod, name, n", VIEWS, ids=[c[1] for c in VIEWS])
 def test_inplace_kernel_through_traced_bound_views(mod, name, n):
     _check(mod, name, n)
