@@ -74,7 +74,26 @@ def overhead():
     np.testing.assert_allclose(np.asarray(rg(rp, rx)), np.asarray(jg(jp, jx)), rtol=1e-6)
     tree = measure("dict of 6 params + x, dispatch only",
                    {"reactant": lambda: rg(rp, rx), "jax.jit": lambda: jg(jp, jx)}, rounds=21, inner=3000)
-    return [dispatch, synced, tree]
+    # Python state read by the function (a global, attributes of an object): guarded by
+    # reactant (checked before every cached call), frozen at trace time by jax.jit
+    state = _State()
+
+    def stateful(x, y):
+        return (x + y) * state.scale + state.shift * SHIFT
+
+    rs, js = reactant.compile(stateful), jax.jit(stateful)
+    np.testing.assert_allclose(np.asarray(rs(ra, rb)), np.asarray(js(ja, jb)))
+    guarded = measure("tiny add reading 3 Python values (guarded), dispatch only",
+                      {"reactant": lambda: rs(ra, rb), "jax.jit": lambda: js(ja, jb)}, rounds=21, inner=5000)
+    return [dispatch, synced, tree, guarded]
+
+
+SHIFT = 2.0
+
+
+class _State:
+    def __init__(self):
+        self.scale, self.shift = 1.5, 0.25
 
 
 def first_call(rounds=7):

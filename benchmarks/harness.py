@@ -2,8 +2,10 @@
 process, interleaved (A, B, A, B, ...), and reports medians and ratios.
 
 Each implementation is a zero-argument callable that runs the workload once and blocks
-until its result is ready. Interleaving pairs every measurement of one implementation with
-one of the others taken at nearly the same time, so machine-load drift cancels in the ratios.
+until its result is ready, or a ``Fresh(setup, run)`` for one that updates its inputs in
+place: every call then gets new inputs from ``setup()``, made outside the timed region.
+Interleaving pairs every measurement of one implementation with one of the others taken at
+nearly the same time, so machine-load drift cancels in the ratios.
 """
 
 from __future__ import annotations
@@ -30,18 +32,50 @@ class Result:
         return statistics.median(pairs)
 
 
-def measure(name: str, impls: dict[str, Callable[[], object]], *, rounds: int = 15, inner: int | None = None,
+@dataclass
+class Fresh:
+    """An implementation that updates its inputs in place: each timed call ``run(setup())``
+    starts from new inputs, and only ``run`` is timed (it must block until its updates are
+    done)."""
+
+    setup: Callable[[], object]
+    run: Callable[[object], object]
+
+
+Impl = Callable[[], object] | Fresh
+
+
+def call_time(fn: Impl) -> float:
+    """Seconds of one call (a ``Fresh``'s setup not included)."""
+    if isinstance(fn, Fresh):
+        x = fn.setup()
+        t0 = time.perf_counter()
+        fn.run(x)
+    else:
+        t0 = time.perf_counter()
+        fn()
+    return time.perf_counter() - t0
+
+
+def _timed(fn: Impl, inner: int) -> float:
+    """Seconds per call over ``inner`` calls."""
+    if not isinstance(fn, Fresh):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        return (time.perf_counter() - t0) / inner
+    return sum(call_time(fn) for _ in range(inner)) / inner
+
+
+def measure(name: str, impls: dict[str, Impl], *, rounds: int = 15, inner: int | None = None,
             warmup: int = 2, target_seconds: float = 0.05) -> Result:
     """Time each implementation ``rounds`` times, interleaved; ``inner`` calls per timing
     (chosen so one timing takes about ``target_seconds`` when None)."""
     for fn in impls.values():
         for _ in range(warmup):
-            fn()
+            call_time(fn)
     if inner is None:
-        t0 = time.perf_counter()
-        first = next(iter(impls.values()))
-        first()
-        one = max(time.perf_counter() - t0, 1e-7)
+        one = max(call_time(next(iter(impls.values()))), 1e-7)
         inner = max(1, min(10_000, int(target_seconds / one)))
     res = Result(name, {k: [] for k in impls})
     gc_was = gc.isenabled()
@@ -50,10 +84,7 @@ def measure(name: str, impls: dict[str, Callable[[], object]], *, rounds: int = 
         for r in range(rounds):
             order = list(impls.items()) if r % 2 == 0 else list(reversed(impls.items()))
             for k, fn in order:
-                t0 = time.perf_counter()
-                for _ in range(inner):
-                    fn()
-                res.times[k].append((time.perf_counter() - t0) / inner)
+                res.times[k].append(_timed(fn, inner))
     finally:
         if gc_was:
             gc.enable()

@@ -2,7 +2,10 @@
 bounded by the loop index), with a jax.numpy version of the same algorithm for ``jax.jit``
 (``lax.fori_loop`` where the NumPy code loops, so that jax compiles one loop too).
 
-``KERNELS[name] = (numpy_fn, jax_fn, make_inputs(n))``; every NumPy function returns an array.
+``KERNELS[name] = numpy_fn`` (functional: copies its input, returns a new array: the form
+jax is compared with), ``INPLACE[name] = numpy_fn`` (the same algorithm as NumPy users write
+it: updates its arguments in place, some through views, and returns None; its inputs:
+``inplace_inputs(name, n)``), ``jax_versions() -> {name: jax_fn}``, ``inputs(name, n)``.
 """
 
 from __future__ import annotations
@@ -95,6 +98,104 @@ def doitgen(A, C4):
         for q in range(nq):
             A[r, q, :] = A[r, q, :] @ C4
     return A
+
+
+# -- the same algorithms in place: update the arguments, return nothing ---------------------------
+def trisolve_inplace(L, b):
+    """Forward substitution overwriting ``b`` with the solution (as LAPACK's trsv does)."""
+    for i in range(b.shape[0]):
+        b[i] = (b[i] - L[i, :i] @ b[:i]) / L[i, i]
+
+
+def lu_dots_inplace(A):
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(i):
+            A[i, j] -= A[i, :j] @ A[:j, j]
+            A[i, j] /= A[j, j]
+        for j in range(i, n):
+            A[i, j] -= A[i, :i] @ A[:i, j]
+
+
+def lu_outer_inplace(A):
+    n = A.shape[0]
+    for i in range(n - 1):
+        A[i + 1:, i] /= A[i, i]
+        A[i + 1:, i + 1:] -= np.outer(A[i + 1:, i], A[i, i + 1:])
+
+
+def lu_outer_views(A):
+    """Right-looking LU through views: the column below the pivot and the trailing block."""
+    n = A.shape[0]
+    for i in range(n - 1):
+        col = A[i + 1:, i]
+        col /= A[i, i]
+        trailing = A[i + 1:, i + 1:]
+        trailing -= np.outer(col, A[i, i + 1:])
+
+
+def cholesky_inplace(A):
+    """Cholesky overwriting the lower triangle of ``A`` with L (the upper is left as it was)."""
+    n = A.shape[0]
+    A[0, 0] = np.sqrt(A[0, 0])
+    for i in range(1, n):
+        for j in range(i):
+            A[i, j] -= np.dot(A[i, :j], A[j, :j])
+            A[i, j] /= A[j, j]
+        A[i, i] -= np.dot(A[i, :i], A[i, :i])
+        A[i, i] = np.sqrt(A[i, i])
+
+
+def gauss_seidel_inplace(A):
+    n = A.shape[0]
+    for t in range(2):
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                A[i, j] = (A[i - 1, j] + A[i, j - 1] + A[i, j] + A[i, j + 1] + A[i + 1, j]) / 5.0
+
+
+def jacobi_inplace(A, B):
+    """Jacobi 2-D time loop updating both grids (polybench's ``jacobi_2d(A, B)``), the interiors
+    written through views taken once."""
+    a, b = A[1:-1, 1:-1], B[1:-1, 1:-1]
+    for t in range(50):
+        b[...] = 0.2 * (a + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1])
+        a[...] = 0.2 * (b + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1])
+
+
+def levinson_inplace(r, y):
+    """Levinson-Durbin writing the solution into ``y`` (polybench's ``durbin(r, y)``)."""
+    n = r.shape[0]
+    y[0] = -r[0]
+    beta = 1.0
+    alpha = -r[0]
+    for k in range(1, n):
+        beta = (1 - alpha * alpha) * beta
+        alpha = -(r[k] + np.dot(r[:k][::-1], y[:k])) / beta
+        y[:k] += alpha * y[:k][::-1]
+        y[k] = alpha
+
+
+def levinson_views(r, y):
+    """``levinson_inplace`` with the prefix update through a view (its right side is a new
+    array: no overlap)."""
+    n = r.shape[0]
+    y[0] = -r[0]
+    beta = 1.0
+    alpha = -r[0]
+    for k in range(1, n):
+        beta = (1 - alpha * alpha) * beta
+        alpha = -(r[k] + np.dot(r[:k][::-1], y[:k])) / beta
+        yk = y[:k]
+        yk += alpha * yk[::-1]
+        y[k] = alpha
+
+
+def doitgen_inplace(A, C4):
+    nr, nq, _ = A.shape
+    for r in range(nr):
+        for q in range(nq):
+            A[r, q, :] = A[r, q, :] @ C4
 
 
 # -- jax versions of the same algorithms -------------------------------------------------------------
@@ -199,8 +300,28 @@ def inputs(name: str, n: int, seed: int = 0) -> tuple:
     raise KeyError(name)
 
 
+def inplace_inputs(name: str, n: int, seed: int = 0) -> tuple:
+    """The in-place variant's arguments: ``inputs``' plus the arrays it writes its result into."""
+    args = inputs(base_name(name), n, seed)
+    if name == "jacobi":
+        return args + (args[0].copy(),)
+    if name.startswith("levinson"):
+        return args + (np.zeros_like(args[0]),)
+    return args
+
+
+def base_name(name: str) -> str:
+    """The kernel an ``INPLACE`` entry is a form of (``lu_outer_views`` -> ``lu_outer``)."""
+    return name.removesuffix("_views")
+
+
 KERNELS = {"trisolve": trisolve, "lu_dots": lu_dots, "lu_outer": lu_outer, "cholesky": cholesky,
            "gauss_seidel": gauss_seidel, "jacobi": jacobi, "levinson": levinson, "doitgen": doitgen}
+# ``*_views``: the same kernel with its in-place updates written through views of the arguments
+INPLACE = {"trisolve": trisolve_inplace, "lu_dots": lu_dots_inplace, "lu_outer": lu_outer_inplace,
+           "lu_outer_views": lu_outer_views, "cholesky": cholesky_inplace, "gauss_seidel": gauss_seidel_inplace,
+           "jacobi": jacobi_inplace, "levinson": levinson_inplace, "levinson_views": levinson_views,
+           "doitgen": doitgen_inplace}
 
 
 def jax_versions():

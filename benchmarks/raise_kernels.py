@@ -3,8 +3,10 @@ stencil updates, shortest paths, recurrences, a histogram by loop), each with a 
 version written the natural JAX way (``lax.fori_loop`` for loops, whole-array expressions inside,
 ``einsum``/``at[].add`` where JAX users reach for them).
 
-``KERNELS[name] = numpy_fn``, ``jax_versions() -> {name: jax_fn}``, ``inputs(name, n)``.
-Every NumPy function returns one array. Kernels of ``loop_kernels.py`` are not repeated here.
+``KERNELS[name] = numpy_fn`` (copies its inputs, returns one array), ``INPLACE[name] = numpy_fn``
+(the same algorithm updating its arguments in place and returning None, as NumPy users write
+it; its arguments: ``inplace_inputs(name, n)``), ``jax_versions() -> {name: jax_fn}``,
+``inputs(name, n)``. Kernels of ``loop_kernels.py`` are not repeated here.
 """
 
 from __future__ import annotations
@@ -98,6 +100,78 @@ def histogram_loop(data, weights):
     for i in range(data.shape[0]):
         h[(data[i] * 64).astype(np.int64)] += weights[i]
     return h
+
+
+# -- the same algorithms in place: update the arguments, return nothing ---------------------------
+def fdtd_2d_inplace(ex, ey, hz, fict):
+    """FDTD 2-D updating the three fields in place (polybench's ``fdtd_2d``)."""
+    for t in range(fict.shape[0]):
+        ey[0, :] = fict[t]
+        ey[1:, :] -= 0.5 * (hz[1:, :] - hz[:-1, :])
+        ex[:, 1:] -= 0.5 * (hz[:, 1:] - hz[:, :-1])
+        hz[:-1, :-1] -= 0.7 * (ex[:-1, 1:] - ex[:-1, :-1] + ey[1:, :-1] - ey[:-1, :-1])
+
+
+def heat_3d_inplace(A, B):
+    """3-D heat equation updating both grids (polybench's ``heat_3d(A, B)``)."""
+    for t in range(10):
+        B[1:-1, 1:-1, 1:-1] = (0.125 * (A[2:, 1:-1, 1:-1] - 2.0 * A[1:-1, 1:-1, 1:-1] + A[:-2, 1:-1, 1:-1])
+                               + 0.125 * (A[1:-1, 2:, 1:-1] - 2.0 * A[1:-1, 1:-1, 1:-1] + A[1:-1, :-2, 1:-1])
+                               + 0.125 * (A[1:-1, 1:-1, 2:] - 2.0 * A[1:-1, 1:-1, 1:-1] + A[1:-1, 1:-1, :-2])
+                               + A[1:-1, 1:-1, 1:-1])
+        A[1:-1, 1:-1, 1:-1] = (0.125 * (B[2:, 1:-1, 1:-1] - 2.0 * B[1:-1, 1:-1, 1:-1] + B[:-2, 1:-1, 1:-1])
+                               + 0.125 * (B[1:-1, 2:, 1:-1] - 2.0 * B[1:-1, 1:-1, 1:-1] + B[1:-1, :-2, 1:-1])
+                               + 0.125 * (B[1:-1, 1:-1, 2:] - 2.0 * B[1:-1, 1:-1, 1:-1] + B[1:-1, 1:-1, :-2])
+                               + B[1:-1, 1:-1, 1:-1])
+
+
+def channel_flow_inplace(u, v, p):
+    """The channel flow updating ``u``, ``v``, ``p`` in place; boundaries written through row
+    and column views."""
+    dt, dx, rho, nu, force = 0.001, 0.05, 1.0, 0.1, 1.0
+    b = np.zeros_like(p)
+    for step in range(5):
+        b[1:-1, 1:-1] = rho * (1 / dt * ((u[1:-1, 2:] - u[1:-1, :-2]) / (2 * dx) + (v[2:, 1:-1] - v[:-2, 1:-1]) / (2 * dx))
+                               - ((u[1:-1, 2:] - u[1:-1, :-2]) / (2 * dx)) ** 2
+                               - ((v[2:, 1:-1] - v[:-2, 1:-1]) / (2 * dx)) ** 2)
+        for it in range(20):
+            pn = p.copy()
+            p[1:-1, 1:-1] = 0.25 * (pn[1:-1, 2:] + pn[1:-1, :-2] + pn[2:, 1:-1] + pn[:-2, 1:-1]) - dx * dx / 4 * b[1:-1, 1:-1]
+            p[:, -1] = p[:, -2]
+            p[:, 0] = p[:, 1]
+            p[0, :] = p[1, :]
+            p[-1, :] = p[-2, :]
+        un, vn = u.copy(), v.copy()
+        u[1:-1, 1:-1] = (un[1:-1, 1:-1] - un[1:-1, 1:-1] * dt / dx * (un[1:-1, 1:-1] - un[1:-1, :-2])
+                         - vn[1:-1, 1:-1] * dt / dx * (un[1:-1, 1:-1] - un[:-2, 1:-1])
+                         - dt / (2 * rho * dx) * (p[1:-1, 2:] - p[1:-1, :-2])
+                         + nu * dt / dx ** 2 * (un[1:-1, 2:] - 4 * un[1:-1, 1:-1] + un[1:-1, :-2] + un[2:, 1:-1]
+                                                + un[:-2, 1:-1]) + force * dt)
+        v[1:-1, 1:-1] = (vn[1:-1, 1:-1] - un[1:-1, 1:-1] * dt / dx * (vn[1:-1, 1:-1] - vn[1:-1, :-2])
+                         - vn[1:-1, 1:-1] * dt / dx * (vn[1:-1, 1:-1] - vn[:-2, 1:-1])
+                         - dt / (2 * rho * dx) * (p[2:, 1:-1] - p[:-2, 1:-1])
+                         + nu * dt / dx ** 2 * (vn[1:-1, 2:] - 4 * vn[1:-1, 1:-1] + vn[1:-1, :-2] + vn[2:, 1:-1]
+                                                + vn[:-2, 1:-1]))
+        for wall in (u[0], u[-1], v[0], v[-1]):
+            wall[:] = 0
+
+
+def floyd_warshall_inplace(D):
+    """Shortest paths overwriting ``D``: each relaxation written into it with ``out=``."""
+    for k in range(D.shape[0]):
+        np.minimum(D, D[:, k, None] + D[None, k, :], out=D)
+
+
+def recurrence_1d_inplace(a, b):
+    """The recurrence run over ``b`` in place: b[i] += a[i] * b[i-1]."""
+    for i in range(1, b.shape[0]):
+        b[i] += a[i] * b[i - 1]
+
+
+def histogram_loop_inplace(data, weights, h):
+    """The weighted histogram accumulated into the caller's ``h``."""
+    for i in range(data.shape[0]):
+        h[(data[i] * 64).astype(np.int64)] += weights[i]
 
 
 def _jax():
@@ -203,8 +277,21 @@ def inputs(name: str, n: int, seed: int = 0) -> tuple:
     raise KeyError(name)
 
 
+def inplace_inputs(name: str, n: int, seed: int = 0) -> tuple:
+    """The in-place variant's arguments: ``inputs``' plus the arrays it writes its result into."""
+    args = inputs(name, n, seed)
+    if name == "heat_3d":
+        return args + (args[0].copy(),)
+    if name == "histogram_loop":
+        return args + (np.zeros(64),)
+    return args
+
+
 KERNELS = {"fdtd_2d": fdtd_2d, "heat_3d": heat_3d, "channel_flow": channel_flow, "floyd_warshall": floyd_warshall,
            "recurrence_1d": recurrence_1d, "histogram_loop": histogram_loop}
+INPLACE = {"fdtd_2d": fdtd_2d_inplace, "heat_3d": heat_3d_inplace, "channel_flow": channel_flow_inplace,
+           "floyd_warshall": floyd_warshall_inplace, "recurrence_1d": recurrence_1d_inplace,
+           "histogram_loop": histogram_loop_inplace}
 
 
 def jax_versions():

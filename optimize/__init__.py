@@ -3,7 +3,7 @@ ones): the pass registry, rewrite patterns, equality saturation, automatic diffe
 and named pipelines ``O0``..``O3``. Command line: ``python -m reactant.optimize``."""
 
 from ..ir.context import count_ops  # noqa: F401  (public: ops in a module)
-from .passes import PASSES, PassOptions, PassStat, register_pass, run_pipeline  # noqa: F401
+from .passes import PASSES, InvalidModuleError, PassOptions, PassStat, register_pass, run_pipeline, verify_module  # noqa: F401
 from .pipelines import LEVELS, compile_pipeline, pipeline  # noqa: F401
 
 

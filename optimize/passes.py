@@ -5,8 +5,15 @@ module in place and may return ``False`` when it certainly changed nothing. A pa
 as ``idempotent`` (running it twice in a row is the same as once) is skipped when the module
 has not changed since it last ran, e.g. the second greedy pattern pass of O2 after an
 equality-saturation pass that kept the program. Pipelines are lists of pass names (``pipelines.py``). ``run_pipeline`` runs them,
-verifies after each, records per-pass time and op counts, and with ``REACTANT_DUMP_IR=dir``
-writes the module after every pass.
+records per-pass time and op counts, and with ``REACTANT_DUMP_IR=dir`` writes the module after
+every pass.
+
+No invalid module reaches a pass (MLIR's passes assume valid IR and may crash the process on
+anything else): ``run_pipeline`` verifies its input, and the module after every pass that may
+have changed it, and raises ``InvalidModuleError`` naming the pass that would have run and the
+one that produced the module. Verification includes MLIR's isolation check, so an operand
+defined outside the module (a value of another module or context, e.g. a traced value kept
+from another compiled function) is reported there, before any pass touches it.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from typing import Callable, Iterable
 from jaxlib.mlir import ir
 
 from ..ir.context import count_ops
+from ..ir.errors import ReactantError
 
 
 @dataclass(frozen=True)
@@ -72,6 +80,39 @@ class PassStat:
     skipped: bool = False  # idempotent and the module unchanged since it last ran
 
 
+class InvalidModuleError(ReactantError, ValueError):
+    """A module that fails MLIR verification before a pass would run on it."""
+
+
+# MLIR's diagnostic for an operand defined outside the module (its isolation check)
+_FOREIGN = "using value defined outside the region"
+
+
+def verify_module(module: ir.Module, *, before: str | None, produced_by: str | None) -> None:
+    """Raise ``InvalidModuleError`` unless ``module`` verifies. ``before``: the pass that would
+    run next (None: the end of the pipeline); ``produced_by``: the pass whose output this is
+    (None: the pipeline's input)."""
+    try:
+        module.operation.verify()
+    except ir.MLIRError as e:
+        raise _invalid(str(e), before, produced_by) from None
+
+
+def _invalid(diagnostic: str, before: str | None, produced_by: str | None) -> InvalidModuleError:
+    source = "the module given to the optimizer" if produced_by is None else f"the output of pass {produced_by!r}"
+    where = f"before pass {before!r}" if before is not None else "at the end of the pipeline"
+    if _FOREIGN in diagnostic:
+        what = ("an operation uses a value defined outside the module (a value of another module or MLIR "
+                "context, such as a traced array kept from another compiled function or a finished trace)")
+        hint = ("do not keep traced arrays between compiled functions (on self, in globals): return them, "
+                "and pass the results in as arguments")
+    else:
+        what = "the module is not valid MLIR"
+        hint = None if produced_by is None else \
+            f"this is a bug in pass {produced_by!r}: please report it with the module"
+    return InvalidModuleError(f"{source} fails verification {where}: {what}\n{diagnostic.strip()}", hint=hint)
+
+
 PassFn = Callable[[ir.Module, PassOptions], "bool | None"]
 PASSES: dict[str, PassFn] = {}
 IDEMPOTENT: set[str] = set()
@@ -105,7 +146,11 @@ def run_pipeline(
     on_pass: Callable[[str], None] | None = None,
 ) -> ir.Module:
     """Run the named passes in order on ``module`` (in place); returns it. ``on_pass(name)`` is
-    called before each pass (progress reports)."""
+    called before each pass (progress reports).
+
+    The input is always verified (``InvalidModuleError`` before the first pass); with
+    ``verify`` (the default) so is the module after every pass that may have changed it, so no
+    pass sees invalid IR. ``verify=False`` is for timing the passes alone."""
     options = options or PassOptions()
     dump_dir = dump_dir if dump_dir is not None else os.environ.get("REACTANT_DUMP_IR")
     names = list(names)
@@ -117,6 +162,8 @@ def run_pipeline(
         _dump_counter[0] += 1
         tag = f"{os.getpid()}_{_dump_counter[0]:04d}"
         _dump(module, dump_dir, f"{tag}_00_input.mlir")
+    if names:
+        verify_module(module, before=names[0], produced_by=None)
     clean: set[str] = set()  # idempotent passes that ran on the module as it is now
     for i, name in enumerate(names, 1):
         before = count_ops(module) if stats is not None else 0
@@ -134,12 +181,12 @@ def run_pipeline(
             clean = set()
         if name in IDEMPOTENT:
             clean.add(name)
-        if verify:
-            module.operation.verify()
         if stats is not None:
             stats.append(PassStat(name, dt, before, count_ops(module)))
-        if dump_dir:
+        if dump_dir:  # before verifying: an invalid output is what one wants to read
             _dump(module, dump_dir, f"{tag}_{i:02d}_{name}.mlir")
+        if verify and changed is not False:
+            verify_module(module, before=names[i] if i < len(names) else None, produced_by=name)
     return module
 
 

@@ -33,9 +33,12 @@ from .tracing.loop_rolling import keep, unroll
 from .tracing.control_flow import cond, fori_loop, scan, switch, while_loop
 from .tracing import TracedRArray, TracedRNumber
 from .tracing.errors import (
+    AliasError,
     ArgumentError,
     ConcretizationError,
     DTypeError,
+    EscapedTracerError,
+    NonUniformLoopError,
     ReactantError,
     ShapeError,
     UnsupportedError,
@@ -45,7 +48,7 @@ from .tracing.pytree import register_pytree_node
 
 __all__ = _autodiff.__all__ + [
     "cond", "fori_loop", "keep", "scan", "switch", "unroll", "while_loop",
-    "ArgumentError", "CompiledFunction", "ConcreteRArray", "ConcreteRNumber", "ConcretizationError",
+    "AliasError", "ArgumentError", "CompiledFunction", "EscapedTracerError", "NonUniformLoopError", "ConcreteRArray", "ConcreteRNumber", "ConcretizationError",
     "DTypeError", "IndexError", "ReactantError", "ShapeError", "ShardingError", "TracedRArray", "TracedRNumber",
     "UnsupportedError", "code_hlo", "code_xla", "compile", "cost_analysis", "devices", "distributed", "numpy", "random", "register_pytree_node",
     "to_rarray",

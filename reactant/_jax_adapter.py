@@ -39,8 +39,12 @@ def x64_scope():
     return jax.enable_x64(True)
 
 
-def device_put(value: np.ndarray, device) -> Array:
-    """A committed single-device buffer holding ``value`` exactly (64-bit dtypes kept)."""
+def device_put(value: np.ndarray, device, *, copy: bool = False) -> Array:
+    """A committed single-device buffer holding ``value`` exactly (64-bit dtypes kept).
+    ``copy``: never share the host array's memory (on CPU the buffer may otherwise alias it,
+    and see later writes to it)."""
+    if copy:  # (jax's may_alias=False does not stop it for host arrays)
+        value = np.array(value, copy=True)
     with x64_scope():
         return jax.device_put(value, device)
 
@@ -70,8 +74,11 @@ def named_sharding(devices: np.ndarray, axis_names: tuple, spec: tuple):
     return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*spec))
 
 
-def device_put_sharded(value, sharding) -> Array:
-    """``value`` (host array or jax Array) placed by a jax sharding, 64-bit dtypes kept."""
+def device_put_sharded(value, sharding, *, copy: bool = False) -> Array:
+    """``value`` (host array or jax Array) placed by a jax sharding, 64-bit dtypes kept
+    (``copy``: as for ``device_put``)."""
+    if copy and isinstance(value, np.ndarray):
+        value = np.array(value, copy=True)
     with x64_scope():
         return jax.device_put(value, sharding)
 

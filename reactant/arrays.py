@@ -233,6 +233,48 @@ class ConcreteRArray(NumpyArrayMethods):
         self[...] = value
 
 
+class ConcreteView(ConcreteRArray):
+    """An eager NumPy view of another device array (``x[1:3]``, ``x.T``... outside a compiled
+    function): its value is read again from the base whenever the base's buffer changed, and
+    writes to it (``v[...] = y``, ``v += 1``, an in-place update by a compiled function) go
+    through to the base. ``_read()`` / ``_write(value)`` run the eager operation that made it."""
+
+    __slots__ = ("_base", "_read", "_write", "_seen", "_strides")
+
+    @property
+    def _buf(self):
+        base_buf = self._base._buf
+        if base_buf is not self._seen:
+            _BUF_SLOT.__set__(self, self._read()._buf)
+            self._seen = base_buf
+        return _BUF_SLOT.__get__(self)
+
+    @_buf.setter
+    def _buf(self, buf):
+        _BUF_SLOT.__set__(self, buf)
+        self._write(self)  # the base takes the new view value
+        self._seen = self._base._buf
+
+    @property
+    def base(self) -> ConcreteRArray:
+        return self._base
+
+
+_BUF_SLOT = ConcreteRArray.__dict__["_buf"]
+
+
+def make_view(result: ConcreteRArray, base: ConcreteRArray, strides, read, write) -> ConcreteView:
+    """``result`` (just computed from ``base``) as a view of it; ``strides``: its strides in
+    elements of ``base``'s root when known, else None (a view of a view)."""
+    v = object.__new__(ConcreteView)
+    _BUF_SLOT.__set__(v, _BUF_SLOT.__get__(result) if type(result) is not ConcreteView else result._buf)
+    v._sig, v._sid = result._sig, result._sid
+    v._base, v._read, v._write = base, read, write
+    v._seen = base._buf
+    v._strides = tuple(strides) if strides is not None and type(base) is not ConcreteView else None
+    return v
+
+
 class ConcreteRNumber(ConcreteRArray):
     """A 0-d device array (a scalar), e.g. a Python number moved with ``track_numbers=True``."""
 

@@ -4,6 +4,11 @@ The cache key of a call is its pytree structure plus, per leaf, either the devic
 (shape, dtype, placement, weak) or the value of a static leaf (so a changed Python scalar
 recompiles instead of reusing a stale constant). A cached call does no tracing and no MLIR
 work: it builds the key, looks it up, and runs the executable on the argument buffers.
+
+A program whose trace read Python state (globals, closure variables, attributes, items: see
+``guards``) runs only after its guards found that state unchanged; otherwise the function is
+traced again, and up to ``guards.MAX_PER_SIGNATURE`` programs are kept per signature. A new
+trace whose optimized module equals an earlier one's reuses that executable.
 """
 
 from __future__ import annotations
@@ -12,8 +17,10 @@ import functools
 import hashlib
 import math
 import operator
+import sys
 import threading
 import types
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -21,6 +28,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from . import _jax_adapter as jx
+from . import guards as _guards
 from . import runtime
 from .arrays import ConcreteRArray, ConcreteRNumber, Signature, _sign_unknown, _signature, sig_id
 from .decompositions import lower_decompositions
@@ -28,21 +36,22 @@ from .ir.context import count_ops
 from .ir.contracts import strip_contract_attrs
 from .optimize import PassOptions, compile_pipeline, run_pipeline
 from .optimize.pipelines import SATURATION
-from .progress import CompileProgress
+from .progress import CompileProgress, log_enabled
 from .speculation import MAX_OPS as _SPECULATE_MAX_OPS
 from .speculation import Speculation
 from .tracing import active as _trace_active
 from .tracing import autograph
 from .tracing.errors import ArgumentError
-from .sharding import NamedSharding, ShardingError, as_sharding
+from .sharding import NamedSharding, Replicated, ShardingError, as_sharding
 from .sharding.shardy import annotate_main, propagated_result_shardings
 from .tracing.pytree import TreeDef, flatten, prefix_leaves, structure_key, unflatten
 from .tracing.trace import TracedProgram, trace
 
 # Bounds of the tables that grow per call signature; past a bound the oldest entry is dropped
 # (a dropped executable is compiled again if its signature comes back).
-CACHE_MAX = 1024  # executables per compiled function
+CACHE_MAX = 1024  # call signatures per compiled function
 FAST_MAX = 4096  # entries of each fast lookup table (accelerators of the cache)
+EXES_MAX = 256  # executables per compiled function, by program (reused by a new identical trace)
 
 _ARRAYS = frozenset((ConcreteRArray, ConcreteRNumber))
 _PY_NUMBERS = (bool, int, float, complex)
@@ -92,7 +101,10 @@ class CompiledFunction(functools.partial):
 
     fn = property(lambda self: self._state.fn, doc="The original Python function.")
     options = property(lambda self: self._state.options, doc="The compile options.")
-    compile_count = property(lambda self: self._state.compile_count, doc="Compilations so far.")
+    compile_count = property(lambda self: self._state.compile_count,
+                             doc="Compilations (traces) so far.")
+    xla_compile_count = property(lambda self: self._state.xla_compile_count,
+                                 doc="XLA compilations so far (a trace giving a program compiled before reuses it).")
     _cache = property(lambda self: self._state._cache)
 
     def lower(self, *args, optimize: bool | str | list = True, **kwargs) -> TracedProgram:
@@ -124,6 +136,10 @@ class _Compiled:
         self._fast_trees: dict[tuple, Callable] = {}
         self._lock = threading.Lock()
         self.compile_count = 0
+        # executables by (program bytecode hash, placement): a new trace equal to an old one
+        self._exes: dict[tuple, Any] = {}
+        self.xla_compile_count = 0
+        self._warned = False  # about a signature traced again and again
 
     # -- calling (the hot path is _dispatch, below the class) --------------------------------
     def _call(self, args: tuple, kwargs: dict):
@@ -138,28 +154,62 @@ class _Compiled:
             tree_key = tuple(key)
             run = self._fast_trees.get(tree_key)
             if run is not None:
-                return run(list(map(_BUF, concretes)), concretes)
+                try:
+                    return run(list(map(_BUF, concretes)), concretes)
+                except _Stale:  # the Python state it read changed
+                    pass
         leaves, tree = flatten((args, kwargs), is_leaf=_is_concrete)
         key, bufs, concretes = self._key(leaves, tree)
-        entry = self._cache.get(key)
-        if entry is not None and entry.holders and not entry.current():
-            entry = None  # a global or closure variable now holds another array: trace again
+        entry, bufs, concretes = self._entry(leaves, tree, key, bufs, concretes)
+        if tree_key is not None:  # later calls like this one: fast
+            with self._lock:
+                _put(self._fast_trees, tree_key, entry.fast_checked, FAST_MAX)
+                if not kwargs and not entry.writeback and _all_arrays(args):
+                    # (before the trace check: must not write into arrays captured by a trace)
+                    _put(self._fast, tuple(map(_SID, args)), entry.fast_checked, FAST_MAX)
+        return entry.run(bufs, concretes)
+
+    def _entry(self, leaves, tree, key, bufs, concretes):
+        """The cached program for this call (its guards hold), traced and compiled if there is
+        none; returns it with the buffers and device arrays to run it on."""
+        head = entry = self._cache.get(key)
+        while entry is not None and entry.guards is not None and not entry.guards.check():
+            entry = entry.next  # programs for the same signature and other Python state
         if entry is None:
             if self.options.track_numbers:  # runtime inputs for Python numbers, converted once
                 leaves = [_track(x) if type(x) in _PY_NUMBERS else x for x in leaves]
-            entry = self._compile(leaves, tree)
+            why = head.guards.explain() if head is not None else None
+            if why is not None and not self._warned and _length(head) >= _guards.MAX_PER_SIGNATURE:
+                self._warned = True
+                warnings.warn(f"{getattr(self.fn, '__qualname__', self.fn)} is traced again and again for the same "
+                              f"argument signature because Python state it reads changes ({why}); a function that "
+                              "updates state it reads is traced at every call (pass the value as an argument, or "
+                              "keep the state in device arrays)", RuntimeWarning, stacklevel=4)
+            entry = self._compile(leaves, tree, why)
             with self._lock:
+                entry.next = _trim(head, _guards.MAX_PER_SIGNATURE - 1)
                 _put(self._cache, key, entry, CACHE_MAX)
                 self.compile_count += 1
             concretes = [x for x in leaves if isinstance(x, ConcreteRArray)]
             bufs = [c._buf for c in concretes]
-        if tree_key is not None and not entry.holders:  # later calls like this one: fast
-            with self._lock:
-                _put(self._fast_trees, tree_key, entry.fast_run, FAST_MAX)
-                if not kwargs and not entry.writeback and _all_arrays(args):
-                    # (before the trace check: must not write into arrays captured by a trace)
-                    _put(self._fast, tuple(map(_SID, args)), entry.fast_run, FAST_MAX)
-        return entry.run(bufs, concretes)
+        return entry, bufs, concretes
+
+    def call_viewing(self, args: tuple, kwargs: dict, make_view: Callable) -> Any:
+        """Call; a result leaf that NumPy would return as a view of an argument is replaced by
+        ``make_view(leaf, (argument, strides), position)``. Used by eager NumPy."""
+        leaves, tree = flatten((args, kwargs), is_leaf=_is_concrete)
+        key, bufs, concretes = self._key(leaves, tree)
+        entry, bufs, concretes = self._entry(leaves, tree, key, bufs, concretes)
+        result = entry.run(bufs, concretes)
+        views = {p: (concretes[entry.out_views[d][0]], entry.out_views[d][1]) for p, d in enumerate(entry.out_leaves)
+                 if type(d) is int and entry.out_views[d] is not None}
+        if not views:
+            return result
+        out, out_tree = flatten(result, is_leaf=_is_concrete)
+        if len(out) != len(entry.out_leaves):
+            return result
+        return unflatten(out_tree, [make_view(leaf, views[p], p) if p in views else leaf
+                                    for p, leaf in enumerate(out)])
 
     def _key(self, leaves, tree: TreeDef):
         parts = []
@@ -208,7 +258,7 @@ class _Compiled:
             progress.done("trace", f"{count_ops(prog.module)} ops" if progress.verbose else "")
         if self.options.donate and prog.aliases:
             _set_aliasing(prog)
-        mesh, arg_shardings = _spmd_inputs(list(leaves) + prog.captured)
+        mesh, arg_shardings = _spmd_inputs(leaves, prog.captured)
         mesh = _program_mesh(prog, leaves, mesh)
         if mesh is not None:  # one SPMD program over the mesh: Shardy annotations on @main
             annotate_main(prog.module, mesh, arg_shardings or [None] * len(prog.input_specs))
@@ -232,8 +282,13 @@ class _Compiled:
                     progress.on_pass(st.name, st.seconds, st.ops_before, st.ops_after)
         return prog
 
-    def _compile(self, leaves, tree) -> "_Entry":
-        progress = CompileProgress(getattr(self.fn, "__qualname__", repr(self.fn)), self.options.verbose)
+    def _compile(self, leaves, tree, why: str | None = None) -> "_Entry":
+        """A new entry for these arguments (``why``: what changed since the last trace for the
+        same signature, when it is traced again)."""
+        name = getattr(self.fn, "__qualname__", repr(self.fn))
+        if why is not None and (self.options.verbose or log_enabled("recompile")):
+            print(f"reactant: {name}: traced again: {why}", file=sys.stderr, flush=True)
+        progress = CompileProgress(name, self.options.verbose)
         try:
             return self._compile_reporting(leaves, tree, progress)
         finally:
@@ -252,16 +307,26 @@ class _Compiled:
 
         prog = self._lower(leaves, tree, self.options.optimize, progress, fork)
         _check_no_autodiff_left(prog.module)
+        guards = _guards.build(prog.reads)  # (before the XLA compile: a failure leaves no entry)
         bc, outs, compile_fn = self._finalize(prog.module, prog, concretes)
         mesh = prog.tc.extensions.get("mesh")
         stage = "XLA compile" if mesh is None else "XLA compile and partition"
         progress.enter(stage if mesh is None else f"{stage} over {mesh.size} devices")
-        exe = spec[0].take(bc) if spec else None
-        note = "the executable compiled during equality saturation (the wait shown)" if exe is not None else ""
+        exe_key = (hashlib.blake2b(bc, digest_size=16).digest(),
+                   repr(mesh) if mesh is not None else _common_device(concretes + prog.captured).id,
+                   tuple(map(repr, outs)))
+        exe = self._exes.get(exe_key)
+        note = "the executable of an earlier trace (the same program)" if exe is not None else ""
         if exe is None:
-            exe = compile_fn(bc)
+            exe = spec[0].take(bc) if spec else None
+            note = "the executable compiled during equality saturation (the wait shown)" if exe is not None else ""
+            if exe is None:
+                exe = compile_fn(bc)
+            with self._lock:
+                _put(self._exes, exe_key, exe, EXES_MAX)
+                self.xla_compile_count += 1
         progress.done(stage, note)
-        return _Entry(exe, prog, outs, self.options.donate, self.fn)
+        return _Entry(exe, prog, outs, self.options.donate, _host_put(mesh, concretes + prog.captured), guards)
 
     def _finalize(self, module: ir.Module, prog: TracedProgram, concretes: list):
         """Make ``module`` (``prog``'s, or a speculative copy) what XLA compiles: returns its
@@ -315,7 +380,10 @@ def _dispatch(state: "_Compiled", *args, **kwargs):
             run = state._fast.get(tuple(map(_SID, args)))
             bufs = list(map(_BUF, args))
         if run is not None:
-            return run(bufs, args)
+            try:  # (free in Python 3.11+ when nothing is raised)
+                return run(bufs, args)
+            except _Stale:  # its guards failed: the Python state it read changed
+                pass
     return state._call(args, kwargs)
 
 
@@ -323,11 +391,14 @@ class _Entry:
     """One compiled executable and how to map Python values in and out of it."""
 
     __slots__ = ("exe", "execute", "handlers", "out_sigs", "out_sids", "out_classes", "out_tree",
-                 "out_leaves", "writeback", "donate", "fast_run", "run", "calls", "captured", "holders")
+                 "out_leaves", "writeback", "donate", "fast_run", "run", "calls", "captured", "host_put",
+                 "guards", "fast_checked", "next", "out_views")
 
-    def __init__(self, exe, prog: TracedProgram, placements: list, donate: bool, fn: Callable | None = None):
-        """``placements``: per output, its device or (SPMD) its NamedSharding; ``fn``: the
-        traced function (where captured arrays are looked up again at each call)."""
+    def __init__(self, exe, prog: TracedProgram, placements: list, donate: bool,
+                 host_put: Callable | None = None, guards: "_guards.Guards | None" = None):
+        """``placements``: per output, its device or (SPMD) its NamedSharding; ``host_put``:
+        places a captured NumPy array where the program runs; ``guards``: of the Python state
+        the trace read (None: it read none)."""
         self.exe = exe
         self.execute = exe.execute_sharded
         self.handlers = [jx.result_handler(s, d, runtime.jax_sharding(p) if isinstance(p, NamedSharding) else p)
@@ -338,6 +409,7 @@ class _Entry:
         self.out_classes = [ConcreteRNumber if s == () else ConcreteRArray for s, _ in prog.output_specs]
         self.out_tree = prog.out_tree
         self.out_leaves = prog.out_leaves
+        self.out_views = prog.out_views  # per output: the input it is a NumPy view of, or None
         self.writeback = prog.aliases  # (argument, output) pairs of in-place updates
         self.donate = donate
         # the common case, one array returned and nothing updated, gets its own short path
@@ -345,31 +417,33 @@ class _Entry:
         single = not self.writeback and self.out_leaves == [0] and prog.out_tree.kind is None
         self.fast_run = self._single_runner() if single else self._run
         self.calls = 0
-        # device arrays the function reads without receiving them: their current buffers are
-        # passed after the arguments' at every call
+        # arrays the function reads without receiving them (device arrays, large NumPy arrays
+        # of the Python state): their current contents are passed after the arguments'
         self.captured = prog.captured
-        self.holders = _holders(prog.captured, fn) if prog.captured else ()
+        self.host_put = host_put
         if prog.captured:
             self.fast_run = self._with_captured(self.fast_run)
             self.run = self._with_captured(self.run)
         if _has_collectives(exe):  # queued collective programs deadlock XLA's CPU rendezvous
             self.fast_run = self._synced(self.fast_run)
+        self.guards = guards
+        self.next: _Entry | None = None  # an older entry for the same signature (other state)
+        self.fast_checked = self.fast_run if guards is None else _checked(guards.check, self.fast_run)
 
     def _with_captured(self, run: Callable) -> Callable:
         captured = self.captured
+        if any(type(c) is np.ndarray for c in captured):
+            put = self.host_put
+
+            def with_host(bufs: list, concretes) -> Any:
+                return run(list(bufs) + [put(c) if type(c) is np.ndarray else c._buf for c in captured], concretes)
+
+            return with_host
 
         def with_captured(bufs: list, concretes) -> Any:
             return run(list(bufs) + [c._buf for c in captured], concretes)
 
         return with_captured
-
-    def current(self) -> bool:
-        """Whether the captured arrays are still what the function's globals and closure
-        variables hold (a name rebound to another array needs a new trace)."""
-        for holder, key, obj in self.holders:
-            if (holder.get(key) if isinstance(holder, dict) else _cell(holder)) is not obj:
-                return False
-        return True
 
     def _synced(self, run: Callable) -> Callable:
         """``run`` that waits for the device every ``SYNC_EVERY`` calls (XLA's CPU collectives
@@ -419,30 +493,48 @@ class _Entry:
 SYNC_EVERY = 16
 
 
-def _holders(captured: list, fn: Callable) -> tuple:
-    """Where ``fn`` finds each captured array: (its globals, name, array) or (closure cell,
-    None, array), for arrays a global or closure variable of ``fn`` holds directly."""
-    fn = getattr(fn, "__wrapped__", fn)
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return ()
-    out = []
-    cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
-    for obj in captured:
-        for name in code.co_names:
-            if fn.__globals__.get(name) is obj:
-                out.append((fn.__globals__, name, obj))
-        for cell in cells.values():
-            if _cell(cell) is obj:
-                out.append((cell, None, obj))
-    return tuple(out)
+class _Stale(Exception):
+    """Raised by a fast runner whose guards failed: the call takes the general path."""
 
 
-def _cell(cell):
-    try:
-        return cell.cell_contents
-    except ValueError:  # emptied
-        return None
+def _checked(check: Callable[[], bool], run: Callable) -> Callable:
+    """``run`` behind its guards' check (for the fast tables)."""
+
+    def checked(bufs: list, concretes) -> Any:
+        if check():
+            return run(bufs, concretes)
+        raise _Stale
+
+    return checked
+
+
+def _length(entry: "_Entry | None") -> int:
+    n = 0
+    while entry is not None:
+        entry, n = entry.next, n + 1
+    return n
+
+
+def _trim(entry: "_Entry | None", keep: int) -> "_Entry | None":
+    """The chain of entries from ``entry`` cut after ``keep`` entries."""
+    head = entry
+    for _ in range(keep - 1):
+        if entry is None:
+            return head
+        entry = entry.next
+    if entry is not None:
+        entry.next = None
+    return head if keep > 0 else None
+
+
+def _host_put(mesh, concretes: list) -> Callable[[np.ndarray], Any]:
+    """Places a captured NumPy array where the program runs (a copy: the host array may change
+    while the program still reads it)."""
+    if mesh is not None:
+        sharding = runtime.jax_sharding(Replicated(mesh))
+        return lambda a: jx.device_put_sharded(a, sharding, copy=True)
+    device = _common_device(concretes)
+    return lambda a: jx.device_put(a, device, copy=True)
 
 
 def _block_all(out) -> None:
@@ -473,11 +565,13 @@ def _program_mesh(prog: TracedProgram, leaves, args_mesh):
     return mesh
 
 
-def _spmd_inputs(leaves) -> tuple:
-    """(mesh, per-input sharding) when the device arrays among ``leaves`` are placed on a mesh;
-    (None, None) when they live on single devices. Arrays of two meshes, or a single-device
-    array next to mesh-placed ones, are a ShardingError."""
-    placements = [x._sig.placement for x in leaves if isinstance(x, ConcreteRArray)]
+def _spmd_inputs(leaves, captured: list) -> tuple:
+    """(mesh, per-input sharding) when the device arrays among ``leaves`` and ``captured``
+    are placed on a mesh (NumPy arrays among ``captured`` are replicated); (None, None) when
+    they live on single devices. Arrays of two meshes, or a single-device array next to
+    mesh-placed ones, are a ShardingError."""
+    inputs = [x for x in leaves if isinstance(x, ConcreteRArray)] + list(captured)
+    placements = [x._sig.placement for x in inputs if isinstance(x, ConcreteRArray)]
     sharded = [p for p in placements if isinstance(p, NamedSharding)]
     if not sharded:
         return None, None
@@ -488,7 +582,8 @@ def _spmd_inputs(leaves) -> tuple:
     if len(sharded) != len(placements):
         raise ShardingError("an argument on a single device is passed with arguments placed on a mesh",
                             hint="place it with reactant.to_rarray(x, sharding=reactant.sharding.Replicated(mesh))")
-    return sharded[0].mesh, sharded
+    mesh = sharded[0].mesh
+    return mesh, [x._sig.placement if isinstance(x, ConcreteRArray) else Replicated(mesh) for x in inputs]
 
 
 def _output_shardings(prog: TracedProgram, spec) -> list:
@@ -584,6 +679,7 @@ def _static_key(v) -> Any:
 
 
 def _common_device(concretes):
+    concretes = [c for c in concretes if isinstance(c, ConcreteRArray)]  # (not host arrays)
     if not concretes:
         return runtime.default_device()
     devs = {c._sig.placement for c in concretes}

@@ -29,11 +29,92 @@ def _compiled(key, make: Callable[[], Callable]) -> CompiledFunction:
 
 
 def eager_ufunc(ufunc, method: str, inputs, kwargs):
+    if ufunc is np.power and method == "__call__" and len(inputs) == 2:
+        _refuse_negative_int_power(*inputs, kwargs.get("dtype"))
     call = getattr(ufunc, method)
     return _compiled(("ufunc", ufunc, method), lambda: lambda *a, **k: call(*a, **k))(*inputs, **kwargs)
 
 
+# NumPy functions that may return views of their argument (the traced program says which
+# results are; those come back as ConcreteViews that follow and write through to the base)
+_VIEW_FUNCS = frozenset({
+    np.transpose, np.permute_dims, np.matrix_transpose, np.swapaxes, np.moveaxis, np.rollaxis, np.reshape,
+    np.ravel, np.expand_dims, np.squeeze, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.flip, np.fliplr,
+    np.flipud, np.rot90, np.split, np.array_split, np.hsplit, np.vsplit, np.diagonal, np.broadcast_to,
+    np.broadcast_arrays})
+
+
+def _viewing_call(key, call, args, kwargs):
+    """``call(*args, **kwargs)`` compiled; results that are NumPy views of an argument become
+    ConcreteViews of it."""
+    from .arrays import make_view
+
+    cf = _compiled(key, lambda: call)
+    copies = _reshape_copies(args[0], call, args, kwargs) if call in (np.reshape, np.ravel) else False
+    if copies:
+        return cf(*args, **kwargs)
+    if copies is None:
+        from .tracing.errors import UnsupportedError
+
+        raise UnsupportedError(
+            f"numpy.{call.__name__} of a view of a view, outside a compiled function: whether NumPy copies or "
+            "returns a view depends on a memory layout that is not tracked here",
+            hint="copy it first (.copy()), or do this inside a @reactant.compile function")
+
+    def view(leaf, base_strides, pos):
+        base, strides = base_strides
+        def read():
+            out = cf(*args, **kwargs)
+            from .tracing.pytree import flatten
+            from .arrays import _is_concrete
+
+            return flatten(out, is_leaf=_is_concrete)[0][pos]
+
+        writer = _compiled(("view-write", key, pos), lambda: _leaf_writer(call, pos))
+        return make_view(leaf, base, strides, read, lambda v: writer(v, *args, **kwargs))
+
+    return cf._state.call_viewing(args, kwargs, view)
+
+
+def _reshape_copies(x, call, args, kwargs) -> bool | None:
+    """For ``np.reshape``/``np.ravel`` of the eager view ``x``: whether NumPy copies (True),
+    returns a view (False), or None when ``x``'s layout is not known (a view of a view)."""
+    from .arrays import ConcreteView
+    from .tracing.views import is_c_contiguous, nocopy_reshape_strides
+
+    if type(x) is not ConcreteView:
+        return False
+    strides = x._strides
+    if strides is None:
+        return None
+    if call is np.ravel:
+        order = args[1] if len(args) > 1 else kwargs.get("order", "C")
+        return order != "C" or not is_c_contiguous(x.shape, strides)
+    shape = args[1] if len(args) > 1 else kwargs.get("shape", kwargs.get("newshape"))
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if -1 in shape:
+        known = int(np.prod([n for n in shape if n != -1]))
+        shape = tuple(x.size // max(known, 1) if n == -1 else n for n in shape)
+    return nocopy_reshape_strides(x.shape, strides, shape) is None
+
+
+def _leaf_writer(call, pos):
+    """A function writing ``value`` into leaf ``pos`` of ``call(*args)``: traced, that leaf is
+    a view of an argument, so the write updates the argument in place."""
+    def write(value, *args, **kwargs):
+        from .tracing.pytree import flatten
+        from .tracing import TracedRArray
+
+        out = call(*args, **kwargs)
+        leaf = flatten(out, is_leaf=lambda x: isinstance(x, TracedRArray))[0][pos]
+        leaf[...] = value
+
+    return write
+
+
 def eager_function(func, args, kwargs):
+    if func in _VIEW_FUNCS:
+        return _viewing_call(("function", func), func, args, kwargs)
     result = _compiled(("function", func), lambda: func)(*args, **kwargs)
     failure = _LINALG_FAILURES.get(func)
     if failure is not None:
@@ -53,6 +134,27 @@ _LINALG_FAILURES = {
     np.linalg.svd: "SVD did not converge", np.linalg.svdvals: "SVD did not converge",
     np.linalg.pinv: "SVD did not converge", np.linalg.lstsq: "SVD did not converge in Linear Least Squares",
 }
+
+
+def _refuse_negative_int_power(base, exponent, dtype) -> None:
+    """NumPy's ValueError for integers to a negative integer power. A compiled program cannot
+    raise from the device (it gives a documented value, see the traced ``power``); eagerly the
+    exponent's values are at hand (a static exponent is refused while tracing)."""
+    if not hasattr(exponent, "__reactant_concrete__") or _kind(exponent) != "i" or _kind(base) not in "biu":
+        return
+    if dtype is not None and np.dtype(dtype).kind not in "iu":
+        return
+    if np.any(np.asarray(exponent) < 0):
+        raise ValueError("Integers to negative integer powers are not allowed.")
+
+
+def _kind(v) -> str:
+    """The dtype kind ``v`` takes part in promotion with (Python scalars by their type)."""
+    for t, k in ((bool, "b"), (int, "i"), (float, "f"), (complex, "c")):
+        if type(v) is t:
+            return k
+    dt = getattr(v, "dtype", None)
+    return np.dtype(dt).kind if dt is not None else "O"
 
 
 def _finite(tree) -> bool:
@@ -125,7 +227,7 @@ def eager_getitem(x, index):
 
         x = eager_function(np.expand_dims, (x, 0), {})
         index = (to_rarray(np.arange(1 if bool(items[0]) else 0), device=x.device), *items[1:])
-    return _compiled("getitem", lambda: operator.getitem)(x, concrete_index(index))
+    return _viewing_call("getitem", operator.getitem, (x, concrete_index(index)), {})
 
 
 def _is_scalar_mask(i) -> bool:
@@ -139,6 +241,8 @@ def eager_setitem(x, index, value) -> None:
 
 
 def eager_inplace(ufunc, x, other) -> None:
+    if ufunc is np.power:
+        _refuse_negative_int_power(x, other, None)
     _compiled("inplace", lambda: _inplace)(ufunc, x, other)
 
 

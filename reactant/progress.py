@@ -1,7 +1,8 @@
 """What a first call is doing. With ``REACTANT_LOG=1`` (or ``reactant.compile(...,
 verbose=True)``) every stage of a compilation prints its time and op count to stderr; without
 it, a compilation still running after ``SLOW_SECONDS`` prints one line saying which stage it
-is in, so a long first call is never silent."""
+is in, so a long first call is never silent. ``REACTANT_LOG=recompile`` prints only why a
+function is traced again (which value of the Python state it read changed)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,19 @@ import time
 SLOW_SECONDS = 5.0
 
 
-def log_enabled() -> bool:
-    return os.environ.get("REACTANT_LOG", "") not in ("", "0")
+TOPICS = frozenset({"recompile"})  # REACTANT_LOG=recompile: why a function is traced again
+
+
+def log_enabled(topic: str | None = None) -> bool:
+    """Whether REACTANT_LOG asks for logging (of ``topic``): "1" (or any value other than "0"
+    and a comma list of ``TOPICS``) logs everything, a list of topics only those."""
+    value = os.environ.get("REACTANT_LOG", "")
+    if value in ("", "0"):
+        return False
+    topics = {t.strip() for t in value.split(",")}
+    if topics <= TOPICS:
+        return topic in topics
+    return True
 
 
 class CompileProgress:

@@ -33,6 +33,16 @@ class NumpyArrayMethods:
     def nbytes(self) -> int:
         return self.size * self.dtype.itemsize
 
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Byte strides of a C-contiguous buffer: traced and device arrays are dense (what
+        ``as_strided`` and ``sliding_window_view`` views are made of)."""
+        out, step = [], self.dtype.itemsize
+        for n in reversed(self.shape):
+            out.append(step)
+            step *= max(int(n), 1)
+        return tuple(reversed(out))
+
     def __array_namespace__(self, /, *, api_version: str | None = None):
         """The Array API namespace of these arrays (``reactant.numpy``)."""
         return array_namespace(api_version)
@@ -128,7 +138,7 @@ class NumpyArrayMethods:
         return np.ravel(self)
 
     def astype(self, dtype, copy=True, casting="unsafe"):
-        return np.astype(self, dtype)
+        return np.astype(self, dtype, copy=copy)
 
     def conj(self):
         return np.conjugate(self)
@@ -164,7 +174,7 @@ class NumpyArrayMethods:
         return np.ravel(self, order=order)
 
     def flatten(self, order="C"):
-        return np.ravel(self, order=order)
+        return np.copy(np.ravel(self, order=order))  # always a copy (ravel may be a view)
 
     def repeat(self, repeats, axis=None):
         return np.repeat(self, repeats, axis=axis)

@@ -30,17 +30,16 @@ import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from jaxlib.mlir import ir
 
 from . import control_flow as cf
-from .errors import ConcretizationError, ReactantError
+from .errors import ConcretizationError, NonUniformLoopError, ReactantError
 from .numpy_api.convert import PY_SCALARS, as_traced, contains_traced
 from .functions import cached_call
 from .host_random import guard_numpy_random, refuse_numpy_random
-from .library_calls import guard_lexsort
+from .library_calls import guard_as_strided, guard_lexsort
 from .context import active as _active
 from .context import current as current_tc
-from .traced import TracedRArray
+from .traced import TracedRArray, root_of
 from . import loop_rolling as rolling
 from .loop_rolling import KeepLoop, UnrollLoop, keep, unroll  # noqa: F401  (public markers)
 
@@ -93,7 +92,9 @@ class _Runtime:
             return _undefined(name, "it is not assigned before this point")
 
     # if ----------------------------------------------------------------------------------------
-    def if_stmt(self, test, true_fn, false_fn, init: tuple, names: tuple, where: str):
+    def if_stmt(self, test, true_fn, false_fn, init: tuple, params: tuple, names: tuple, where: str):
+        """``if test:`` whose branches take the variables ``params`` (values ``init``) and return
+        those of ``names`` (the ones read afterwards)."""
         if not isinstance(test, TracedRArray):
             return true_fn(*init) if test else false_fn(*init)
         outs = {}
@@ -109,12 +110,16 @@ class _Runtime:
             run.__reactant_where__ = f"{os.path.abspath(code.co_filename)}:{code.co_firstlineno}"
             return run
 
+        tc = current_tc()
+        start = len(tc.handles)
         result = cf.cond(test, branch(true_fn, "true"), branch(false_fn, "false"))
+        before = dict(zip(params, init))
         out = []
         for k, name in enumerate(names):
-            t_undef, f_undef = _is_undef(outs["true"][k]), _is_undef(outs["false"][k])
+            t_val, f_val = outs["true"][k], outs["false"][k]
+            t_undef, f_undef = _is_undef(t_val), _is_undef(f_val)
             if t_undef and f_undef:
-                out.append(outs["true"][k])
+                out.append(t_val)
             elif t_undef or f_undef:
                 side = "false" if t_undef else "true"
                 raise ReactantError(
@@ -122,8 +127,20 @@ class _Runtime:
                     "condition), and is used afterwards",
                     hint=f"assign {name!r} before the if or in both branches",
                 )
+            elif isinstance(t_val, TracedRArray) and t_val is f_val:
+                out.append(t_val)  # the same array either way (updated in place, or untouched)
             else:
                 out.append(result[k])
+                _mark_ambiguous(result[k], [v for v in (t_val, f_val, before.get(name))
+                                            if isinstance(v, TracedRArray) and _is_old(v, result[k])],
+                                name, where)
+        # arrays made in a branch and kept by the user's code (a list, an attribute) name values
+        # of that branch: using them afterwards is an error, not invalid IR
+        outs = result = before = t_val = f_val = None  # (drop the references to branch values)
+        from .escape import kill_escaped
+
+        kill_escaped(tc.handles, start, None, f"the branch of the if at {where} ended (it was kept in a list or "
+                     "attribute; carry values out of ifs in variables)", keep=_traced_leaves(out))
         return tuple(out)
 
     # while -------------------------------------------------------------------------------------
@@ -256,10 +273,10 @@ class _Runtime:
                     vals = tuple(body_fn(start, *vals))
                     peeled = 1
                 out, loop = self._stage_range(start + peeled * step, stop, step, body_fn, vals, names, where)
-            except Exception as e:  # noqa: BLE001 - any failure means: trace it unrolled (which
-                # raises again, at the right iteration, if the error is the user's)
-                why = (f"unrolled: the body needs the index as a Python int "
-                       f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
+            except (ReactantError, TypeError) as e:
+                why = _why_unrolled(e)
+                if why is None:  # not a reason to unroll: a bug, reported as it is
+                    raise
             if why is None:
                 body_ops = rolling.body_op_count(loop)
                 host = _host_slots(vals, names, live_after)
@@ -294,7 +311,17 @@ class _Runtime:
         """``obj[index]``; a NumPy array indexed by a traced index is traced first."""
         if type(obj) is np.ndarray and _has_traced(index):
             return as_traced(obj)[index]
-        return obj[index]
+        return _read_item(obj, index, obj[index])
+
+    # reads of Python state (recorded for the compiled function's guards: state_reads) ------------
+    @staticmethod
+    def attr(obj, name: str, owner: bool = False):
+        """``obj.name`` (``owner``: return ``obj``, for ``obj.name op= v``, which reads it)."""
+        value = getattr(obj, name)
+        tc = _active()
+        if tc is not None:
+            tc.reads.attr(obj, name, value)
+        return obj if owner else value
 
     @staticmethod
     def setitem(obj, index, value):
@@ -370,30 +397,101 @@ class _Runtime:
 
 
 _SIZED = frozenset({np.unique, np.nonzero, np.argwhere, np.flatnonzero})
+_DISPATCHED = type(np.concatenate)  # NumPy functions with __array_function__ dispatch
+# ufunc method -> positions of its array operands (``at``'s indices: see _ufunc_method_call)
+_UFUNC_METHOD_ARRAYS = {"reduce": (0,), "accumulate": (0,), "reduceat": (0, 1), "outer": (0, 1), "at": (0, 2)}
 
 
 def _numpy_call(fn):
-    """A NumPy function called from traced code, where NumPy alone would go wrong: ``size=``
-    (which NumPy's signature refuses) goes straight to the traced implementation, and a list
-    of traced arrays becomes a tuple (a list hides them from NumPy's dispatch: ``np.lexsort([a,
-    b])`` would sort one object array). None for anything else."""
-    from .numpy_api import FUNCTIONS
+    """A NumPy function or ufunc called from traced code, where NumPy alone would go wrong:
+    data holding traced values inside a list/tuple, which NumPy's dispatch does not see (it
+    would ask each tracer for ``__array__``). Constructors (``np.array``, ``np.asarray``...)
+    of such data, or of a traced array, build the traced array; other functions and ufuncs
+    get such list arguments as traced arrays, except functions whose lists are sequences of
+    arrays (``np.stack``...): those go straight to their traced implementation, which reads
+    them. ``size=`` (which NumPy's signature refuses) goes to the traced implementation too,
+    and so do functions NumPy does not dispatch (``DIRECT``: ``as_strided``). None for anything
+    else."""
+    from .numpy_api import DIRECT, FUNCTIONS, UFUNC_METHODS, dispatch_function
+    from .numpy_api.construction import CONSTRUCTORS, STRUCTURED_LISTS, hides_traced, lists_as_arrays
 
     fn = getattr(fn, "__reactant_guarded__", fn)  # NumPy's own function behind our guard
     try:
+        build = CONSTRUCTORS.get(fn)
         impl = FUNCTIONS.get(fn)
     except TypeError:  # unhashable callable
         return None
-    if impl is None:
+    if build is not None:
+        return build
+    if isinstance(fn, np.ufunc):
+        return _ufunc_call(fn)
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, np.ufunc) and (owner, getattr(fn, "__name__", None)) in UFUNC_METHODS:
+        return _ufunc_method_call(fn, _UFUNC_METHOD_ARRAYS.get(fn.__name__, (0,)))
+    if impl is None and type(fn) is not _DISPATCHED:
         return None
+    if fn in DIRECT:  # NumPy would not dispatch it (as_strided): the implementation decides
+        return impl
+    structured = fn in STRUCTURED_LISTS
 
     def call(*args, **kwargs):
-        args = tuple(tuple(a) if isinstance(a, list) and _has_traced(a) else a for a in args)
         if fn in _SIZED and "size" in kwargs:
             return impl(*args, **kwargs)
+        if not structured:  # then NumPy sees the traced arrays and dispatches
+            args, kwargs = lists_as_arrays(args, kwargs)
+        elif (any(hides_traced(a) for a in args) or any(hides_traced(v) for v in kwargs.values())) \
+                and not _defers((args, tuple(kwargs.values()))):
+            out = dispatch_function(fn, args, dict(kwargs))  # (UnsupportedError without an impl)
+            if out is not NotImplemented:
+                return out
         return fn(*args, **kwargs)
 
     return call
+
+
+def _defers(x) -> bool:
+    """Whether a (nested) list/tuple holds a value whose type handles mixed NumPy calls itself
+    (a ``Window``): NumPy's own dispatch, which sees the items of a sequence, then decides."""
+    if isinstance(x, (list, tuple)):
+        return any(_defers(e) for e in x)
+    return getattr(type(x), "__reactant_defer__", False)
+
+
+def _as_array(x):
+    """A list/tuple holding traced values as one traced array; anything else as it is."""
+    from .numpy_api.construction import from_data, hides_traced
+
+    return from_data(x) if hides_traced(x) else x
+
+
+def _ufunc_call(uf: np.ufunc):
+    def call(*args, **kwargs):
+        args = tuple(_as_array(a) if k < uf.nin else a for k, a in enumerate(args))  # (then outputs)
+        if "where" in kwargs:
+            kwargs["where"] = _as_array(kwargs["where"])
+        return uf(*args, **kwargs)
+
+    return call
+
+
+def _ufunc_method_call(method, arrays: tuple[int, ...]):
+    def call(*args, **kwargs):
+        args = [_as_array(a) if k in arrays else a for k, a in enumerate(args)]
+        if method.__name__ == "at" and len(args) > 1:  # indices: a tuple is one index per axis
+            idx = args[1]
+            args[1] = tuple(_as_array(i) for i in idx) if isinstance(idx, tuple) else _as_array(idx)
+        if "where" in kwargs:
+            kwargs["where"] = _as_array(kwargs["where"])
+        return method(*args, **kwargs)
+
+    return call
+
+
+def _read_item(obj, index, value):
+    tc = _active()
+    if tc is not None:
+        tc.reads.item(obj, index, value)
+    return value
 
 
 def _has_traced(x) -> bool:
@@ -416,6 +514,42 @@ def _refuse_aliased(arr: np.ndarray) -> None:
             "a NumPy array that is also referenced elsewhere (a view of it, or a list, dict or object holding "
             "it) receives a traced value: those references would not see the update",
             hint="create it from a traced array (np.zeros_like(x, shape=...)) or keep a single name for it")
+
+
+def _traced_leaves(values) -> list:
+    out = []
+    for v in values:
+        out.extend(x for x in cf._leaves(v)[0] if isinstance(x, TracedRArray))
+    return out
+
+
+def _is_old(v: TracedRArray, result) -> bool:
+    """Whether ``v`` (a branch's value of a variable) is an array that existed before the if."""
+    return isinstance(result, TracedRArray) and v is not result and not _made_in_branch(v, result)
+
+
+def _made_in_branch(v: TracedRArray, result: TracedRArray) -> bool:
+    from .control_flow import _inside
+
+    op = result.value.owner
+    op = op.operation if hasattr(op, "operation") else op
+    try:
+        return _inside(root_of(v).value, op)
+    except Exception:  # noqa: BLE001 - a value without a defining op: a function argument
+        return False
+
+
+def _mark_ambiguous(result, olds: list, name: str, where: str) -> None:
+    """``result`` is one of several arrays depending on a traced condition: writing through it
+    is refused while any of the arrays it might be is still alive (NumPy would write into
+    that one on one path only)."""
+    if not olds or not isinstance(result, TracedRArray):
+        return
+    from weakref import ref
+
+    result._nowrite = (f"variable {name!r} refers, after the if at {where} (traced condition), to an array "
+                       "that depends on the condition: writing through it would update a different array on "
+                       "each path", [ref(root_of(o)) for o in olds])
 
 
 def _index_range(lo, hi, step: int):
@@ -448,6 +582,23 @@ def _host_slots(vals: tuple, names: tuple, live_after: tuple) -> list[int]:
                     slots.append(k)
                 k += 1
     return slots
+
+
+def _why_unrolled(e: Exception) -> str | None:
+    """Why a loop whose body failed when traced once is unrolled instead, or None when the
+    failure is not one that unrolling answers. (Unrolled, the user's own errors are raised
+    again at the right iteration.)"""
+    first = str(e).splitlines()[0] if str(e) else ""
+    detail = f"({type(e).__name__}: {first})"
+    if isinstance(e, ConcretizationError) or (isinstance(e, TypeError) and not isinstance(e, ReactantError) and any(
+            k in first for k in ("unhashable", "must be integers", "interpreted as an integer", "Traced"))):
+        # (a TypeError naming a traced type: Python or NumPy wanted a concrete value there)
+        return f"unrolled: the body needs the index as a Python int {detail}"
+    if isinstance(e, NonUniformLoopError):
+        return f"unrolled: what a variable refers to changes between iterations {detail}"
+    if isinstance(e, ReactantError):
+        return f"unrolled: the body cannot be traced once for all iterations {detail}"
+    return None
 
 
 def _decided(tc, what: str, decision: str) -> None:
@@ -728,15 +879,19 @@ class _Transformer:
             node.body = self.block(node.body, live)
             node.orelse = self.block(node.orelse, live)
             return [node]
-        assigned = [n for n in _names(node.body + node.orelse).stored if n in live]
+        # the branches take every variable they assign (one may read it first: ``out[i] = v``
+        # is ``out = setitem(out, i, v)``) and return those read afterwards
+        params = [n for n in _names(node.body + node.orelse).stored]
+        assigned = [n for n in params if n in live]
         body = self.block(node.body, live)
         orelse = self.block(node.orelse, live)
         tname, fname = self.fresh("if_true"), self.fresh("if_false")
-        tdef = _func(tname, assigned, body, assigned, node)
-        fdef = _func(fname, assigned, orelse, assigned, node.orelse[0] if node.orelse else node)
+        tdef = _func(tname, params, body, assigned, node)
+        fdef = _func(fname, params, orelse, assigned, node.orelse[0] if node.orelse else node)
         call = ast.Call(func=_attr("if_stmt"),
                         args=[self.calls(node.test), ast.Name(tname, ast.Load()), ast.Name(fname, ast.Load()),
-                              _loads(assigned), _strs(assigned), ast.Constant(self.where(node))], keywords=[])
+                              _loads(params), _strs(params), _strs(assigned), ast.Constant(self.where(node))],
+                        keywords=[])
         return [tdef, fdef, _assign(assigned, call, node)]
 
     def while_(self, node: ast.While, live: set) -> list:
@@ -788,8 +943,24 @@ class _Transformer:
 
 
 class _CallRewriter(ast.NodeTransformer):
-    """``f(...)`` -> ``_rt.call(f)(...)`` and ``a[i]`` -> ``_rt.getitem(a, i)`` (reads only; not
-    into nested function bodies)."""
+    """``f(...)`` -> ``_rt.call(f)(...)``, ``a[i]`` -> ``_rt.getitem(a, i)`` and ``a.b`` ->
+    ``_rt.attr(a, "b")`` (reads only; not into nested function bodies)."""
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load) or (isinstance(node.value, ast.Name)
+                                                  and node.value.id == "__reactant_rt__"):
+            return node
+        return ast.copy_location(ast.Call(func=_attr("attr"), args=[node.value, ast.Constant(node.attr)],
+                                          keywords=[]), node)
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        if isinstance(node.target, ast.Attribute):  # a.b op= v reads a.b first
+            t = node.target
+            t.value = ast.copy_location(ast.Call(func=_attr("attr"), args=[t.value, ast.Constant(t.attr),
+                                                                          ast.Constant(True)], keywords=[]), t)
+        return node
 
     def visit_Subscript(self, node):
         self.generic_visit(node)
@@ -835,6 +1006,16 @@ class _HostArrayWrites(ast.NodeTransformer):
 
     counter = 0
 
+    def __init__(self, local_names=None):
+        # names local to the function: only those can be rebound (``n = _rt.setitem(n, ...)``);
+        # a global or closure variable keeps its binding (``_rt.store``)
+        self.local_names = local_names
+
+    def visit_FunctionDef(self, node):
+        return node  # a nested function is converted on its own when it is called
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
+
     def visit_body(self, body: list) -> list:
         out = []
         for s in body:
@@ -856,12 +1037,14 @@ class _HostArrayWrites(ast.NodeTransformer):
             parts = [first]
             for k, e in enumerate(elts):
                 item = ast.Subscript(value=ast.Name(tmp, ast.Load()), slice=ast.Constant(k), ctx=ast.Load())
-                parts.append(_host_array_writes(ast.copy_location(ast.Assign(targets=[e], value=item), node)))
+                parts.append(_host_array_writes(ast.copy_location(ast.Assign(targets=[e], value=item), node),
+                                                self.local_names))
             return parts
-        return _host_array_writes(node) if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) else node
+        return _host_array_writes(node, self.local_names) if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) \
+            else node
 
 
-def _host_array_writes(node):
+def _host_array_writes(node, local_names=None):
     """``n[i] = v`` -> ``n = _rt.setitem(n, i, v)``, ``n[i] op= v`` -> ``n = _rt.aug_setitem(...)``,
     ``n op= v`` -> ``n = _rt.aug_assign(n, op, v)`` and the statement ``f(..., out=n)`` ->
     ``n = _rt.call_with_out(f, n, ...)`` for a plain name ``n``: a NumPy array that receives a
@@ -869,8 +1052,11 @@ def _host_array_writes(node):
     def name_store(n):
         return ast.Name(n, ast.Store())
 
+    def local(t) -> bool:
+        return isinstance(t, ast.Name) and (local_names is None or t.id in local_names)
+
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
-            and isinstance(node.targets[0].value, ast.Name):
+            and local(node.targets[0].value):
         t = node.targets[0]
         call = ast.Call(func=_attr("setitem"), args=[ast.Name(t.value.id, ast.Load()), _index_expr(t.slice),
                                                      node.value], keywords=[])
@@ -881,7 +1067,7 @@ def _host_array_writes(node):
         return ast.copy_location(ast.Expr(call), node)
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         call = node.value
-        outs = [k for k in call.keywords if k.arg == "out" and isinstance(k.value, ast.Name)]
+        outs = [k for k in call.keywords if k.arg == "out" and local(k.value)]
         if outs:
             name = outs[0].value.id
             rest = [k for k in call.keywords if k is not outs[0]]
@@ -891,11 +1077,11 @@ def _host_array_writes(node):
     if isinstance(node, ast.AugAssign) and type(node.op) in _AUG_OPS:
         op = ast.Constant(_AUG_OPS[type(node.op)])
         t = node.target
-        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+        if isinstance(t, ast.Subscript) and local(t.value):
             call = ast.Call(func=_attr("aug_setitem"), args=[ast.Name(t.value.id, ast.Load()), _index_expr(t.slice),
                                                              op, node.value], keywords=[])
             return ast.copy_location(ast.Assign(targets=[name_store(t.value.id)], value=call), node)
-        if isinstance(t, ast.Name):
+        if local(t):
             call = ast.Call(func=_attr("aug_assign"), args=[ast.Name(t.id, ast.Load()), op, node.value], keywords=[])
             return ast.copy_location(ast.Assign(targets=[name_store(t.id)], value=call), node)
     return node
@@ -967,7 +1153,11 @@ def _is_reactant(path: str) -> bool:
 
 
 def convert(fn: Any, *, strict: bool = True) -> Any:
-    """The converted version of a user function (itself when it cannot or need not be)."""
+    """The converted version of a user function (itself when it cannot or need not be). In a
+    trace, the Python state the function reads is recorded (state_reads: its globals...)."""
+    tc = _active()
+    if tc is not None:
+        tc.reads.function(fn)
     if isinstance(fn, types.MethodType):
         conv = convert(fn.__func__, strict=strict)
         return fn if conv is fn.__func__ else types.MethodType(conv, fn.__self__)
@@ -1000,7 +1190,8 @@ def _convert(fn: types.FunctionType) -> types.FunctionType:
         ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
         fdef.decorator_list = []
     tr = _Transformer(os.path.abspath(filename))
-    fdef.body = tr.block(_HostArrayWrites().visit_body(_single_exit(fdef.body)), set())
+    local_names = set(fn.__code__.co_varnames) | set(fn.__code__.co_cellvars)
+    fdef.body = tr.block(_HostArrayWrites(local_names).visit_body(_single_exit(fdef.body)), set())
     if tr.counter == 0 and not _has_calls(fdef):
         return fn
     freevars = fn.__code__.co_freevars
@@ -1068,9 +1259,10 @@ def _lambda_def(fn) -> ast.FunctionDef | None:
 
 
 def _has_calls(fdef) -> bool:
-    return any(isinstance(n, (ast.Call, ast.Subscript, ast.AugAssign)) for n in ast.walk(fdef))
+    return any(isinstance(n, (ast.Call, ast.Subscript, ast.AugAssign, ast.Attribute)) for n in ast.walk(fdef))
 
 
 _RUNTIME = _Runtime()
 guard_numpy_random(lambda: _active() is not None)
 guard_lexsort(lambda: _active() is not None, lambda x: isinstance(x, TracedRArray))
+guard_as_strided(lambda: _active() is not None)

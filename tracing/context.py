@@ -18,6 +18,7 @@ from jaxlib.mlir.dialects import func
 from ..ir.context import make_context
 from ..ir.types import element_type
 from .errors import user_location
+from .state_reads import StateReads
 
 _tls = threading.local()
 
@@ -53,6 +54,12 @@ class TraceContext:
         self.main: func.FuncOp | None = None
         self.captures: list = []
         self._captured: dict = {}
+        # (weak reference, user line) of every traced handle made in this trace
+        # (``escape.kill_escaped``); ``where``: the user line of the latest op
+        self.handles: list = []
+        self.where = None
+        # the Python state (globals, attributes, items...) the traced code reads (state_reads)
+        self.reads = StateReads(self.ctx)
 
     # -- types ------------------------------------------------------------------------------
     def elem_type(self, dtype: np.dtype) -> ir.Type:
@@ -71,7 +78,7 @@ class TraceContext:
     # -- locations --------------------------------------------------------------------------
     def location(self) -> ir.Location:
         """Location of the user's current source line (cached per line)."""
-        where = user_location()
+        where = self.where = user_location()
         if where is None:
             return self.unknown_loc
         loc = self._locs.get(where)
@@ -109,9 +116,10 @@ class TraceContext:
         )
 
     def capture(self, obj) -> ir.Value | None:
-        """A device array read by the traced code but not passed to it: a new trailing argument
-        of ``@main`` (once per array), so the program reads its current value at every call.
-        None when there is no ``@main`` to extend (the array becomes a constant)."""
+        """A device array (or a NumPy array of the Python state, see ``state_reads``) read by
+        the traced code but not passed to it: a new trailing argument of ``@main`` (once per
+        array), so the program reads its current value at every call. None when there is no
+        ``@main`` to extend (the array becomes a constant)."""
         if self.main is None:
             return None
         v = self._captured.get(id(obj))
@@ -147,8 +155,13 @@ def tracing(tc: TraceContext) -> Iterator[TraceContext]:
     if stack is None:
         stack = _tls.stack = []
     stack.append(tc)
+    from . import traced
+
+    outer = getattr(traced._tls, "tc", None)
+    traced._tls.tc = tc
     try:
         with tc.ctx, tc.unknown_loc:
             yield tc
     finally:
         stack.pop()
+        traced._tls.tc = outer

@@ -21,10 +21,11 @@ from jaxlib.mlir import ir
 from . import ops
 from .context import active, current
 from .dtypes import result_type
-from .errors import DTypeError, ShapeError, describe
+from .errors import DTypeError, NonUniformLoopError, ShapeError, describe
 from .numpy_api.convert import PY_SCALARS, as_traced, broadcast_to, dtype_for_promotion
 from .pytree import flatten, unflatten
-from .traced import TracedRArray, TracedRNumber, rebind, wrap
+from .escape import kill_escaped
+from .traced import TracedRArray, TracedRNumber, rebind, root_of, wrap
 
 _BOOL = np.dtype(np.bool_)
 
@@ -148,10 +149,11 @@ def _branches(opname: str, selector: TracedRArray, fns: list[Callable], operands
         mark = len(tc.mutations)
         with tc.insert_into(block):
             res = fn(*operands)
-        leaves, tree = _leaves(res)
-        # the branch's results as they are now: undoing the outer rebindings below must not
-        # turn a returned tracer that was updated in place back into its value before the branch
-        leaves = [_snapshot(x) if isinstance(x, TracedRArray) else x for x in leaves]
+            leaves, tree = _leaves(res)
+            # the branch's results as they are now: undoing the outer rebindings below must not
+            # turn a returned tracer that was updated in place back into its value before the
+            # branch (and a view computes its value here, inside the branch)
+            leaves = [_snapshot(x) if isinstance(x, TracedRArray) else x for x in leaves]
         outer = _outer_mutations(tc, mark, holder)
         inside_vals = {}
         for key, (t, old) in outer.items():
@@ -280,16 +282,24 @@ def _while(cond_fn, body_fn, init, names):
         t = v if isinstance(v, TracedRArray) else as_traced(v)
         weak = (type(v) in PY_SCALARS) or (isinstance(v, TracedRNumber) and v.weak)
         specs[i] = (t.shape, t.dtype, weak)
-    extra: list[TracedRArray] = []  # outer tracers updated in the body: carried too
-    for _attempt in range(8):
-        result = _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, names)
+    extra: list[TracedRArray] = []  # outer roots updated in the body: carried too
+    fresh: set[int] = set()  # traced leaves the body rebinds: carried as values, not as themselves
+    for _attempt in range(8 + len(carried)):
+        start = len(tc.handles)
+        result = _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh, names)
         if result[0] == "done":
+            # arrays made in the body and kept by the user's code (a list, an attribute) name
+            # values of the body: using them after the loop is an error, not invalid IR
+            kill_escaped(tc.handles, start, result[2], f"the loop body at {_where_defined(body_fn)} ended "
+                         "(it was kept in a list or attribute; carry values out of loops in variables)")
             return result[1]
         kind, payload = result
         if kind == "extra":
             extra += payload
         elif kind == "promote":
             specs.update(payload)
+        elif kind == "fresh":
+            fresh.update(payload)
     raise RuntimeError("internal error: loop carry types did not settle")
 
 
@@ -299,39 +309,70 @@ def _name(names, tree, i) -> str:
     return f"carry leaf {i}"
 
 
-def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, names):
+def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh, names):
+    """One attempt at tracing the loop. A traced leaf is carried as itself (the same Python
+    object, its root's value carried: in-place updates of it, and of views of it, reach the
+    caller's array) unless the body rebinds it (``fresh``: then a new array per iteration).
+    Returns ("done", result) or what to change for the next attempt."""
+    # the leaves carried as themselves, and the roots whose values the loop carries for them
+    ident = [i for i in carried if isinstance(leaves[i], TracedRArray) and i not in fresh]
+    vslots = [i for i in carried if i not in ident]
+    cells: list[TracedRArray] = []
+    for r in [root_of(leaves[i]) for i in ident] + list(extra):
+        if all(r is not c for c in cells):
+            cells.append(r)
     init_vals = []
-    for i in carried:
+    for i in vslots:
         shape, dt, weak = specs[i]
         v = leaves[i]
         t = ops.convert(as_traced(v), dt) if not (isinstance(v, TracedRArray) and v.dtype == dt) else v
         init_vals.append(t)
-    init_vals += extra
+    init_vals += [wrap(c.value, c.shape, c.dtype) for c in cells]
     types = [(t.shape, t.dtype) for t in init_vals]
     op = ir.Operation.create("stablehlo.while", results=[tc.tensor_type(s, d) for s, d in types],
                              operands=[t.value for t in init_vals], regions=2, loc=tc.location(), ip=tc.ip)
     mark = len(tc.mutations)
-    saved_extra = [t.value for t in extra]
+    saved = [c.value for c in cells]
+    fresh_in: dict[int, TracedRArray] = {}  # the value-slot handles each region starts with
 
     def region_args(block):
         args = list(block.arguments)
         vals = list(leaves)
-        for k, i in enumerate(carried):
+        for k, i in enumerate(vslots):
             shape, dt, weak = specs[i]
             t = wrap(args[k], shape, dt)
             if isinstance(t, TracedRNumber):
                 t.weak = weak
             vals[i] = t
-        for t, a in zip(extra, args[len(carried):]):
-            t.value = a  # outer tracers read the carried value inside the region
+            fresh_in[i] = t
+        for c, a in zip(cells, args[len(vslots):]):
+            c.value = a  # the carried arrays (and their views) read the region's argument
         return unflatten(tree, vals)
 
+    def reset():
+        _restore(tc, mark)  # (first: it would set the cells back to their region arguments)
+        for c, v in zip(cells, saved):
+            c.value = v
+
+    failed = []
+
     def fail():
-        for t, v in zip(extra, saved_extra):
-            t.value = v
-        _restore(tc, mark)
+        failed.append(True)
+        reset()
         op.erase()
 
+    where = f" (loop body at {_where_defined(body_fn)})"
+    try:
+        return _while_regions(tc, op, cond_fn, body_fn, leaves, tree, specs, extra, names, ident, vslots, cells,
+                              types, mark, region_args, fail, reset, where, fresh_in)
+    except BaseException:
+        if not failed:  # the user's code raised while the regions were traced: undo, then report
+            fail()
+        raise
+
+
+def _while_regions(tc, op, cond_fn, body_fn, leaves, tree, specs, extra, names, ident, vslots, cells, types, mark,
+                   region_args, fail, reset, where, fresh_in):
     # condition
     cblock = op.regions[0].blocks.append(*[tc.tensor_type(s, d) for s, d in types])
     with tc.insert_into(cblock):
@@ -349,13 +390,30 @@ def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, names)
             fail()
             raise ShapeError(f"the loop body returns a different structure: {new_tree} instead of {tree}",
                              hint=f"loop body defined at {_where_defined(body_fn)}")
+        rebound = [i for i in ident if new_leaves[i] is not leaves[i]]
+        if rebound:  # the body binds these names to other arrays: carry them as values
+            fail()
+            return ("fresh", rebound)
         outer = _outer_mutations(tc, mark, op)
-        new_extra = [t for key, (t, old) in outer.items() if all(t is not e for e in extra)]
+        new_extra = [t for key, (t, old) in outer.items() if all(t is not c for c in cells)]
+        written = {id(t) for t, _old in tc.mutations[mark:]}
+        # a leaf first carried as itself, now as a value: its array must not be written in the
+        # body (in the first iteration the write would reach it, in later ones a new array)
+        for i in vslots:
+            if isinstance(leaves[i], TracedRArray) and (
+                    any(root_of(leaves[i]) is t for t in new_extra) or id(fresh_in[i]) in written):
+                fail()
+                raise NonUniformLoopError(
+                    f"loop variable {_name(names, tree, i)} is both updated in place and reassigned in the "
+                    f"loop body{where}: the first iteration would update the array it held before the loop, "
+                    "later ones a new array", hint="update it in place only (x[...] = ...), or reassign only "
+                    "(x = ...), or make a copy before the loop (x = x.copy())")
         if new_extra:
             fail()
             return ("extra", new_extra)
         promote = {}
         vals = []
+        seen_roots: dict[int, int] = {}
         for i, (old, nv) in enumerate(zip(leaves, new_leaves)):
             if i not in specs:
                 if not _same_static(old, nv):
@@ -363,7 +421,17 @@ def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, names)
                     raise ShapeError(f"loop carry {_name(names, tree, i)} is not an array and changes in the "
                                      f"body ({old!r} -> {nv!r})")
                 continue
+            if i in ident:
+                continue
             shape, dt, weak = specs[i]
+            if isinstance(nv, TracedRArray):
+                problem = _alias_problem(nv, cells, fresh_in, seen_roots, i, op)
+                if problem:
+                    fail()
+                    raise NonUniformLoopError(
+                        f"loop variable {_name(names, tree, i)} refers to {problem} at the end of the loop body"
+                        f"{where}: what it refers to would differ between iterations",
+                        hint="assign it a new array (y = x.copy()), or update arrays in place")
             t = nv if isinstance(nv, TracedRArray) else None
             if t is None:
                 t = as_traced(nv, dt) if type(nv) in PY_SCALARS else as_traced(nv)
@@ -385,23 +453,41 @@ def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, names)
         if promote:
             fail()
             return ("promote", promote)
-        for t in extra:
-            vals.append(wrap(t.value, t.shape, t.dtype))
+        vals += [wrap(c.value, c.shape, c.dtype) for c in cells]
         _return(vals)
-    # the loop's results: carried leaves and the updated outer tracers
-    del tc.mutations[mark:]
-    for t, v in zip(extra, saved_extra):
-        t.value = v
+    # the loop's results: value slots become new arrays, carried arrays written in the body
+    # take their final values (in place: enclosing constructs carry them in turn)
+    reset()
+    end = len(tc.handles)
     results = [wrap(r, s, d) for r, (s, d) in zip(op.results, types)]
     out = list(leaves)
-    for k, i in enumerate(carried):
+    for k, i in enumerate(vslots):
         r = results[k]
         if isinstance(r, TracedRNumber):
             r.weak = specs[i][2]
         out[i] = r
-    for t, r in zip(extra, results[len(carried):]):
-        rebind(t, r)
-    return ("done", unflatten(tree, out))
+    for c, r in zip(cells, results[len(vslots):]):
+        if id(c) in written:
+            rebind(c, r)
+    return ("done", unflatten(tree, out), end)
+
+
+def _alias_problem(nv: TracedRArray, cells, fresh_in: dict, seen_roots: dict, i: int, op) -> str | None:
+    """Why the value slot ``i`` ending the body as ``nv`` cannot be carried as a plain value:
+    it is (a view of) an array carried as itself, of another slot's array, or an array from
+    before the loop that would stop being the same object. None when it can."""
+    r = root_of(nv)
+    if any(r is c for c in cells):
+        return "an array the loop updates in place (or a view of it)"
+    other = seen_roots.get(id(r))
+    if other is not None:
+        return f"the same array as another loop variable (carry leaf {other})"
+    seen_roots[id(r)] = i
+    if nv._root is not None and all(r is not t for t in fresh_in.values()) and not _inside(r.value, op):
+        return "a view of an array from before the loop"
+    if nv._root is None and all(r is not t for t in fresh_in.values()) and not _inside(r.value, op):
+        return "an array from before the loop"
+    return None
 
 
 def _weak_promotes_to(weak_dtype: np.dtype, dtype: np.dtype) -> bool:

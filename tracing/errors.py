@@ -32,3 +32,26 @@ class ArgumentError(ReactantError, TypeError):
 
 class OptionError(ReactantError, ValueError):
     """An option value NumPy rejects with ValueError (an unknown ``norm=``, a size below 1)."""
+
+
+class EscapedTracerError(ReactantError, RuntimeError):
+    """A traced value used after the trace (or the loop body / branch) that made it ended."""
+
+
+class NonUniformLoopError(ReactantError, ValueError):
+    """A loop whose iterations cannot all be one traced body: what a variable refers to (an
+    array the caller can see, or a new one) changes from one iteration to the next."""
+
+
+class AliasError(ReactantError, ValueError):
+    """A write through an array whose aliasing the tracer cannot know (it is one of several
+    arrays, depending on a traced condition)."""
+
+
+class ReadOnlyError(ReactantError, ValueError):
+    """A write through a read-only view (``np.diagonal``, ``np.broadcast_to``...), which NumPy
+    refuses too (with ``ValueError``)."""
+
+
+class DomainError(ReactantError, ValueError):
+    """Operand values NumPy refuses with ValueError (integers to negative integer powers)."""

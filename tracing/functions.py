@@ -34,6 +34,8 @@ class TracedFunction:
     out_tree: TreeDef
     # per result leaf: k (k-th function result) or ("static", value) when static_outputs
     out_leaves: list | None = None
+    # a result leaf is an argument or a view (of an argument or an outer array)
+    aliased: bool = False
 
 
 def trace_function(
@@ -70,20 +72,26 @@ def trace_function(
 
         out = convert(fn)(*args, **kwargs)  # Python control flow works here too
         out_leaves, out_tree = flatten(out, is_leaf=lambda x: isinstance(x, (TracedRArray, np.ndarray)))
+        # a result that is an argument, or a view of one (or of an outer array), is that same
+        # memory for the caller: a function call (which returns new values) cannot say so
+        block_args = set(block.arguments)
+        aliased = any(isinstance(leaf, TracedRArray) and (
+            leaf._root is not None or leaf.value in block_args) for leaf in out_leaves)
         desc = None
         if static_outputs:
             desc, results = [], []
             for leaf in out_leaves:
-                if isinstance(leaf, TracedRArray) or (isinstance(leaf, np.ndarray) and leaf.dtype == object):
+                if isinstance(leaf, TracedRArray):
                     desc.append(len(results))
                     results.append(as_traced(leaf))
                 else:
                     desc.append(("static", leaf))
         else:
             results = [as_traced(leaf) for leaf in out_leaves]
-    tc.finish_function(f, [r.value for r in results])
+        result_values = [r.value for r in results]  # (a view computes its value here)
+    tc.finish_function(f, result_values)
     captured = outline(f)
-    return TracedFunction(fname, f, specs, captured, results, out_tree, desc)
+    return TracedFunction(fname, f, specs, captured, results, out_tree, desc, aliased)
 
 
 def outline(f) -> list[TracedRArray]:
@@ -155,7 +163,7 @@ def cached_call(fn: Callable, *args, **kwargs) -> Any:
         mark = len(tc.mutations)
         name = "".join(c for c in getattr(fn, "__name__", "fn") if c.isalnum() or c == "_") or "fn"
         tf = trace_function(fn, leaves, tree, positions, name=name, static_outputs=True)
-        if _updates_in_place(tc, mark, tf):  # Python-visible side effects: trace inline instead
+        if tf.aliased or _updates_in_place(tc, mark, tf):  # Python-visible effects: trace inline instead
             from .control_flow import _restore
 
             _restore(tc, mark)

@@ -9,8 +9,9 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from .context import TraceContext, tracing
+from .escape import kill_escaped
+from .errors import ConcretizationError
 from .host_random import GeneratorWatch
-from .numpy_api.convert import stack_objects
 from .numpy_api.masked import MaskedSelection
 from .pytree import TreeDef, flatten, unflatten
 from .traced import TracedRArray, TracedRNumber
@@ -36,6 +37,11 @@ class TracedProgram:
     # device arrays read without being arguments: the trailing inputs after ``input_specs``
     # of the caller's leaves (their current value is passed at every call)
     captured: list = field(default_factory=list)
+    # per module output: (input, strides) when it is a view of that input (NumPy would return
+    # that memory; strides in elements of the input), or None
+    out_views: list = field(default_factory=list)
+    # the Python state the trace read (state_reads.StateReads), for the caller's guards
+    reads: Any = None
 
     def text(self) -> str:
         return str(self.module)
@@ -56,6 +62,16 @@ def trace(
     passed to ``fn`` as it is (a static value). ``loops``: how for-range loops over plain
     ints are traced ("auto", "keep" or "unroll"); ``log`` receives each loop's decision."""
     tc = TraceContext(loops=loops, log=log)
+    try:
+        return _trace(tc, fn, leaves, tree, inputs, name)
+    finally:
+        # handles still alive now were kept by the user's code (attributes, globals, lists):
+        # they name values of this program only, so any later use is an error, not a crash
+        kill_escaped(tc.handles, 0, None, f"the trace of {getattr(fn, '__qualname__', name)!s} ended")
+        tc.handles.clear()
+
+
+def _trace(tc: TraceContext, fn, leaves, tree, inputs, name) -> TracedProgram:
     order = sorted(inputs)
     specs = [inputs[i] for i in order]
     with tracing(tc):
@@ -73,6 +89,7 @@ def trace(
             for pos, t in zip(order, tracers):
                 new_leaves[pos] = t
             args, kwargs = unflatten(tree, new_leaves)
+            tc.reads.start(fn, leaves, inputs)
             watch = GeneratorWatch(fn, leaves)
             try:
                 result = fn(*args, **kwargs)
@@ -86,7 +103,11 @@ def trace(
                 if t.value != a:  # rebound by x[...] = v / x += v: an in-place update
                     aliases.append((k, len(outputs)))
                     outputs.append(t)
-        tc.finish_function(f, [o.value for o in outputs])
+            out_values = [o.value for o in outputs]  # (a view computes its value here)
+            inputs_by_id = {id(t): k for k, t in enumerate(tracers)}
+            out_views = [(inputs_by_id[id(o._root)], o._strides) if o._root is not None and id(o._root) in
+                         inputs_by_id else None for o in outputs]
+        tc.finish_function(f, out_values)
     captured = list(tc.captures)
     specs = specs + [(tuple(c.shape), np.dtype(c.dtype), False, False) for c in captured]
     return TracedProgram(
@@ -94,17 +115,18 @@ def trace(
         module=tc.module,
         input_specs=specs,
         captured=captured,
+        reads=tc.reads,
         output_specs=[(o.shape, o.dtype) for o in outputs],
         out_tree=out_tree,
         out_leaves=out_leaves,
         aliases=aliases,
+        out_views=out_views,
     )
 
 
 def _collect_outputs(result, inputs: list[TracedRArray]):
     """Traced leaves become module outputs, except the input tracers themselves (the caller
-    gets its own object back); object arrays of tracers are stacked; anything else is
-    returned to the caller as it is."""
+    gets its own object back); anything else is returned to the caller as it is."""
     leaves, tree = flatten(result, is_leaf=lambda x: isinstance(x, (TracedRArray, np.ndarray)))
     input_pos = {id(t): i for i, t in enumerate(inputs)}
     outputs: list[TracedRArray] = []
@@ -112,8 +134,9 @@ def _collect_outputs(result, inputs: list[TracedRArray]):
     for leaf in leaves:
         if isinstance(leaf, MaskedSelection):
             leaf._shape_error("returning it from the compiled function", at_selection=True)
-        if isinstance(leaf, np.ndarray) and leaf.dtype == object:
-            leaf = stack_objects(leaf)
+        if isinstance(leaf, np.ndarray) and leaf.dtype == object and any(isinstance(e, TracedRArray) for e in leaf.flat):
+            raise ConcretizationError("the compiled function returns a NumPy object array holding traced values",
+                                      hint="build the result with np.stack / np.asarray of the traced values")
         if id(leaf) in input_pos:
             desc.append(("input", input_pos[id(leaf)]))
         elif isinstance(leaf, TracedRArray):

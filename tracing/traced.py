@@ -15,8 +15,14 @@ from typing import Any
 import numpy as np
 from jaxlib.mlir import ir
 
+import threading
+from weakref import ref as _ref
+
 from .array_methods import NumpyArrayMethods
 from .errors import ConcretizationError, describe
+
+# the trace running on this thread (``context.tracing`` sets it): handles register with it
+_tls = threading.local()
 
 _CONCRETE_HINT = (
     "the value is only known when the compiled program runs; use reactant.cond / "
@@ -27,15 +33,26 @@ _CONCRETE_HINT = (
 
 
 class TracedRArray(NumpyArrayMethods):
-    """A symbolic array inside a trace: an MLIR value with a static shape and dtype."""
+    """A symbolic array inside a trace: an MLIR value with a static shape and dtype.
 
-    __slots__ = ("value", "shape", "dtype", "__weakref__")
+    A base holds its current ``value``; a view (``TracedView``) reads and writes through its
+    root base (``tracing.views``). Every handle is registered with its trace, which disables
+    the survivors when it ends (``kill_escaped``)."""
+
+    __slots__ = ("value", "shape", "dtype", "weak", "_root", "_chain", "_strides", "_vcache", "_nowrite",
+                 "__weakref__")
     __array_priority__ = 1000  # win over ndarray in mixed binary operators
 
-    def __init__(self, value: ir.Value, shape: tuple[int, ...], dtype: np.dtype):
+    def __init__(self, value: ir.Value, shape: tuple[int, ...], dtype: np.dtype, weak: bool = False):
         self.value = value
         self.shape = shape
         self.dtype = dtype
+        self.weak = weak
+        self._root = None
+        self._nowrite = None
+        tc = getattr(_tls, "tc", None)
+        if tc is not None:  # (where: the user's line of the latest op, for error messages)
+            tc.handles.append((_ref(self), tc.where))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}<{describe(self)}>"
@@ -71,17 +88,17 @@ class TracedRArray(NumpyArrayMethods):
         return dispatch_function(func, args, kwargs)
 
     def __array__(self, dtype=None, copy=None):
-        # NumPy asks for this when a traced value sits in a list given to np.asarray/np.array.
-        # Hand back a 0-d object array holding the tracer; numpy_api turns object arrays of
-        # tracers back into one traced array (stack) wherever they meet traced code.
-        if dtype is not None and np.dtype(dtype) != np.dtype(object):
-            raise ConcretizationError(
-                f"cannot convert traced {describe(self)} to a NumPy array of {np.dtype(dtype)}",
-                hint=_CONCRETE_HINT,
-            )
-        out = np.empty((), dtype=object)
-        out[()] = self
-        return out
+        # NumPy asks for this where it cannot dispatch to us: a traced value inside a list given
+        # to NumPy by code reactant does not convert (converted code builds such lists itself:
+        # numpy_api.construction), or a NumPy array's operator with such a list. There is no
+        # NumPy array to give.
+        raise ConcretizationError(
+            f"cannot convert traced {describe(self)} to a NumPy array: its value is only known when "
+            "the compiled program runs",
+            hint="use traced values in NumPy functions directly inside the compiled function, and build "
+            "arrays from lists of them there with np.asarray / np.stack (NumPy itself, e.g. in library "
+            "code or a NumPy array's operator with a list, needs real arrays)",
+        )
 
     # -- concretization errors --------------------------------------------------------------
     def _concrete(self, what: str):
@@ -146,25 +163,115 @@ class TracedRNumber(TracedRArray):
     """A traced 0-d value (a scalar inside the trace). ``weak`` marks a traced Python scalar,
     which promotes like a Python number (NEP 50) rather than like an array."""
 
-    __slots__ = ("weak",)
+    __slots__ = ()
 
-    def __init__(self, value: ir.Value, shape: tuple[int, ...], dtype: np.dtype, weak: bool = False):
-        super().__init__(value, shape, dtype)
-        self.weak = weak
+
+class TracedView(TracedRArray):
+    """A view of a root base through a chain of steps (``tracing.views``): its value is read
+    from the root's current value, and writes go back into the root."""
+
+    __slots__ = ()
+
+    @property
+    def value(self) -> ir.Value:
+        return _view_value(self)
+
+    @property
+    def base(self) -> TracedRArray:
+        return self._root
+
+
+class TracedViewNumber(TracedView, TracedRNumber):
+    __slots__ = ()
+
+
+def _view_value(v: TracedView) -> ir.Value:
+    """The view's value now: cached while the root holds the same value and the place where
+    it was computed still dominates the insertion point (its block is still being built)."""
+    root = v._root
+    rv = root.value
+    c = v._vcache
+    from .context import active
+
+    tc = active()
+    if c is not None and c[0] is rv and tc is not None and any(ip is c[1] for ip in tc._ips):
+        return c[2]
+    p = TracedRArray(rv, root.shape, root.dtype)
+    for step in v._chain:
+        p = step.read(p)
+    v._vcache = (rv, tc._ips[-1] if tc is not None and tc._ips else None, p.value)
+    return p.value
+
+
+def make_view(parent: TracedRArray, step, result: TracedRArray, strides) -> TracedRArray:
+    """``result`` (just computed as ``step.read(parent)``) as a view of ``parent``'s root."""
+    if parent._root is None:
+        root, chain = parent, (step,)
+    else:
+        root, chain = parent._root, parent._chain + (step,)
+    v = object.__new__(TracedViewNumber if result.shape == () else TracedView)
+    v.shape = result.shape
+    v.dtype = result.dtype
+    v.weak = False
+    v._root = root
+    v._chain = chain
+    v._strides = tuple(strides)
+    v._nowrite = None
+    from .context import active
+
+    tc = active()
+    v._vcache = (root.value, tc._ips[-1] if tc is not None and tc._ips else None, result.value)
+    if tc is not None:
+        tc.handles.append((_ref(v), tc.where))
+    return v
+
+
+def root_of(x: TracedRArray) -> TracedRArray:
+    """The base whose value holds ``x``'s elements (``x`` itself for a base)."""
+    r = x._root
+    return x if r is None else r
 
 
 def rebind(x: TracedRArray, new: TracedRArray) -> None:
     """Make the handle ``x`` hold ``new``'s value: the one way an in-place update happens
-    (``x[i] = v``, ``x += v``, ``out=``, ``np.add.at``...). Logged in the trace context so that
-    control flow can carry updates made inside branches and loop bodies."""
+    (``x[i] = v``, ``x += v``, ``out=``, ``np.add.at``...). A view writes through its chain
+    into its root. Logged (root, value before) in the trace context so that control flow can
+    carry updates made inside branches and loop bodies."""
     if new.shape != x.shape or new.dtype != x.dtype:
         raise AssertionError(f"in-place update changes {describe(x)} into {describe(new)}")
+    root = x._root
+    if root is None:
+        root = x
+        value = new.value
+    else:
+        from .errors import ReadOnlyError
+
+        chain = x._chain
+        for step in chain:
+            if step.write is None:
+                raise ReadOnlyError(f"assignment destination is read-only (a view made by {step.what})",
+                                    hint="write into a copy (.copy()) or into the original array")
+        parents = [TracedRArray(root.value, root.shape, root.dtype)]
+        for step in chain[:-1]:
+            parents.append(step.read(parents[-1]))
+        cur = new
+        for step, p in zip(reversed(chain), reversed(parents)):
+            cur = step.write(p, cur)
+        value = cur.value
+    if root._nowrite is not None:
+        why, others = root._nowrite
+        if any(r() is not None for r in others):
+            from .errors import AliasError
+
+            raise AliasError(why, hint="copy it first (y = y.copy()) if the other arrays must not change, "
+                                       "or update each array by its own name")
+        root._nowrite = None  # the other arrays are gone: nobody else can see the write
     from .context import active
 
     tc = active()
     if tc is not None:
-        tc.mutations.append((x, x.value))
-    x.value = new.value
+        tc.mutations.append((root, root.value))
+    root.value = value
 
 
 def wrap(value: ir.Value, shape: tuple[int, ...], dtype: np.dtype) -> TracedRArray:

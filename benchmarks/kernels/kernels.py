@@ -3,7 +3,10 @@ traced indices into constant tables, lists of traced scalars, traced boolean mas
 returns, captured device arrays, random numbers, and the statistics/ordering functions. Each
 entry: the NumPy function (run unmodified by reactant), a jax.numpy version of the same
 algorithm, and its inputs. ``check`` says how results are compared ("exact" or "stats" for
-random kernels, whose streams differ from NumPy's)."""
+random kernels, whose streams differ from NumPy's). ``inplace`` kernels update their arguments
+(directly, through views, with ``out=``, by in-place methods) and return None, as NumPy users
+write them: they are checked on every argument's final state; their jax version is the
+functional equivalent (it returns what the arguments become)."""
 
 from __future__ import annotations
 
@@ -16,9 +19,10 @@ import reactant
 KERNELS: dict[str, dict] = {}
 
 
-def kernel(name: str, inputs, jax_fn, check: str = "exact", tol: float = 0.0):
+def kernel(name: str, inputs, jax_fn, check: str = "exact", tol: float = 0.0, inplace: bool = False):
     def deco(fn):
-        KERNELS[name] = {"numpy": fn, "jax": jax_fn, "inputs": inputs, "check": check, "tol": tol}
+        KERNELS[name] = {"numpy": fn, "jax": jax_fn, "inputs": inputs, "check": check, "tol": tol,
+                         "inplace": inplace}
         return fn
     return deco
 
@@ -198,3 +202,85 @@ def sort_partition(x):
         lambda x: jnp.trapezoid(jnp.polyval(jnp.array([3.0, -2.0, 1.0]), x), x))
 def polyval_trapezoid(x):
     return np.trapezoid(np.polyval([3.0, -2.0, 1.0], x), x)
+
+
+# -- in place: the arguments are updated, nothing is returned ---------------------------------------------
+def _jacobi_step(u):
+    return u.at[1:-1, 1:-1].set(0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:]))
+
+
+@kernel("jacobi_inplace", lambda: (R.standard_normal((N, N)),), _jacobi_step, inplace=True)
+def jacobi_inplace(u):
+    u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+
+
+@kernel("fill_rows_into_out", lambda: (R.standard_normal((N, 64)), np.zeros((N, 64))),
+        lambda x, out: jnp.sin(x) * jnp.cos(x).sum(axis=1, keepdims=True), inplace=True)
+def fill_rows_into_out(x, out):
+    for i in range(x.shape[0] // 32):
+        blk = x[i * 32:(i + 1) * 32]
+        out[i * 32:(i + 1) * 32] = np.sin(blk) * np.cos(blk).sum(axis=1, keepdims=True)
+
+
+@kernel("accumulate_inplace",
+        lambda: (R.standard_normal((N, 32)), R.standard_normal((N, 32)), R.standard_normal((32, 32))),
+        lambda c, x, w: c + x @ w + 2 * x @ w.T, inplace=True)
+def accumulate_inplace(c, x, w):
+    c += x @ w
+    c += 2 * x @ w.T
+
+
+@kernel("out_argument_inplace", lambda: (R.standard_normal((N, N)),), lambda x: (jnp.exp(-x * x) + 1) ** 2,
+        inplace=True)
+def out_argument_inplace(x):
+    np.exp(-x * x, out=x)
+    np.add(x, 1.0, out=x)
+    np.square(x, out=x)
+
+
+@kernel("mask_writes_inplace", lambda: (R.standard_normal((N, N)),),
+        lambda x: jnp.where(x < -1, -1.0, jnp.where(x > 1, x * 0.5 + 0.5, x)), inplace=True)
+def mask_writes_inplace(x):
+    x[x < -1] = -1.0
+    x[x > 1] = x[x > 1] * 0.5 + 0.5
+
+
+@kernel("putmask_inplace", lambda: (R.standard_normal(1000),), lambda x: jnp.where(x < 0, 0.0, x), inplace=True)
+def putmask_inplace(x):
+    np.putmask(x, x < 0, 0.0)
+
+
+@kernel("clip_inplace", lambda: (R.standard_normal((N, N)) * 2,), lambda x: jnp.clip(x, -1.0, 1.0), inplace=True)
+def clip_inplace(x):
+    np.clip(x, -1.0, 1.0, out=x)
+
+
+@kernel("normalize_rows_views", lambda: (R.standard_normal((N, 64)),),
+        lambda x: (x - x.mean(axis=1, keepdims=True)) / (x - x.mean(axis=1, keepdims=True)).std(axis=1, keepdims=True),
+        inplace=True)
+def normalize_rows_views(x):
+    for i in range(x.shape[0]):
+        row = x[i]
+        row -= row.mean()
+        row /= row.std()
+
+
+@kernel("sort_rows_inplace", lambda: (R.standard_normal((N, 64)),), lambda x: jnp.sort(x, axis=1), inplace=True)
+def sort_rows_inplace(x):
+    x.sort(axis=1)
+
+
+@kernel("scatter_add_inplace", lambda: (np.zeros(64), R.integers(0, 64, 4096), R.standard_normal(4096)),
+        lambda h, idx, v: h.at[idx].add(v), inplace=True)
+def scatter_add_inplace(h, idx, v):
+    np.add.at(h, idx, v)
+
+
+@kernel("transposed_view_inplace", lambda: (R.standard_normal((N, N)),),
+        lambda x: x.at[:, 0].add(1.0).at[:, -1].set(0.0).at[0].multiply(2.0), inplace=True)
+def transposed_view_inplace(x):
+    xt = x.T
+    xt[0] += 1.0  # column 0 of x
+    x[:, -1] = 0.0
+    top = x[0]
+    top *= 2.0

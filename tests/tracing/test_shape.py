@@ -131,7 +131,6 @@ def test_asarray_of_mixed_lists():
         v = np.asarray([s, 2.0, a[0]])  # traced and plain values mixed
         w = np.array([[a[0], 1.0], [2.0, a[2]]])
         m = np.stack([a, a * 2, np.ones(3, np.float32)])
-        # an object array of tracers becomes one traced array when it meets traced code
         return v * 2, w @ a[:2], m, np.asarray([a, a])
 
     check(f, x)

@@ -13,6 +13,9 @@ from ..errors import UnsupportedError
 FUNCTIONS: dict[Any, Callable] = {}
 # (ufunc, method) for ufunc methods other than __call__: reduce, accumulate, outer, at
 UFUNC_METHODS: dict[tuple[Any, str], Callable] = {}
+# NumPy functions that NumPy does not dispatch (no ``__array_function__``): converted code calls
+# their implementation directly, which handles non-traced arguments itself (NumPy's function)
+DIRECT: set = set()
 
 
 def implements(*np_funcs, method: str | None = None):
@@ -53,6 +56,10 @@ def dispatch_function(func, args, kwargs):
             hint="rewrite it with supported NumPy functions (see reactant.numpy.SUPPORTED), "
             "or open an issue naming this function",
         )
+    from .construction import STRUCTURED_LISTS, lists_as_arrays
+
+    if func not in STRUCTURED_LISTS:  # a list holding traced values is an array (np.sum([t, u]))
+        args, kwargs = lists_as_arrays(args, kwargs)
     # out= is handled here, once, for every function: the implementation computes the result
     # and it is written into ``out`` (an implementation never sees out=, so none can ignore it)
     out = kwargs.pop("out", None)
@@ -91,6 +98,9 @@ def _write_out(out, result):
         if not isinstance(o, TracedRArray):
             raise UnsupportedError("out= must be a traced array inside a compiled function",
                                hint="create it from a traced array (np.zeros_like(x, ...)), or use the result")
+        refuse = getattr(o, "refuse_write", None)  # a read-only view (numpy_api.strides)
+        if refuse is not None:
+            refuse()
         if tuple(o.shape) != tuple(getattr(r, "shape", ())):
             from ..errors import ShapeError, describe
 

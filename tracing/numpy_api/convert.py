@@ -11,6 +11,7 @@ from ..dtypes import canonical
 from ..errors import ArgumentError, IndexError_, ShapeError, describe
 from ..context import active
 from ..traced import TracedRArray, TracedRNumber, wrap
+from .construction import array_dtype, from_data, holds_traced
 
 PY_SCALARS = (bool, int, float, complex)
 
@@ -28,8 +29,8 @@ def dtype_for_promotion(x: Any):
         return x.dtype
     if type(x) in PY_SCALARS:
         return type(x)
-    if isinstance(x, np.ndarray) and x.dtype == object:
-        return as_traced(x).dtype
+    if isinstance(x, (list, tuple)) and holds_traced(x):
+        return array_dtype(x)  # a list is an array (not weak), built as np.array would
     return np.asarray(x).dtype
 
 
@@ -45,10 +46,17 @@ def as_traced(x: Any, dtype=None) -> TracedRArray:
             t = wrap(v, tuple(x.shape), np.dtype(x.dtype))
             return ops.convert(t, dtype) if dtype is not None else t
         x = concrete()
-    if isinstance(x, np.ndarray) and x.dtype == object:
-        return stack_objects(x, dtype)
-    if isinstance(x, (list, tuple)) and contains_traced(x):
-        return stack_objects(_object_array(x), dtype)
+    if type(x) is np.ndarray:  # a large NumPy array of the Python state: an implicit input too
+        tc = active()
+        if tc is not None and tc.reads.is_state_array(x):
+            canonical(x.dtype)  # (refuses what XLA cannot hold, as for a constant)
+            v = tc.capture(x)
+            if v is not None:
+                tc.reads.made_input(x)
+                t = wrap(v, tuple(x.shape), np.dtype(x.dtype))
+                return ops.convert(t, dtype) if dtype is not None else t
+    if isinstance(x, (list, tuple)) and holds_traced(x):
+        return from_data(x, dtype)
     try:
         arr = np.asarray(x) if dtype is None else np.asarray(x, dtype=dtype)
     except (TypeError, ValueError) as e:
@@ -60,42 +68,13 @@ def as_traced(x: Any, dtype=None) -> TracedRArray:
 
 
 def contains_traced(seq) -> bool:
-    """Whether a (nested) list/tuple holds a traced array, or an object array (of tracers)."""
+    """Whether a (nested) list/tuple holds a traced array."""
     for v in seq:
         if isinstance(v, TracedRArray):
             return True
         if isinstance(v, (list, tuple)) and contains_traced(v):
             return True
-        if isinstance(v, np.ndarray) and v.dtype == object:
-            return True
     return False
-
-
-def _object_array(seq) -> np.ndarray:
-    # Tracers' __array__ yields 0-d object arrays, so each tracer becomes one element.
-    return np.asarray(seq, dtype=object)
-
-
-def stack_objects(arr: np.ndarray, dtype=None) -> TracedRArray:
-    """An object ndarray whose elements are tracers and plain scalars -> one traced array of
-    shape ``arr.shape + element shape`` (this is how ``np.asarray([t, 1.0])`` is traced)."""
-    elems = list(arr.reshape(-1))
-    if not elems:
-        return ops.constant(np.zeros(arr.shape, dtype=dtype or np.float64))
-    # array construction is not NEP 50 promotion: Python scalars count as int64/float64...
-    dt = np.dtype(dtype) if dtype is not None else np.result_type(
-        *[e.dtype if isinstance(e, TracedRArray) else np.asarray(e).dtype for e in elems])
-    traced = [as_traced(e, dt) for e in elems]
-    inner = traced[0].shape
-    for t in traced:
-        if t.shape != inner:
-            raise ShapeError(
-                "cannot build an array from elements of different shapes: "
-                + ", ".join(describe(t) for t in traced[:6])
-            )
-    parts = [ops.reshape(t, (1,) + inner) for t in traced]
-    flat = ops.concatenate(parts, 0)
-    return ops.reshape(flat, arr.shape + inner)
 
 
 # -- broadcasting -----------------------------------------------------------------------------

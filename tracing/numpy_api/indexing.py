@@ -171,12 +171,84 @@ def getitem(x: TracedRArray, index) -> TracedRArray:
 
         return select(x, index)
     if windows.has_traced_bound(index):
-        return windows.read(x, index)
+        result = windows.read(x, index)
+        if not isinstance(result, TracedRArray):  # a window whose length is known only at run time
+            root = x._root if x._root is not None else x
+            result.view = (x, _frozen(index), root.value)
+            return result
+        return _window_view(x, index, result)
     ix = _Index(x.shape, index)
     y = ops.reshape(x, ix.expanded) if ix.none_dims else x
-    if not ix.has_array:
-        return _basic(y, ix.entries)
-    return _advanced(y, ix.entries)
+    if ix.has_array:
+        return _advanced(y, ix.entries)
+    result = _basic(y, ix.entries)
+    if result.shape == () and not _has_ellipsis(index):
+        return result  # a NumPy scalar: a copy, not a view
+    return _basic_view(x, ix, result)
+
+
+def _frozen(e):
+    """An index item with its traced scalars replaced by new handles of their current values
+    (a view keeps the offsets it was made with, whatever happens to the names later)."""
+    from ..traced import wrap
+
+    if isinstance(e, TracedRArray):
+        return wrap(e.value, e.shape, e.dtype)
+    if isinstance(e, slice):
+        return slice(_frozen(e.start), _frozen(e.stop), _frozen(e.step))
+    if isinstance(e, tuple):
+        return tuple(_frozen(i) for i in e)
+    return e
+
+
+def _window_view(x: TracedRArray, index, result: TracedRArray) -> TracedRArray:
+    """``x[i:i + k]`` (traced bounds, static length) as a view of ``x``."""
+    from ..views import index_view
+
+    index = _frozen(index)
+    items = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(it, slice) and it.step not in (None, 1) for it in items):
+        return result
+    strides = [None] * result.ndim  # (only contiguity matters: treat the window as a slice)
+    from ..views import strides_of
+
+    xs = strides_of(x)
+    kept = [d for d, it in enumerate(list(items) + [slice(None)] * (x.ndim - len(items))) if isinstance(it, slice)]
+    strides = [xs[d] for d in kept] if len(kept) == result.ndim else list(strides_of(result))
+
+    def read(p):
+        r = windows.read(p, index)
+        if not isinstance(r, TracedRArray):  # its bounds' ranges are no longer known here
+            raise UnsupportedError("a view x[i:j] with traced bounds, made inside a loop, is used where its "
+                                   "length is no longer known", hint="copy it (.copy()) inside the loop")
+        return r
+
+    return index_view(x, read, lambda p, v: windows.write(p, index, v), result, strides)
+
+
+def _has_ellipsis(index) -> bool:
+    return index is Ellipsis or (isinstance(index, tuple) and any(e is Ellipsis for e in index))
+
+
+def _basic_view(x: TracedRArray, ix: "_Index", result: TracedRArray) -> TracedRArray:
+    """``x[basic index]`` as a view of ``x``: reads and writes go through the parsed index
+    (traced scalars in it are fixed at their values now, as NumPy fixes a view's offset)."""
+    from ..traced import wrap
+    from ..views import index_strides, index_view, strides_of
+
+    entries = [wrap(e.value, e.shape, e.dtype) if isinstance(e, TracedRArray) else e for e in ix.entries]
+    expanded, none_dims, shape = tuple(ix.expanded), bool(ix.none_dims), x.shape
+
+    def read(p):
+        return _basic(ops.reshape(p, expanded) if none_dims else p, entries)
+
+    def write(p, v):
+        q = ops.reshape(p, expanded) if none_dims else p
+        q = updated(q, tuple(entries), v)
+        return ops.reshape(q, shape) if none_dims else q
+
+    strides = index_strides(x.shape, strides_of(x), ix.entries, set(ix.none_dims))
+    return index_view(x, read, write, result, strides)
 
 
 def _basic(x: TracedRArray, entries) -> TracedRArray:

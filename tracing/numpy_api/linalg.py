@@ -13,6 +13,7 @@ import numpy as np
 from .. import ops
 from ..dtypes import is_complex, result_type
 from ..errors import ShapeError, UnsupportedError, describe
+from .. import views
 from ..traced import TracedRArray
 from ._registry import implements
 from .convert import as_traced, axis_sequence, broadcast_shapes, broadcast_to, dtype_for_promotion, normalize_axis
@@ -182,7 +183,11 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     ax1, ax2 = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
     if ax1 == ax2:
         raise ShapeError("diagonal: axis1 and axis2 cannot be the same")
-    return _take_diagonal(x, ax1, ax2, int(offset))
+    k = int(offset)
+    # NumPy's diagonal is a read-only view: it follows later writes to ``a``
+    xs = views.strides_of(x)
+    strides = [s for d, s in enumerate(xs) if d not in (ax1, ax2)] + [xs[ax1] + xs[ax2]]
+    return views.readonly_view(x, lambda p: _take_diagonal(p, ax1, ax2, k), "np.diagonal", strides)
 
 
 @implements(np.trace)

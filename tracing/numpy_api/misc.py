@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops
-from ..dtypes import canonical, is_complex, is_float, result_type
-from ..errors import IndexError_, ShapeError, UnsupportedError, describe
+from ..dtypes import canonical, is_complex, is_float, resolve_ufunc, result_type
+from ..errors import DTypeError, IndexError_, OptionError, ShapeError, UnsupportedError, describe
 from ..traced import TracedRArray, wrap
 from ._registry import implements
-from .convert import as_traced, broadcast_all, broadcast_to, dtype_for_promotion, flat_or_axis, normalize_axis
+from .convert import array_dtype, as_traced, broadcast_all, broadcast_to, dtype_for_promotion, flat_or_axis, normalize_axis
 
 
 def _promoted(*xs):
@@ -40,24 +40,58 @@ def where(condition, x=None, y=None, /):
 def select(condlist, choicelist, default=0):
     if len(condlist) != len(choicelist):
         raise ShapeError("list of cases must be same length as list of conditions")
-    out = default
+    if len(condlist) == 0:
+        raise OptionError("select with an empty condition list is not possible")
+    for i, c in enumerate(condlist):
+        if array_dtype(c) != np.bool_:
+            raise DTypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
+    # one dtype for all choices and the default, as NumPy's (Python scalars promote weakly)
+    dt = result_type(*[dtype_for_promotion(v) for v in list(choicelist) + [default]])
+    out = as_traced(default, dt)
     for c, v in reversed(list(zip(condlist, choicelist))):
-        out = where(c, v, out)
-    return as_traced(out)
+        out = where(c, as_traced(v, dt), out)
+    return out
 
 
 @implements(np.clip)
 def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue, max=np._NoValue, **kw):
-    lo = a_min if a_min is not np._NoValue else min
-    hi = a_max if a_max is not np._NoValue else max
-    lo = None if lo is np._NoValue else lo
-    hi = None if hi is np._NoValue else hi
-    x = a
-    if hi is not None:
-        x = np.minimum(x, hi)
-    if lo is not None:
-        x = np.maximum(x, lo)
-    return as_traced(x)
+    """NumPy's clip: ``minimum(maximum(a, a_min), a_max)`` (so when ``a_min > a_max`` the upper
+    bound wins), NaN in ``a`` or in a bound giving NaN, dtypes as NumPy's ``clip`` ufunc picks
+    them; a Python int bound beyond an integer array's range is no bound (NEP 50)."""
+    if a_min is np._NoValue and a_max is np._NoValue:
+        lo = None if min is np._NoValue else min
+        hi = None if max is np._NoValue else max
+    elif a_min is np._NoValue or a_max is np._NoValue:
+        missing = "a_min" if a_min is np._NoValue else "a_max"
+        raise TypeError(f"clip() missing 1 required positional argument: '{missing}'")
+    elif min is not np._NoValue or max is not np._NoValue:
+        raise ValueError("Passing `min` or `max` keyword argument when `a_min` and `a_max` are provided is forbidden.")
+    else:
+        lo, hi = a_min, a_max
+    x = as_traced(a)
+    if x.dtype.kind in "iu":  # NumPy's _clip: out-of-range Python ints bound nothing
+        info = np.iinfo(x.dtype)
+        if type(lo) is int and lo <= info.min:
+            lo = None
+        if type(hi) is int and hi >= info.max:
+            hi = None
+    if lo is None and hi is None:
+        return np.positive(x, **kw)
+    if lo is None:
+        return np.minimum(x, hi, **kw)
+    if hi is None:
+        return np.maximum(x, lo, **kw)
+    from .ufuncs import ELEMENTWISE
+
+    loop = resolve_ufunc(np._core.umath.clip, [dtype_for_promotion(v) for v in (x, lo, hi)])
+    if loop is None:
+        raise DTypeError(f"ufunc 'clip' not supported for the input types {describe(x)}, "
+                         f"{describe(as_traced(lo))}, {describe(as_traced(hi))}")
+    if kw.get("dtype") is not None:
+        loop = (canonical(kw["dtype"]),) * 4
+    tx, tlo, thi = broadcast_all(*[as_traced(v, loop[0]) for v in (x, lo, hi)])
+    r = ELEMENTWISE[np.minimum](ELEMENTWISE[np.maximum](tx, tlo), thi)
+    return ops.convert(r, loop[3])
 
 
 @implements(np.round, np.around)
@@ -195,50 +229,6 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     return out
 
 
-@implements(np.median)
-def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    return quantile(a, 0.5, axis=axis, keepdims=keepdims)
-
-
-@implements(np.quantile)
-def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
-    if method != "linear" or weights is not None:
-        raise UnsupportedError(f"numpy.quantile(method={method!r}, weights=...) is not supported inside a trace")
-    x = as_traced(a)
-    if not is_float(x.dtype):
-        x = ops.convert(x, np.float64)
-    orig_ndim = x.ndim
-    x, ax = flat_or_axis(x, axis)
-    s = sort(x, ax)
-    n = x.shape[ax]
-    qs = np.atleast_1d(np.asarray(q, dtype=np.float64))
-    if isinstance(q, TracedRArray):
-        raise UnsupportedError("numpy.quantile with a traced q is not supported inside a trace")
-    outs = []
-    for qq in qs.reshape(-1):
-        pos = qq * (n - 1)
-        lo, hi = int(np.floor(pos)), int(np.ceil(pos))
-        frac = pos - lo
-        a_lo = np.take(s, lo, axis=ax)
-        a_hi = np.take(s, hi, axis=ax)
-        outs.append(np.add(a_lo, np.multiply(np.subtract(a_hi, a_lo), frac)) if hi != lo else a_lo)
-    res = np.stack(outs, 0) if np.ndim(q) else outs[0]
-    if keepdims:
-        if axis is None:
-            shape = (1,) * orig_ndim
-        else:
-            shape = list(x.shape)
-            shape[ax] = 1
-            shape = tuple(shape)
-        res = np.reshape(res, (qs.shape if np.ndim(q) else ()) + shape)
-    return res
-
-
-@implements(np.percentile)
-def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
-    return quantile(a, np.true_divide(q, 100), axis=axis, method=method, keepdims=keepdims)
-
-
 @implements(np.searchsorted)
 def searchsorted(a, v, side="left", sorter=None):
     if sorter is not None:
@@ -293,15 +283,13 @@ def copy(a, order="K", subok=False):
     return wrap(x.value, x.shape, x.dtype)
 
 
-@implements(np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
-def asarray(a, dtype=None, *args, **kwargs):
-    # reached only through like=traced; plain np.asarray([...]) goes through __array__
-    return as_traced(a, dtype)
-
-
 @implements(np.astype)
 def astype(x, dtype, /, *, copy=True, device=None):
-    return ops.convert(as_traced(x), canonical(dtype))
+    t = as_traced(x)
+    y = ops.convert(t, canonical(dtype))
+    if y is t and copy:  # same dtype: still a new array unless copy=False (NumPy's rule)
+        return wrap(t.value, t.shape, t.dtype)
+    return y
 
 
 @implements(np.linspace)

@@ -9,8 +9,9 @@ from .. import ops
 from ..dtypes import result_type
 from ..errors import ShapeError, UnsupportedError, describe
 from ..traced import TracedRArray
+from .. import views
 from ._registry import implements
-from .convert import (as_traced, axis_sequence, broadcast_shapes, broadcast_to, dtype_for_promotion, flat_or_axis,
+from .convert import (array_dtype, as_traced, axis_sequence, broadcast_shapes, broadcast_to, flat_or_axis,
                       normalize_axes, normalize_axis)
 
 
@@ -35,7 +36,12 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     shape = newshape if shape is None else shape
     if order not in ("C", "A"):
         raise UnsupportedError(f"numpy.reshape(order={order!r}) is not supported inside a trace")
-    return ops.reshape(x, _resolve_shape(shape, x.size))
+    new_shape = _resolve_shape(shape, x.size)
+    if copy:
+        return ops.reshape(x, new_shape) if new_shape != x.shape else views.copy_of(x)
+    if copy is False and views.nocopy_reshape_strides(x.shape, views.strides_of(x), new_shape) is None:
+        raise ValueError("Unable to avoid creating a copy while reshaping.")
+    return views.reshape_view(x, new_shape)
 
 
 @implements(np.ravel)
@@ -43,7 +49,8 @@ def ravel(a, order="C"):
     x = as_traced(a)
     if order == "F":
         x = ops.transpose(x, list(range(x.ndim))[::-1])
-    return ops.reshape(x, (x.size,))
+        return ops.reshape(x, (x.size,))
+    return views.ravel_view(x)
 
 
 @implements(np.transpose, np.permute_dims)
@@ -55,7 +62,7 @@ def transpose(a, axes=None):
         perm = [normalize_axis(d, x.ndim) for d in axes]
         if sorted(perm) != list(range(x.ndim)):
             raise ShapeError(f"axes {tuple(axes)} don't match array of dimension {x.ndim}")
-    return ops.transpose(x, perm)
+    return views.transpose_view(x, perm)
 
 
 @implements(np.matrix_transpose)
@@ -69,7 +76,7 @@ def swapaxes(a, axis1, axis2):
     i, j = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
     perm = list(range(x.ndim))
     perm[i], perm[j] = perm[j], perm[i]
-    return ops.transpose(x, perm)
+    return views.transpose_view(x, perm)
 
 
 @implements(np.moveaxis)
@@ -81,7 +88,7 @@ def moveaxis(a, source, destination):
     order = [n for n in range(x.ndim) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
-    return ops.transpose(x, order)
+    return views.transpose_view(x, order)
 
 
 @implements(np.rollaxis)
@@ -101,7 +108,7 @@ def expand_dims(a, axis):
     nd = x.ndim + len(axes)
     axes = normalize_axes(axes, nd)
     it = iter(x.shape)
-    return ops.reshape(x, tuple(1 if d in axes else next(it) for d in range(nd)))
+    return views.reshape_view(x, tuple(1 if d in axes else next(it) for d in range(nd)), what="expand_dims")
 
 
 @implements(np.squeeze)
@@ -114,20 +121,29 @@ def squeeze(a, axis=None):
         for d in axes:
             if x.shape[d] != 1:
                 raise ShapeError(f"cannot select an axis to squeeze out which has size not equal to one (axis {d} of {describe(x)})")
-    return ops.reshape(x, tuple(n for d, n in enumerate(x.shape) if d not in axes))
+    return views.reshape_view(x, tuple(n for d, n in enumerate(x.shape) if d not in axes), what="squeeze")
 
 
 @implements(np.broadcast_to)
 def broadcast_to_(array, shape, subok=False):
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    return broadcast_to(as_traced(array), shape)
+    return _broadcast_view(as_traced(array), shape)
 
 
 @implements(np.broadcast_arrays)
 def broadcast_arrays(*args, subok=False):
     xs = [as_traced(a) for a in args]
     shape = broadcast_shapes(*[x.shape for x in xs])
-    return tuple(broadcast_to(x, shape) for x in xs)
+    return tuple(_broadcast_view(x, shape) for x in xs)
+
+
+def _broadcast_view(x: TracedRArray, shape) -> TracedRArray:
+    """NumPy's broadcast results are read-only views of their input."""
+    shape = tuple(int(n) for n in shape)
+    lead = len(shape) - x.ndim
+    xs = views.strides_of(x)
+    strides = [0] * lead + [0 if n == 1 and m != 1 else s for n, m, s in zip(x.shape, shape[lead:], xs)]
+    return views.readonly_view(x, lambda p: broadcast_to(p, shape), "broadcasting", strides)
 
 
 def _make_atleast(n):
@@ -137,11 +153,11 @@ def _make_atleast(n):
             x = as_traced(a)
             if x.ndim < n:
                 if n == 3 and x.ndim == 2:
-                    x = ops.reshape(x, x.shape + (1,))
+                    x = views.reshape_view(x, x.shape + (1,))
                 elif n == 3 and x.ndim == 1:
-                    x = ops.reshape(x, (1,) + x.shape + (1,))
+                    x = views.reshape_view(x, (1,) + x.shape + (1,))
                 else:
-                    x = ops.reshape(x, (1,) * (n - x.ndim) + x.shape)
+                    x = views.reshape_view(x, (1,) * (n - x.ndim) + x.shape)
             out.append(x)
         return out[0] if len(out) == 1 else tuple(out)
 
@@ -158,7 +174,8 @@ def _common(arrays, dtype=None) -> list[TracedRArray]:
     arrays = list(arrays)
     if not arrays:
         raise ShapeError("need at least one array to concatenate")
-    dt = np.dtype(dtype) if dtype is not None else result_type(*[dtype_for_promotion(a) for a in arrays])
+    # each item becomes an array first, as NumPy's asanyarray does: a Python float is float64 here
+    dt = np.dtype(dtype) if dtype is not None else result_type(*[array_dtype(a) for a in arrays])
     return [as_traced(a, dt) for a in arrays]
 
 
@@ -239,11 +256,8 @@ def _split(x: TracedRArray, indices_or_sections, axis: int, strict: bool):
     else:
         bounds = [0] + [min(max(int(i) if i >= 0 else int(i) + n, 0), n) for i in indices_or_sections] + [n]
     out = []
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        lo = [0] * x.ndim
-        hi = list(x.shape)
-        lo[ax], hi[ax] = a, max(a, b)
-        out.append(ops.slice(x, lo, hi))
+    for a, b in zip(bounds[:-1], bounds[1:]):  # views of x, as NumPy's are
+        out.append(x[(slice(None),) * ax + (slice(a, max(a, b)),)])
     return out
 
 
@@ -334,17 +348,17 @@ def _pad_axis(x, d, a, b, mode):
 @implements(np.flip)
 def flip(m, axis=None):
     x = as_traced(m)
-    return ops.reverse(x, normalize_axes(axis, x.ndim))
+    return views.flip_view(x, normalize_axes(axis, x.ndim))
 
 
 @implements(np.fliplr)
 def fliplr(m):
-    return ops.reverse(as_traced(m), [1])
+    return views.flip_view(as_traced(m), [1])
 
 
 @implements(np.flipud)
 def flipud(m):
-    return ops.reverse(as_traced(m), [0])
+    return views.flip_view(as_traced(m), [0])
 
 
 @implements(np.roll)
@@ -379,14 +393,14 @@ def rot90(m, k=1, axes=(0, 1)):
     a0, a1 = normalize_axis(axes[0], x.ndim), normalize_axis(axes[1], x.ndim)
     k %= 4
     if k == 0:
-        return x
+        return views.flip_view(x, [])
     if k == 2:
-        return ops.reverse(x, [a0, a1])
+        return views.flip_view(x, [a0, a1])
     perm = list(range(x.ndim))
     perm[a0], perm[a1] = perm[a1], perm[a0]
     if k == 1:
-        return ops.transpose(ops.reverse(x, [a1]), perm)
-    return ops.reverse(ops.transpose(x, perm), [a1])
+        return views.transpose_view(views.flip_view(x, [a1]), perm)
+    return views.flip_view(views.transpose_view(x, perm), [a1])
 
 
 @implements(np.repeat)

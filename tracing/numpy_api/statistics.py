@@ -16,7 +16,7 @@ from ..dtypes import canonical, is_complex, is_float, result_type
 from ..errors import DTypeError, IndexError_, ShapeError, UnsupportedError, describe
 from ..traced import TracedRArray
 from ._registry import implements
-from .convert import as_traced, broadcast_to, dtype_for_promotion, normalize_axis
+from .convert import as_traced, broadcast_to, contains_traced, dtype_for_promotion, normalize_axis
 
 
 def _traced(*xs) -> bool:
@@ -142,7 +142,7 @@ def _static_edges(a: TracedRArray, bins, range_, name: str):
             raise UnsupportedError(
                 f"{name}: integer bins without range= puts the edges at the data's min and max, which are "
                 "not known while tracing", hint=f"pass a static range=(lo, hi), or an array of bin edges")
-        if _traced(*np.ravel(np.asarray(range_, dtype=object))):
+        if _traced(range_) or (isinstance(range_, (list, tuple)) and contains_traced(range_)):
             raise UnsupportedError(f"{name}: range= must be static (Python or NumPy numbers) inside a trace")
     elif np.ndim(bins) != 1 or np.any(np.diff(np.asarray(bins)) < 0):
         raise ShapeError(f"{name}: bins must be a count or a 1-d array of edges increasing monotonically")

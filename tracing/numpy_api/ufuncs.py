@@ -10,7 +10,7 @@ import numpy as np
 from .. import ops
 from .complex_special import COMPLEX_BODIES
 from ..dtypes import canonical, is_complex, is_float, resolve_ufunc
-from ..errors import DTypeError, UnsupportedError, describe
+from ..errors import DomainError, DTypeError, UnsupportedError, describe
 from ..traced import TracedRArray, TracedRNumber
 from ._registry import implements
 from .convert import as_traced, broadcast_all, dtype_for_promotion, is_weak
@@ -113,9 +113,70 @@ def _copysign(a, b):
 
 
 def _power(a, b):
+    """``a ** b``. Integers to a negative integer power: NumPy raises ValueError. An exponent
+    known while tracing (a Python or NumPy number or array, a traced constant) is checked
+    before this body runs (``_check_int_power``); a traced exponent's values are known only on
+    the device, which cannot raise, so there a negative exponent gives ``trunc(a ** b)``: 1
+    for ``a == 1``, 1 or -1 for ``a == -1`` (even or odd ``b``), and 0 for every other ``a``
+    (0 included, as NumPy's integer division by zero gives 0). Non-negative exponents give
+    NumPy's values (wrapping on overflow); an eager call raises NumPy's ValueError instead."""
     if a.dtype == np.bool_:
         raise DTypeError("power is not defined for bool")
-    return ops.power(a, b)
+    if a.dtype.kind != "i" or _known_nonneg(b):
+        return ops.power(a, b)
+    zero, one = _zero(b), _c(b, 1)
+    neg = ops.compare(b, zero, "LT")
+    pos = ops.power(a, _where(neg, zero, b))
+    odd = ops.compare(ops.and_(b, one), one, "EQ")
+    unit = _where(ops.compare(a, _c(a, 1), "EQ"), _c(a, 1),
+                  _where(ops.compare(a, _c(a, -1), "EQ"), _where(odd, _c(a, -1), _c(a, 1)), _zero(a)))
+    return _where(neg, unit, pos)
+
+
+def _known_nonneg(b: TracedRArray) -> bool:
+    """``b`` holds no negative value, as known while tracing."""
+    from ..context import active
+    from ...ir.attrs import read_constant
+
+    from ...ir.values import defining_op
+
+    tc = active()
+    v = b.value
+    for _ in range(4):  # a constant seen through the broadcasts of promotion
+        if tc is not None and v in tc.nonneg_values:
+            return True
+        vals = read_constant(v, max_elements=1 << 16)
+        if vals is not None:
+            return not np.any(vals < 0)
+        op = defining_op(v)
+        if op is None or op.operation.name not in ("stablehlo.broadcast_in_dim", "stablehlo.reshape"):
+            return False
+        v = op.operands[0]
+    return False
+
+
+def _static_values(x):
+    """The values of ``x`` when they are known while tracing, else None."""
+    if isinstance(x, TracedRArray):
+        from ...ir.attrs import read_constant
+
+        return read_constant(x.value, max_elements=1 << 20)
+    if getattr(x, "__reactant_concrete__", None) is not None:  # a device array: values on the device
+        return None
+    try:
+        return np.asarray(x)
+    except Exception:  # noqa: BLE001 - anything NumPy cannot read is not a static exponent
+        return None
+
+
+def _check_int_power(inputs, loop) -> None:
+    """NumPy's refusal of integers to negative integer powers, for an exponent known now."""
+    if loop[0].kind not in "iu" or len(inputs) != 2:
+        return
+    vals = _static_values(inputs[1])
+    if vals is not None and vals.dtype.kind in "iu" and vals.size and np.any(vals < 0):
+        raise DomainError("Integers to negative integer powers are not allowed.",
+                          hint="use a float base or exponent (x ** -1.0, np.float_power), or non-negative exponents")
 
 
 def _add(a, b):
@@ -132,28 +193,44 @@ def _subtract(a, b):
     return ops.subtract(a, b)
 
 
+def _complex_pick(a, b, direction: str):
+    """NumPy's complex maximum ("GT") / minimum ("LT"): lexicographic on (real, imag), a NaN
+    operand (either part) returned, the first when both are. Built from compares of the parts:
+    XLA has no complex order (its min/max of complex constants aborts the process)."""
+    ar, ai, br, bi = ops.real(a), ops.imag(a), ops.real(b), ops.imag(b)
+    a_wins = ops.or_(ops.compare(ar, br, direction),
+                     ops.and_(ops.compare(ar, br, "EQ"), ops.compare(ai, bi, direction[0] + "E")))
+    a_nan = ops.or_(_isnan(ar), _isnan(ai))
+    b_nan = ops.or_(_isnan(br), _isnan(bi))
+    return _where(ops.or_(a_nan, ops.and_(a_wins, ops.not_(b_nan))), a, b)
+
+
 def _maximum(a, b):
     if a.dtype == np.bool_:
         return ops.or_(a, b)
+    if is_complex(a.dtype):
+        return _complex_pick(a, b, "GT")
     return ops.maximum(a, b)
 
 
 def _minimum(a, b):
     if a.dtype == np.bool_:
         return ops.and_(a, b)
+    if is_complex(a.dtype):
+        return _complex_pick(a, b, "LT")
     return ops.minimum(a, b)
 
 
 def _fmax(a, b):
     if not (is_float(a.dtype) or is_complex(a.dtype)):
         return _maximum(a, b)
-    return _where(_isnan(a), b, _where(_isnan(b), a, ops.maximum(a, b)))
+    return _where(_isnan(a), b, _where(_isnan(b), a, _maximum(a, b)))
 
 
 def _fmin(a, b):
     if not (is_float(a.dtype) or is_complex(a.dtype)):
         return _minimum(a, b)
-    return _where(_isnan(a), b, _where(_isnan(b), a, ops.minimum(a, b)))
+    return _where(_isnan(a), b, _where(_isnan(b), a, _minimum(a, b)))
 
 
 def _negative(x):
@@ -392,6 +469,8 @@ def apply_ufunc(ufunc: np.ufunc, *inputs, dtype=None, casting="same_kind", where
             f"ufunc '{ufunc.__name__}' not supported for the input types "
             + ", ".join(_show(x) for x in inputs)
         )
+    if ufunc is np.power:
+        _check_int_power(inputs, loop)
     traced = broadcast_all(*[as_traced(x, loop[i]) for i, x in enumerate(inputs)])
     out = body(*traced)
     if isinstance(out, tuple):

@@ -25,7 +25,7 @@ import numpy as np
 
 from ...ir.values import same_computation
 from .. import ops
-from ..errors import UnsupportedError, describe
+from ..errors import UnsupportedError
 from ..traced import TracedRArray
 from ._run_time_length import RunTimeLength, install_operators
 from .convert import PY_SCALARS, as_traced, broadcast_to
@@ -80,13 +80,44 @@ class Window(RunTimeLength):
     """``values`` whose dims ``d`` with ``lens[d]`` a :class:`Length` hold only that many
     leading elements (``lens[d]`` an int: the whole, static dimension)."""
 
-    __slots__ = ("values", "lens")
+    __slots__ = ("_values", "lens", "view")
     __array_priority__ = 2000  # over traced arrays and ndarrays in mixed operators
     __reactant_defer__ = True  # traced arrays' NumPy dispatch lets this type handle mixed calls
 
     def __init__(self, values: TracedRArray, lens: tuple):
-        self.values = values
+        self._values = values
         self.lens = tuple(lens)
+        # (base array, index, the base root's value when read): a slice of ``base`` is a NumPy
+        # view: it follows writes to the base and writes through (``w -= 1``, ``w[...] = v``)
+        self.view = None
+
+    @property
+    def values(self) -> TracedRArray:
+        view = self.view
+        if view is not None:
+            base, index, seen = view
+            root = base._root if base._root is not None else base
+            if root.value is not seen:  # the base was written since: read the slice again
+                self._values = read(base, index).values
+                self.view = (base, index, root.value)
+        return self._values
+
+    def _write(self, new) -> "Window":
+        """``self[...] = new`` through to the base (a view), or a plain rebinding (a copy)."""
+        if self.view is None:
+            return new
+        from .indexing import setitem
+
+        base, index, _ = self.view
+        setitem(base, index, new)
+        self.values  # (read again from the written base)
+        return self
+
+    def __setitem__(self, index, value):
+        items = index if isinstance(index, tuple) else (index,)
+        if self.view is None or not all(it is Ellipsis or it == slice(None) for it in items):
+            self._shape_error("writing part of it")
+        self._write(value)
 
     def __repr__(self) -> str:
         dims = ", ".join(str(n) if _static(n) else f"<={b}" for n, b in zip(self.lens, self.values.shape))
@@ -681,3 +712,16 @@ _FUNCTIONS = {
 
 
 install_operators(Window, binary=[("matmul", np.matmul)], methods=[("dot", np.dot)])
+
+
+def _inplace(ufunc):
+    def method(self, other):
+        return self._write(ufunc(self, other))  # a view: the base takes the new values
+
+    return method
+
+
+for _name, _uf in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("truediv", np.true_divide),
+                   ("floordiv", np.floor_divide), ("mod", np.remainder), ("pow", np.power),
+                   ("and", np.bitwise_and), ("or", np.bitwise_or), ("xor", np.bitwise_xor), ("matmul", np.matmul)]:
+    setattr(Window, f"__i{_name}__", _inplace(_uf))

@@ -1,0 +1,176 @@
+"""Traced values kept beyond their trace (or loop body / branch) raise a clear error naming
+where they were made and where they are used, instead of crashing or giving invalid IR; loops
+whose variables change what they refer to are unrolled (loops="auto") or refused clearly."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import reactant
+from reactant import EscapedTracerError, NonUniformLoopError
+from .inplace_check import check
+
+
+class Model:
+    def fit(self, X):
+        self.X = X * 2.0  # a traced value kept on the object
+        return X.sum()
+
+    def predict(self, Y):
+        return (self.X * Y).sum()
+
+
+def test_tracer_kept_on_object_then_used_by_another_compiled_function():
+    m = Model()
+    x = reactant.to_rarray(np.ones((3, 3)))
+    reactant.compile(m.fit)(x)
+    with pytest.raises(EscapedTracerError, match=r"made at .*test_escapes.py:\d+") as e:
+        reactant.compile(m.predict)(x)
+    assert "after the trace of Model.fit ended" in str(e.value)
+    assert "return (self.X * Y).sum()" in str(e.value)  # the line where it is used
+    with pytest.raises(EscapedTracerError):
+        np.asarray(m.X + 1)  # eagerly, too
+
+
+def test_escaped_tracer_is_an_exception_not_a_crash_in_a_fresh_process(tmp_path):
+    code = textwrap.dedent('''
+        import numpy as np, reactant
+        class M:
+            def fit(self, X): self.X = X * 2.0; return X.sum()
+            def predict(self, Y): return (self.X * Y).sum()
+        m = M(); fit = reactant.compile(m.fit); pred = reactant.compile(m.predict)
+        x = reactant.to_rarray(np.ones((3, 3))); fit(x); pred(x)
+    ''')
+    script = tmp_path / "escape.py"
+    script.write_text(code)
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, (r.returncode, r.stderr[-2000:])  # an exception, not a signal
+    assert "EscapedTracerError" in r.stderr
+
+
+def list_in_traced_while(x):
+    acc = []
+    k = x[0] * 0
+    while k < 3:
+        acc.append(k * 2)
+        k = k + 1
+    return np.stack(acc)
+
+
+def list_in_traced_if(x):
+    acc = []
+    if x[0] > 0:
+        acc.append(x * 2)
+    else:
+        acc.append(x * 3)
+    return np.stack(acc)
+
+
+@pytest.mark.parametrize("fn", [list_in_traced_while, list_in_traced_if])
+def test_values_kept_from_a_traced_body_are_a_clear_error(fn):
+    with pytest.raises(EscapedTracerError, match="np.stack"):
+        reactant.compile(fn)(reactant.to_rarray(np.ones(3)))
+
+
+def write_then_rebind(x):
+    y = x * 1.0
+    for i in range(40):
+        y[0] = y[0] + 1.0  # the first iteration writes the array y held before the loop
+        y = y * 0.5
+    return y
+
+
+def test_loop_variable_written_then_rebound_is_unrolled_in_auto_mode():
+    check(write_then_rebind, np.arange(4.0), loops="auto")
+    check(write_then_rebind, np.arange(4.0), loops="unroll")
+
+
+def test_loop_variable_written_then_rebound_is_refused_when_kept():
+    with pytest.raises(NonUniformLoopError, match="both updated in place and reassigned"):
+        reactant.compile(write_then_rebind, loops="keep")(reactant.to_rarray(np.arange(4.0)))
+
+
+def argument_written_then_rebound(x):
+    for i in range(40):
+        x[0] = x[0] + 1.0
+        x = x * 0.5
+    return x
+
+
+def test_argument_written_then_rebound_matches_numpy_when_auto():
+    check(argument_written_then_rebound, np.arange(4.0), loops="auto")
+
+
+def rebind_to_outer(x, z):
+    y = x
+    for i in range(40):
+        y = z  # after the loop y is z itself
+        z[0] = z[0] + 1.0
+    y[1] = -5.0
+    return y
+
+
+def test_loop_variable_bound_to_an_outer_array():
+    check(rebind_to_outer, np.arange(4.0), np.arange(4.0) + 10, loops="auto")
+    with pytest.raises(NonUniformLoopError):
+        reactant.compile(rebind_to_outer, loops="keep")(reactant.to_rarray(np.arange(4.0)),
+                                                        reactant.to_rarray(np.arange(4.0)))
+
+
+def conditional_alias(x, z):
+    if x[0] > 0:
+        y = x
+    else:
+        y = z
+    y[1] = -5.0  # NumPy writes x or z depending on the condition
+
+
+def test_write_through_a_conditional_alias_is_refused():
+    with pytest.raises(reactant.ReactantError, match="depends on the condition"):
+        reactant.compile(conditional_alias)(reactant.to_rarray(np.ones(3)), reactant.to_rarray(np.ones(3)))
+
+
+def conditional_new_array(x):
+    y = x * 1.0
+    if x[0] > 0:
+        y = y * 2.0
+    y[1] = -5.0  # the old y is gone: nobody else can see the write
+    return y
+
+
+def test_write_after_a_conditional_rebinding_of_a_temporary():
+    check(conditional_new_array, np.ones(3))
+    check(conditional_new_array, -np.ones(3))
+
+
+def _fails_when_index_is_traced(i):
+    if isinstance(i, reactant.TracedRArray):
+        raise RuntimeError("a bug that only shows when the loop is staged")
+    return 1.0
+
+
+def loop_with_a_staging_bug(x):
+    for i in range(60):
+        x = x * 1.01 + _fails_when_index_is_traced(i) * np.sin(x)
+    return x
+
+
+def test_a_failure_while_staging_a_loop_is_not_hidden_by_unrolling():
+    # only the failures that call for unrolling (the body needs a Python int, aliasing that
+    # changes between iterations, our own errors) unroll; anything else is reported as is
+    with pytest.raises(RuntimeError, match="only shows when the loop is staged"):
+        reactant.compile(loop_with_a_staging_bug)(reactant.to_rarray(np.ones(3)))
+
+
+def loop_needing_a_python_int(x):
+    out = x * 0.0
+    for i in range(60):
+        out[i % 3] += np.ones(i + 1).sum()  # np.ones needs a Python int: unrolled
+    return out
+
+
+def test_a_body_needing_the_index_as_a_python_int_is_unrolled():
+    check(loop_needing_a_python_int, np.ones(3))

@@ -1,0 +1,67 @@
+"""Traced values that outlive their trace (or the region they were made in).
+
+A traced array is a name for an MLIR value of one program being built. Kept after its trace
+ended (stored on an object, a global, a list), it would name a value of a finished (maybe
+freed) module: using it used to crash the process. When a trace ends, every handle of it
+that is still alive becomes an ``EscapedTracer``, which raises ``EscapedTracerError`` on any
+use, naming where it was made and where it is used (as JAX's ``UnexpectedTracerError``).
+The same happens to handles made inside a loop body or branch that outlive it.
+"""
+
+from __future__ import annotations
+
+from .errors import EscapedTracerError
+from .traced import TracedRArray
+
+_ALLOWED = frozenset(("__class__", "_made", "shape", "dtype", "ndim", "__repr__", "__str__", "_fail"))
+
+
+class EscapedTracer(TracedRArray):
+    """What a traced handle becomes when it outlives its trace: every use raises. (The
+    ``value`` slot holds the explanation; the MLIR value is gone.)"""
+
+    __slots__ = ()
+
+    def _fail(self, *args, **kwargs):
+        raise EscapedTracerError(
+            object.__getattribute__(self, "_nowrite"),
+            hint="return traced values from the compiled function (you get device arrays), or "
+                 "pass them in as arguments; inside a function, carry values out of loops and "
+                 "ifs in variables, not in lists or attributes")
+
+    def __getattribute__(self, name):
+        if name in _ALLOWED:
+            return object.__getattribute__(self, name)
+        object.__getattribute__(self, "_fail")()
+
+    def __repr__(self) -> str:
+        return f"<escaped tracer {self.dtype}{list(self.shape)}>"
+
+    __str__ = __repr__
+    __array_ufunc__ = __array_function__ = __array__ = __getitem__ = __setitem__ = _fail
+    __bool__ = __float__ = __int__ = __index__ = __len__ = __iter__ = __complex__ = _fail
+
+
+def kill(x: TracedRArray, made, why: str) -> None:
+    """Turn ``x`` into an ``EscapedTracer`` (``made``: (file, line) where it was made, or None).
+    Touches no MLIR object: the value may belong to an erased op."""
+    where = f" made at {made[0]}:{made[1]}" if made else ""
+    msg = f"a traced value {x.dtype}{list(x.shape)}{where} is used after {why}: traced values exist only " \
+        "while their trace runs"
+    x.__class__ = EscapedTracer
+    x.value = None
+    x._root = None
+    x._chain = None
+    x._vcache = None
+    x._nowrite = msg
+
+
+def kill_escaped(handles: list, start: int, stop: int | None, why: str, keep=()) -> None:
+    """Disable the handles registered in ``handles[start:stop]`` that are still alive (other
+    than those in ``keep``)."""
+    keep_ids = {id(k) for k in keep}
+    end = len(handles) if stop is None else stop
+    for r, made in handles[start:end]:
+        h = r()
+        if h is not None and id(h) not in keep_ids and type(h) is not EscapedTracer:
+            kill(h, made, why)
