@@ -61,6 +61,21 @@ class TraceContext:
         # the Python state (globals, attributes, items...) the traced code reads (state_reads)
         self.reads = StateReads(self.ctx)
 
+    def release(self) -> None:
+        """Drop the Python handles on ops and values of the module once tracing is over: the
+        passes erase ops behind Python's back, and a handle outliving its op corrupts the heap
+        when it is freed (MLIR's Python wrappers are not told). What the compile still needs —
+        the context, ``@main``, the extensions — stays."""
+        main = self.functions.get("main")
+        self.functions = {"main": main} if main is not None else {}
+        self.call_cache.clear()
+        self.mutations.clear()
+        self.nonneg_values.clear()
+        self.int_ranges.clear()
+        self._captured.clear()
+        self._ips.clear()
+        self.handles.clear()
+
     # -- types ------------------------------------------------------------------------------
     def elem_type(self, dtype: np.dtype) -> ir.Type:
         t = self._elem_types.get(dtype)

@@ -68,7 +68,7 @@ def trace(
         # handles still alive now were kept by the user's code (attributes, globals, lists):
         # they name values of this program only, so any later use is an error, not a crash
         kill_escaped(tc.handles, 0, None, f"the trace of {getattr(fn, '__qualname__', name)!s} ended")
-        tc.handles.clear()
+        tc.release()
 
 
 def _trace(tc: TraceContext, fn, leaves, tree, inputs, name) -> TracedProgram:
