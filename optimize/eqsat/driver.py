@@ -105,11 +105,11 @@ _COMMON = frozenset(CTORS) - _SLICING
 _BASE = threading.local()  # .egraphs: this thread's base e-graphs (dropped with the thread)
 
 
-def _base_egraph(ranks, fast_math: bool, consts: dict, present) -> eb.EGraph:
+def _base_egraph(ranks, fast_math: bool, consts: dict, present, take: bool = False) -> eb.EGraph:
     """An e-graph with the prelude, (at least) the rules that can fire on a segment made of the
     op constructors ``present`` and the cost rules loaded (up to 0.15 s to build), cached per
     thread (egglog's e-graphs must stay on the thread that made them: another thread touching
-    one panics); segments work on it between ``(push)`` and ``(pop)``."""
+    one panics). ``take``: the e-graph leaves the cache (a segment fills it; it is not reused)."""
     ranks = tuple(sorted(set(ranks) | set(range(5))))
     reachable, rules = rules_for(frozenset(present), ranks, fast_math)
     if reachable & _DOT_REDUCE and not reachable & _SLICING:
@@ -128,7 +128,7 @@ def _base_egraph(ranks, fast_math: bool, consts: dict, present) -> eb.EGraph:
     # smallest cached one that covers this segment before building another
     fits = [(len(k[1]), k) for k in cache if k[0] == common and k[1] >= reachable]
     key = min(fits)[1] if fits else (common, reachable)
-    eg = cache.get(key)
+    eg = cache.pop(key, None) if take else cache.get(key)
     if eg is None:
         eg = eb.EGraph()
         for cmd in prelude():
@@ -137,9 +137,10 @@ def _base_egraph(ranks, fast_math: bool, consts: dict, present) -> eb.EGraph:
             _run(eg, r)
         for c in cost_mod.cost_commands(consts):
             _run(eg, c)
-        if len(cache) > 8:
-            cache.clear()
-        cache[key] = eg
+        if not take:
+            if len(cache) > 8:
+                cache.clear()
+            cache[key] = eg
     return eg
 
 
@@ -218,8 +219,9 @@ def optimize_segment(seg: Segment, limits: Limits, consts: dict, *, inspect=None
         return stat
     if enc.roots:
         present = {t[2:] for t in enc.tables if t.startswith("In") and t[2:] in CTORS}
-        eg = _base_egraph(enc.ranks, limits.fast_math, consts, present)  # this thread's own: no lock
-        _run(eg, "(push)")
+        # this thread's own (no lock), used for this segment only: egglog 13's (push)/(pop)
+        # corrupts the heap on some of our e-graphs (a later, unrelated allocation aborts)
+        eg = _base_egraph(enc.ranks, limits.fast_math, consts, present, take=True)
         try:
             res = _saturate(eg, enc, limits, stat, consts)
             if res is not None:
@@ -233,7 +235,7 @@ def optimize_segment(seg: Segment, limits: Limits, consts: dict, *, inspect=None
                     except RebuildError as e:
                         stat.error = f"rebuild: {e}"
         finally:
-            _run(eg, "(pop)")
+            del eg
         if key is not None and not stat.replaced and not stat.error:
             with _NO_GAIN_LOCK:
                 if len(_NO_GAIN) >= NO_GAIN_SIZE:
