@@ -87,3 +87,16 @@ def test_traced_value_kept_from_another_compiled_function():
         m = M(); fit = reactant.compile(m.fit); pred = reactant.compile(m.predict)
         x = reactant.to_rarray(np.ones((3, 3))); fit(x); pred(x)
     """, "Error")
+
+
+def test_equality_saturation_leaves_the_heap_sound():
+    # egglog's (push)/(pop) on a cached e-graph corrupted the heap: an abort in a later compile
+    # (found by the differential generator: this program at O2, a failing trace, O2 again)
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    code = textwrap.dedent("""
+        from tests.differential.runner import run_seed
+        r = run_seed(60, "small", modes=["auto-O2", "keep-O2", "auto-O2", "unroll-O2"])
+        assert all(o.status in ("ok", "error") for o in r.outcomes), r.outcomes
+    """)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=repo)
+    assert p.returncode == 0, f"returncode {p.returncode}:\\n{p.stderr[-3000:]}"
