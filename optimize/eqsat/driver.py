@@ -112,7 +112,7 @@ def _base_egraph(ranks, fast_math: bool, consts: dict, present, take: bool = Fal
     one panics). ``take``: the e-graph leaves the cache (a segment fills it; it is not reused)."""
     ranks = tuple(sorted(set(ranks) | set(range(5))))
     reachable, rules = rules_for(frozenset(present), ranks, fast_math)
-    if reachable & _DOT_REDUCE and not reachable & _SLICING:
+    if not take and reachable & _DOT_REDUCE and not reachable & _SLICING:
         # one base for every segment of dots and reductions without slicing (190 rules, vs 164
         # or 177 for its usual subsets): a rule set needed for the first time costs 0.25 ms a
         # rule to load, so a base that covers the common cases is built once per thread instead
