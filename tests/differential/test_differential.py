@@ -29,7 +29,8 @@ CI_PROGRAMS = int(os.environ.get("REACTANT_DIFF_PROGRAMS", "300"))
 CHUNK = 10
 # The CI part runs each chunk in a worker process, so that a crash is reported as one (with the
 # seed and source) instead of killing the test session; a chunk whose worker died is run again
-# program by program, and a mode whose own process dies fails the test. (Found this way: egglog's
+# program by program (a warning names it: a crash that needs the history of the process), and a
+# mode whose own process dies fails the test. (Found this way: egglog's
 # (push)/(pop) corrupted the heap, shown as an abort in a later compile.)
 
 
@@ -126,6 +127,9 @@ def test_generated_programs_in_every_mode(chunk):
     results = run_pool(seeds, ALL_MODES, jobs=1, profile="small")
     died = sorted({r.seed for r in results for o in r.outcomes if o.exc_type == "WorkerDied"})
     if died:  # which program: each alone, in a process of its own (its crash then fails the test)
+        import warnings
+
+        warnings.warn(f"differential: a worker died at seeds {died}; run again one per process", stacklevel=1)
         again = {s: run_pool([s], ALL_MODES, jobs=1, profile="small")[0] for s in died}
         results = [again.get(r.seed, r) for r in results]
     assert sum(not r.valid for r in results) <= 1, [r.invalid for r in results if not r.valid]
