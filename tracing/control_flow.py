@@ -313,7 +313,8 @@ def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh,
     """One attempt at tracing the loop. A traced leaf is carried as itself (the same Python
     object, its root's value carried: in-place updates of it, and of views of it, reach the
     caller's array) unless the body rebinds it (``fresh``: then a new array per iteration).
-    Returns ("done", result) or what to change for the next attempt."""
+    Returns ("done", result, end of the body's handles) or what to change for the next
+    attempt."""
     # the leaves carried as themselves, and the roots whose values the loop carries for them
     ident = [i for i in carried if isinstance(leaves[i], TracedRArray) and i not in fresh]
     vslots = [i for i in carried if i not in ident]
@@ -354,107 +355,88 @@ def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh,
         for c, v in zip(cells, saved):
             c.value = v
 
-    failed = []
-
-    def fail():
-        failed.append(True)
-        reset()
-        op.erase()
-
     where = f" (loop body at {_where_defined(body_fn)})"
     try:
-        return _while_regions(tc, op, cond_fn, body_fn, leaves, tree, specs, extra, names, ident, vslots, cells,
-                              types, mark, region_args, fail, reset, where, fresh_in)
-    except BaseException:
-        if not failed:  # the user's code raised while the regions were traced: undo, then report
-            fail()
-        raise
-
-
-def _while_regions(tc, op, cond_fn, body_fn, leaves, tree, specs, extra, names, ident, vslots, cells, types, mark,
-                   region_args, fail, reset, where, fresh_in):
-    # condition
-    cblock = op.regions[0].blocks.append(*[tc.tensor_type(s, d) for s, d in types])
-    with tc.insert_into(cblock):
-        c = cond_fn(region_args(cblock))
-        if not isinstance(c, TracedRArray) and not isinstance(c, (bool, np.bool_)):
-            c = bool(c)
-        pred = _scalar_pred(c, "while")
-        _return([pred])
-    # body
-    bblock = op.regions[1].blocks.append(*[tc.tensor_type(s, d) for s, d in types])
-    with tc.insert_into(bblock):
-        new = body_fn(region_args(bblock))
-        new_leaves, new_tree = _leaves(new)
-        if new_tree != tree:
-            fail()
-            raise ShapeError(f"the loop body returns a different structure: {new_tree} instead of {tree}",
-                             hint=f"loop body defined at {_where_defined(body_fn)}")
-        rebound = [i for i in ident if new_leaves[i] is not leaves[i]]
-        if rebound:  # the body binds these names to other arrays: carry them as values
-            fail()
-            return ("fresh", rebound)
-        outer = _outer_mutations(tc, mark, op)
-        new_extra = [t for key, (t, old) in outer.items() if all(t is not c for c in cells)]
-        written = {id(t) for t, _old in tc.mutations[mark:]}
-        # a leaf first carried as itself, now as a value: its array must not be written in the
-        # body (in the first iteration the write would reach it, in later ones a new array)
-        for i in vslots:
-            if isinstance(leaves[i], TracedRArray) and (
-                    any(root_of(leaves[i]) is t for t in new_extra) or id(fresh_in[i]) in written):
-                fail()
-                raise NonUniformLoopError(
-                    f"loop variable {_name(names, tree, i)} is both updated in place and reassigned in the "
-                    f"loop body{where}: the first iteration would update the array it held before the loop, "
-                    "later ones a new array", hint="update it in place only (x[...] = ...), or reassign only "
-                    "(x = ...), or make a copy before the loop (x = x.copy())")
-        if new_extra:
-            fail()
-            return ("extra", new_extra)
-        promote = {}
-        vals = []
-        seen_roots: dict[int, int] = {}
-        for i, (old, nv) in enumerate(zip(leaves, new_leaves)):
-            if i not in specs:
-                if not _same_static(old, nv):
-                    fail()
-                    raise ShapeError(f"loop carry {_name(names, tree, i)} is not an array and changes in the "
-                                     f"body ({old!r} -> {nv!r})")
-                continue
-            if i in ident:
-                continue
-            shape, dt, weak = specs[i]
-            if isinstance(nv, TracedRArray):
-                problem = _alias_problem(nv, cells, fresh_in, seen_roots, i, op)
-                if problem:
-                    fail()
+        # condition
+        cblock = op.regions[0].blocks.append(*[tc.tensor_type(s, d) for s, d in types])
+        with tc.insert_into(cblock):
+            c = cond_fn(region_args(cblock))
+            if not isinstance(c, TracedRArray) and not isinstance(c, (bool, np.bool_)):
+                c = bool(c)
+            pred = _scalar_pred(c, "while")
+            _return([pred])
+        # body
+        bblock = op.regions[1].blocks.append(*[tc.tensor_type(s, d) for s, d in types])
+        with tc.insert_into(bblock):
+            new = body_fn(region_args(bblock))
+            new_leaves, new_tree = _leaves(new)
+            if new_tree != tree:
+                raise ShapeError(f"the loop body returns a different structure: {new_tree} instead of {tree}",
+                                 hint=f"loop body defined at {_where_defined(body_fn)}")
+            rebound = [i for i in ident if new_leaves[i] is not leaves[i]]
+            if rebound:  # the body binds these names to other arrays: carry them as values
+                raise _Retry("fresh", rebound)
+            outer = _outer_mutations(tc, mark, op)
+            new_extra = [t for key, (t, old) in outer.items() if all(t is not c for c in cells)]
+            written = {id(t) for t, _old in tc.mutations[mark:]}
+            # a leaf first carried as itself, now as a value: its array must not be written in the
+            # body (in the first iteration the write would reach it, in later ones a new array)
+            for i in vslots:
+                if isinstance(leaves[i], TracedRArray) and (
+                        any(root_of(leaves[i]) is t for t in new_extra) or id(fresh_in[i]) in written):
                     raise NonUniformLoopError(
-                        f"loop variable {_name(names, tree, i)} refers to {problem} at the end of the loop body"
-                        f"{where}: what it refers to would differ between iterations",
-                        hint="assign it a new array (y = x.copy()), or update arrays in place")
-            t = nv if isinstance(nv, TracedRArray) else None
-            if t is None:
-                t = as_traced(nv, dt) if type(nv) in PY_SCALARS else as_traced(nv)
-            if t.shape != shape or t.dtype != dt:
-                if weak and t.shape == shape and _weak_promotes_to(dt, t.dtype):
-                    promote[i] = (shape, t.dtype, False)
+                        f"loop variable {_name(names, tree, i)} is both updated in place and reassigned in the "
+                        f"loop body{where}: the first iteration would update the array it held before the loop, "
+                        "later ones a new array", hint="update it in place only (x[...] = ...), or reassign only "
+                        "(x = ...), or make a copy before the loop (x = x.copy())")
+            if new_extra:
+                raise _Retry("extra", new_extra)
+            promote = {}
+            vals = []
+            seen_roots: dict[int, int] = {}
+            for i, (old, nv) in enumerate(zip(leaves, new_leaves)):
+                if i not in specs:
+                    if not _same_static(old, nv):
+                        raise ShapeError(f"loop carry {_name(names, tree, i)} is not an array and changes in the "
+                                         f"body ({old!r} -> {nv!r})")
                     continue
-                if t.shape == shape and np.can_cast(t.dtype, dt, casting="same_kind") and (
-                        isinstance(nv, TracedRNumber) and nv.weak or type(nv) in PY_SCALARS):
-                    t = ops.convert(t, dt)
-                else:
-                    fail()
-                    raise DTypeError(
-                        f"loop carry {_name(names, tree, i)} changes from {dt}{list(shape)} to "
-                        f"{t.dtype}{list(t.shape)} in the loop body",
-                        hint=f"give it its final dtype/shape before the loop (body at {_where_defined(body_fn)})",
-                    )
-            vals.append(t)
-        if promote:
-            fail()
-            return ("promote", promote)
-        vals += [wrap(c.value, c.shape, c.dtype) for c in cells]
-        _return(vals)
+                if i in ident:
+                    continue
+                shape, dt, weak = specs[i]
+                if isinstance(nv, TracedRArray):
+                    problem = _alias_problem(nv, cells, fresh_in, seen_roots, i, op)
+                    if problem:
+                        raise NonUniformLoopError(
+                            f"loop variable {_name(names, tree, i)} refers to {problem} at the end of the loop body"
+                            f"{where}: what it refers to would differ between iterations",
+                            hint="assign it a new array (y = x.copy()), or update arrays in place")
+                t = nv if isinstance(nv, TracedRArray) else None
+                if t is None:
+                    t = as_traced(nv, dt) if type(nv) in PY_SCALARS else as_traced(nv)
+                if t.shape != shape or t.dtype != dt:
+                    if weak and t.shape == shape and _weak_promotes_to(dt, t.dtype):
+                        promote[i] = (shape, t.dtype, False)
+                        continue
+                    if t.shape == shape and np.can_cast(t.dtype, dt, casting="same_kind") and (
+                            isinstance(nv, TracedRNumber) and nv.weak or type(nv) in PY_SCALARS):
+                        t = ops.convert(t, dt)
+                    else:
+                        raise DTypeError(
+                            f"loop carry {_name(names, tree, i)} changes from {dt}{list(shape)} to "
+                            f"{t.dtype}{list(t.shape)} in the loop body",
+                            hint=f"give it its final dtype/shape before the loop (body at {_where_defined(body_fn)})",
+                        )
+                vals.append(t)
+            if promote:
+                raise _Retry("promote", promote)
+            vals += [wrap(c.value, c.shape, c.dtype) for c in cells]
+            _return(vals)
+    except BaseException as e:  # the attempt is undone: a retry, or an error reported as it is
+        reset()
+        op.erase()
+        if isinstance(e, _Retry):
+            return (e.kind, e.payload)
+        raise
     # the loop's results: value slots become new arrays, carried arrays written in the body
     # take their final values (in place: enclosing constructs carry them in turn)
     reset()
@@ -472,6 +454,16 @@ def _while_regions(tc, op, cond_fn, body_fn, leaves, tree, specs, extra, names, 
     return ("done", unflatten(tree, out), end)
 
 
+
+class _Retry(Exception):
+    """What the next attempt at a loop must carry differently (``kind``: "fresh", "extra" or
+    "promote")."""
+
+    def __init__(self, kind: str, payload):
+        self.kind = kind
+        self.payload = payload
+
+
 def _alias_problem(nv: TracedRArray, cells, fresh_in: dict, seen_roots: dict, i: int, op) -> str | None:
     """Why the value slot ``i`` ending the body as ``nv`` cannot be carried as a plain value:
     it is (a view of) an array carried as itself, of another slot's array, or an array from
@@ -483,10 +475,8 @@ def _alias_problem(nv: TracedRArray, cells, fresh_in: dict, seen_roots: dict, i:
     if other is not None:
         return f"the same array as another loop variable (carry leaf {other})"
     seen_roots[id(r)] = i
-    if nv._root is not None and all(r is not t for t in fresh_in.values()) and not _inside(r.value, op):
-        return "a view of an array from before the loop"
-    if nv._root is None and all(r is not t for t in fresh_in.values()) and not _inside(r.value, op):
-        return "an array from before the loop"
+    if all(r is not t for t in fresh_in.values()) and not _inside(r.value, op):
+        return ("a view of " if nv._root is not None else "") + "an array from before the loop"
     return None
 
 

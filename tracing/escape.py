@@ -13,7 +13,7 @@ from __future__ import annotations
 from .errors import EscapedTracerError
 from .traced import TracedRArray
 
-_ALLOWED = frozenset(("__class__", "_made", "shape", "dtype", "ndim", "__repr__", "__str__", "_fail"))
+_ALLOWED = frozenset(("__class__", "shape", "dtype", "ndim", "__repr__", "__str__", "_fail"))
 
 
 class EscapedTracer(TracedRArray):

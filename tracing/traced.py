@@ -191,9 +191,7 @@ def _view_value(v: TracedView) -> ir.Value:
     root = v._root
     rv = root.value
     c = v._vcache
-    from .context import active
-
-    tc = active()
+    tc = getattr(_tls, "tc", None)
     if c is not None and c[0] is rv and tc is not None and any(ip is c[1] for ip in tc._ips):
         return c[2]
     p = TracedRArray(rv, root.shape, root.dtype)
@@ -217,9 +215,7 @@ def make_view(parent: TracedRArray, step, result: TracedRArray, strides) -> Trac
     v._chain = chain
     v._strides = tuple(strides)
     v._nowrite = None
-    from .context import active
-
-    tc = active()
+    tc = getattr(_tls, "tc", None)
     v._vcache = (root.value, tc._ips[-1] if tc is not None and tc._ips else None, result.value)
     if tc is not None:
         tc.handles.append((_ref(v), tc.where))
@@ -266,9 +262,7 @@ def rebind(x: TracedRArray, new: TracedRArray) -> None:
             raise AliasError(why, hint="copy it first (y = y.copy()) if the other arrays must not change, "
                                        "or update each array by its own name")
         root._nowrite = None  # the other arrays are gone: nobody else can see the write
-    from .context import active
-
-    tc = active()
+    tc = getattr(_tls, "tc", None)
     if tc is not None:
         tc.mutations.append((root, root.value))
     root.value = value

@@ -99,48 +99,20 @@ def _size(eg) -> int:
     return 0
 
 
-_DOT_REDUCE = frozenset({"Dot", "Reduce"})
-_SLICING = frozenset({"Slice", "Pad", "Concat", "Reverse"})
-_COMMON = frozenset(CTORS) - _SLICING
-_BASE = threading.local()  # .egraphs: this thread's base e-graphs (dropped with the thread)
-
-
-def _base_egraph(ranks, fast_math: bool, consts: dict, present, take: bool = False) -> eb.EGraph:
-    """An e-graph with the prelude, (at least) the rules that can fire on a segment made of the
-    op constructors ``present`` and the cost rules loaded (up to 0.15 s to build), cached per
-    thread (egglog's e-graphs must stay on the thread that made them: another thread touching
-    one panics). ``take``: the e-graph leaves the cache (a segment fills it; it is not reused)."""
+def _base_egraph(ranks, fast_math: bool, consts: dict, present) -> eb.EGraph:
+    """A new e-graph with the prelude, the rules that can fire on a segment made of the op
+    constructors ``present`` and the cost rules (0.05-0.15 s to build). One per segment, used
+    once: a cached base reset with egglog 13's ``(push)``/``(pop)`` corrupted the heap on some
+    of our e-graphs (an abort in a later, unrelated compile)."""
     ranks = tuple(sorted(set(ranks) | set(range(5))))
-    reachable, rules = rules_for(frozenset(present), ranks, fast_math)
-    if not take and reachable & _DOT_REDUCE and not reachable & _SLICING:
-        # one base for every segment of dots and reductions without slicing (190 rules, vs 164
-        # or 177 for its usual subsets): a rule set needed for the first time costs 0.25 ms a
-        # rule to load, so a base that covers the common cases is built once per thread instead
-        # of once per combination of op kinds (the extra rules cannot fire on these segments)
-        wide, wide_rules = rules_for(frozenset(present) | _COMMON, ranks, fast_math)
-        if not wide & _SLICING:
-            reachable, rules = wide, wide_rules
-    common = (ranks, fast_math, tuple(sorted(consts.items())))
-    cache = getattr(_BASE, "egraphs", None)
-    if cache is None:
-        cache = _BASE.egraphs = {}
-    # a base holding more rules gives the same result (the extra ones cannot fire): reuse the
-    # smallest cached one that covers this segment before building another
-    fits = [(len(k[1]), k) for k in cache if k[0] == common and k[1] >= reachable]
-    key = min(fits)[1] if fits else (common, reachable)
-    eg = cache.pop(key, None) if take else cache.get(key)
-    if eg is None:
-        eg = eb.EGraph()
-        for cmd in prelude():
-            _run(eg, cmd)
-        for r in rules:
-            _run(eg, r)
-        for c in cost_mod.cost_commands(consts):
-            _run(eg, c)
-        if not take:
-            if len(cache) > 8:
-                cache.clear()
-            cache[key] = eg
+    _, rules = rules_for(frozenset(present), ranks, fast_math)
+    eg = eb.EGraph()
+    for cmd in prelude():
+        _run(eg, cmd)
+    for r in rules:
+        _run(eg, r)
+    for c in cost_mod.cost_commands(consts):
+        _run(eg, c)
     return eg
 
 
@@ -219,23 +191,18 @@ def optimize_segment(seg: Segment, limits: Limits, consts: dict, *, inspect=None
         return stat
     if enc.roots:
         present = {t[2:] for t in enc.tables if t.startswith("In") and t[2:] in CTORS}
-        # this thread's own (no lock), used for this segment only: egglog 13's (push)/(pop)
-        # corrupts the heap on some of our e-graphs (a later, unrelated allocation aborts)
-        eg = _base_egraph(enc.ranks, limits.fast_math, consts, present, take=True)
-        try:
-            res = _saturate(eg, enc, limits, stat, consts)
-            if res is not None:
-                fz, choice, sol, roots = res
-                if inspect is not None:
-                    inspect(fz, enc)
-                if not limits.rewrite or sol[0] < stat.cost_before * (1.0 - limits.min_gain):
-                    try:
-                        _rebuild(seg, enc, fz, choice, sol[1], roots)
-                        stat.replaced = True
-                    except RebuildError as e:
-                        stat.error = f"rebuild: {e}"
-        finally:
-            del eg
+        eg = _base_egraph(enc.ranks, limits.fast_math, consts, present)
+        res = _saturate(eg, enc, limits, stat, consts)
+        if res is not None:
+            fz, choice, sol, roots = res
+            if inspect is not None:
+                inspect(fz, enc)
+            if not limits.rewrite or sol[0] < stat.cost_before * (1.0 - limits.min_gain):
+                try:
+                    _rebuild(seg, enc, fz, choice, sol[1], roots)
+                    stat.replaced = True
+                except RebuildError as e:
+                    stat.error = f"rebuild: {e}"
         if key is not None and not stat.replaced and not stat.error:
             with _NO_GAIN_LOCK:
                 if len(_NO_GAIN) >= NO_GAIN_SIZE:

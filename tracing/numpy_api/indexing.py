@@ -202,16 +202,12 @@ def _frozen(e):
 
 
 def _window_view(x: TracedRArray, index, result: TracedRArray) -> TracedRArray:
-    """``x[i:i + k]`` (traced bounds, static length) as a view of ``x``."""
-    from ..views import index_view
+    """``x[i:i + k]`` (traced bounds, static length; ``windows.read`` refuses steps) as a view
+    of ``x``: the kept dims keep ``x``'s strides."""
+    from ..views import index_view, strides_of
 
     index = _frozen(index)
     items = index if isinstance(index, tuple) else (index,)
-    if any(isinstance(it, slice) and it.step not in (None, 1) for it in items):
-        return result
-    strides = [None] * result.ndim  # (only contiguity matters: treat the window as a slice)
-    from ..views import strides_of
-
     xs = strides_of(x)
     kept = [d for d, it in enumerate(list(items) + [slice(None)] * (x.ndim - len(items))) if isinstance(it, slice)]
     strides = [xs[d] for d in kept] if len(kept) == result.ndim else list(strides_of(result))

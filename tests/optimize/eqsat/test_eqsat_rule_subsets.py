@@ -54,18 +54,3 @@ def test_same_result_as_with_every_rule(path, monkeypatch):
     everything = frozenset(CTORS)
     monkeypatch.setattr(driver, "rules_for", lambda present, ranks, fm: rules_for(everything, ranks, fm))
     assert optimized() == with_subsets
-
-
-def test_segments_of_dots_and_reductions_share_one_base(monkeypatch):
-    """Dot / reduce segments without slicing get one wider base (built once per thread) instead
-    of one per combination of op kinds; slicing segments keep their own small base."""
-    monkeypatch.setattr(driver._BASE, "egraphs", {})
-    consts = driver.cost_mod.constants()
-    mlp = driver._base_egraph(RANKS, False, consts, {"Leaf", "Dot", "Bin", "Bcast", "Reduce", "SplatF", "Un"})
-    attention = driver._base_egraph(RANKS, False, consts, {"Leaf", "Dot", "Bin", "Sel", "Dense", "SplatF"})
-    loss = driver._base_egraph(RANKS, False, consts, {"Leaf", "Reduce", "Un", "SplatF"})
-    stencil = driver._base_egraph(RANKS, False, consts, {"Leaf", "Slice", "Bin", "SplatF"})
-    assert mlp is attention is loss
-    assert stencil is not mlp
-    keys = list(driver._BASE.egraphs)
-    assert len(keys) == 2 and not any(k[1] >= {"Slice", "Dot"} for k in keys)
