@@ -57,6 +57,7 @@ class TraceContext:
         # (weak reference, user line) of every traced handle made in this trace
         # (``escape.kill_escaped``); ``where``: the user line of the latest op
         self.handles: list = []
+        self.pure_depth = 0  # calls being traced for caching (functions.cached_call)
         self.where = None
         # the Python state (globals, attributes, items...) the traced code reads (state_reads)
         self.reads = StateReads(self.ctx)

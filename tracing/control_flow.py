@@ -332,7 +332,7 @@ def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh,
     types = [(t.shape, t.dtype) for t in init_vals]
     op = ir.Operation.create("stablehlo.while", results=[tc.tensor_type(s, d) for s, d in types],
                              operands=[t.value for t in init_vals], regions=2, loc=tc.location(), ip=tc.ip)
-    mark = len(tc.mutations)
+    mark, hstart = len(tc.mutations), len(tc.handles)
     saved = [c.value for c in cells]
     fresh_in: dict[int, TracedRArray] = {}  # the value-slot handles each region starts with
 
@@ -434,6 +434,9 @@ def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh,
     except BaseException as e:  # the attempt is undone: a retry, or an error reported as it is
         reset()
         op.erase()
+        # values of the erased op kept by the user's code (a list, an attribute): an error on use
+        kill_escaped(tc.handles, hstart, None, f"the loop body at {_where_defined(body_fn)} ended "
+                     "(it was kept in a list or attribute; carry values out of loops in variables)")
         if isinstance(e, _Retry):
             return (e.kind, e.payload)
         raise
@@ -537,7 +540,7 @@ def scan(f: Callable, init: Any, xs: Any, length: int | None = None) -> tuple[An
     # the ys' types: trace f once in a scratch region and throw it away
     tc = current()
     holder = _holder(1)
-    mark = len(tc.mutations)
+    mark, hstart = len(tc.mutations), len(tc.handles)
     c_leaves, c_tree = _leaves(init)
     blk = holder.regions[0].blocks.append(tc.tensor_type((), np.dtype(np.int32)))
     with tc.insert_into(blk):
@@ -546,6 +549,8 @@ def scan(f: Callable, init: Any, xs: Any, length: int | None = None) -> tuple[An
         y_specs = [(as_traced(v).shape, as_traced(v).dtype) for v in y_leaves]
     _restore(tc, mark)
     holder.erase()
+    kill_escaped(tc.handles, hstart, None, f"the scan body {_where_defined(f)} was traced to find its outputs "
+                 "(it was kept in a list or attribute)")
     ys0 = [ops.full((n,) + s, 0, d) for s, d in y_specs]
 
     def body(i, state):

@@ -8,6 +8,7 @@ functions (``cached_call``: traced once per signature, then ``func.call``ed). A
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -19,6 +20,7 @@ from ..ir.types import spec_of
 from .context import current
 from .numpy_api.convert import as_traced
 from .pytree import TreeDef, flatten, unflatten
+from .state_reads import _global_names
 from .traced import TracedRArray, TracedRNumber, wrap
 
 
@@ -144,7 +146,13 @@ def _spec(leaf):
 def cached_call(fn: Callable, *args, **kwargs) -> Any:
     """Call user function ``fn`` inside a trace: traced once per signature (shapes, dtypes,
     static values) into a private function, then a ``func.call`` for every call, so a helper
-    called many times is traced and emitted once (the optimizer inlines it again)."""
+    called many times is traced and emitted once (the optimizer inlines it again).
+
+    Only a *pure* call is cached (``_impurity``): one whose result depends on nothing but its
+    arguments and which changes no Python object. Anything else (a method, which reads its
+    object's state; a function reading a global list or array; one that appends to a list) is
+    traced inline at every call: replaying the first trace would freeze the state it read or
+    skip its effects."""
     from .context import active
 
     tc = active()
@@ -153,22 +161,41 @@ def cached_call(fn: Callable, *args, **kwargs) -> Any:
     if tc is None or not positions:
         return fn(*args, **kwargs)
     specs = [_spec(v) for v in leaves]
-    if any(s is None for s in specs):
+    why = "an unhashable argument" if any(s is None for s in specs) else _impurity(fn, args, kwargs, leaves)
+    if why is not None:
+        if tc.pure_depth:  # inside the trace of a call being cached: that call is not pure either
+            raise _Impure(why)
         return fn(*args, **kwargs)
     key = (fn, tree, tuple(specs))
     tf = tc.call_cache.get(key)
     if tf is _NO_CACHE:
         return fn(*args, **kwargs)
     if tf is None:
-        mark = len(tc.mutations)
+        mark, start, known, calls = len(tc.mutations), len(tc.handles), set(tc.functions), set(tc.call_cache)
+        nonneg = set(tc.nonneg_values)
         name = "".join(c for c in getattr(fn, "__name__", "fn") if c.isalnum() or c == "_") or "fn"
-        tf = trace_function(fn, leaves, tree, positions, name=name, static_outputs=True)
-        if tf.aliased or _updates_in_place(tc, mark, tf):  # Python-visible effects: trace inline instead
+        tc.pure_depth += 1
+        try:
+            tf = trace_function(fn, leaves, tree, positions, name=name, static_outputs=True)
+        except _Impure:
+            if tc.pure_depth > 1:
+                raise
+            tf = None
+        finally:
+            tc.pure_depth -= 1
+        if tf is None or tf.aliased or _updates_in_place(tc, mark, tf):
+            # Python-visible effects: undo the trace (nothing of it may stay reachable) and trace inline
             from .control_flow import _restore
+            from .escape import kill_escaped
 
             _restore(tc, mark)
-            tc.functions.pop(tf.name, None)
-            tf.op.operation.erase()
+            for fname in [n for n in tc.functions if n not in known]:
+                tc.functions.pop(fname).operation.erase()
+            for k in [k for k in tc.call_cache if k not in calls]:
+                del tc.call_cache[k]
+            tc.nonneg_values &= nonneg  # (facts about erased values: MLIR may reuse their storage)
+            kill_escaped(tc.handles, start, None, f"the trace of {name} was undone (it was kept in a list or "
+                         "attribute)")
             tc.call_cache[key] = _NO_CACHE
             return fn(*args, **kwargs)
         tc.call_cache[key] = tf
@@ -186,6 +213,66 @@ def cached_call(fn: Callable, *args, **kwargs) -> Any:
         if isinstance(o, TracedRNumber) and isinstance(r, TracedRNumber):
             o.weak = r.weak
     return unflatten(tf.out_tree, [outs[d] if type(d) is int else d[1] for d in tf.out_leaves])
+
+
+class _Impure(Exception):
+    """Raised inside the trace of a call being cached when it reaches an impure call."""
+
+
+# values a pure function may read as globals or closure cells: they cannot change in place
+_IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), np.generic, np.dtype, type,
+              types.ModuleType, types.FunctionType, types.BuiltinFunctionType, np.ufunc)
+_static_impurity: dict = {}  # code object -> why its source is impure (or None)
+
+
+def _impurity(fn, args, kwargs, leaves) -> str | None:
+    """Why a call of ``fn`` cannot be traced once and replayed (None when it can): it is a
+    method or partial (state), takes a container or object (which it may change or whose
+    attributes may change), names a global or closure value that can change in place, or its
+    source changes a Python object (``lst.append``, attribute or item stores, ``global``)."""
+    if not isinstance(fn, types.FunctionType):
+        return "a method or partial"
+    if "__reactant_rt__" in fn.__code__.co_freevars:  # converted by autograph: the user's own
+        fn = fn.__wrapped__
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, (list, dict, set)):
+            return "a list, dict or set argument"
+    for v in leaves:
+        if not isinstance(v, (TracedRArray, np.ndarray, _IMMUTABLE, tuple, slice, type(Ellipsis))):
+            return f"an argument of type {type(v).__name__}"
+    for n, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            if not isinstance(cell.cell_contents, _IMMUTABLE):
+                return f"the closure variable {n}"
+        except ValueError:
+            return f"the closure variable {n}"
+    g = fn.__globals__
+    for n in _global_names(fn.__code__):
+        if n in g and not isinstance(g[n], _IMMUTABLE):
+            return f"the global {n}"
+    code = fn.__code__
+    if code not in _static_impurity:
+        _static_impurity[code] = _source_impurity(fn)
+    return _static_impurity[code]
+
+
+def _source_impurity(fn) -> str | None:
+    import ast
+    import inspect
+    import textwrap
+
+    from .loop_rolling import python_effects
+
+    try:
+        fdef = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    except (OSError, TypeError, SyntaxError, IndentationError, IndexError):
+        return "no source"
+    if not isinstance(fdef, ast.FunctionDef):
+        return "not a def"
+    for node in ast.walk(fdef):
+        if isinstance(node, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom)):
+            return "a global, nonlocal or yield statement"
+    return python_effects(fdef.body)
 
 
 def _updates_in_place(tc, mark: int, tf: TracedFunction) -> bool:

@@ -426,6 +426,8 @@ def _worker_main() -> None:
     proto = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    import faulthandler
+    faulthandler.enable()  # a signal leaves the Python stack in the worker's log (the crash report)
     import reactant  # noqa: F401  (loaded before the first program: its time is no mode's)
 
     def send(**msg):
