@@ -84,7 +84,7 @@ def _draw(rng: np.random.Generator, spec: ArgSpec) -> np.ndarray:
 PURE_FEATURES = ("loop", "triangular", "index_slice", "if", "while", "list", "reduce", "dot",
                  "negidx", "early_return")
 ALL_FEATURES = PURE_FEATURES + ("store_arg_loop", "store_arg", "store_local", "view", "aug_slice",
-                                "read_after_write", "helper", "int", "stencil")
+                                "read_after_write", "helper", "int", "stencil", "stateful_helper")
 
 _CONSTS = ("0.5", "0.25", "0.75", "1.5", "-0.5", "2.0", "0.1", "-1.25", "0.3", "0.9", "-0.8", "1.1")
 
@@ -667,6 +667,42 @@ class _Gen:
             with self.block(f"for i in range({self.trip()}):"):
                 self.emit(f"{h} = {h} + {name}(A[i % {self.m}], 0.1)")
         self.define(h, ())
+
+    def f_stateful_helper(self) -> None:
+        """A helper called twice, with the state it reads changed in between or changed by it:
+        a method reading its object's attribute, a function reading a global list, a method
+        appending to its object's list (a replayed first trace would be wrong)."""
+        r = self.r
+        n = self.n
+        h = self.fresh("sh")
+        pick = r.randrange(3)
+        if pick == 0:
+            cls, obj = self.fresh("Scaler"), self.fresh("sc")
+            self.helpers.append(f"class {cls}:\n    def __init__(self, s):\n        self.s = s\n\n"
+                                f"    def apply(self, v):\n        return v * self.s + 1.0\n")
+            self.emit(f"{obj} = {cls}({self.c()})")
+            self.emit(f"{h} = {obj}.apply({self.fvec(n)})")
+            self.emit(f"{obj}.s = " + r.choice([f"{obj}.s * 2.0", f"x[{r.randrange(n)}]", f"np.tanh({obj}.s)"]))
+            self.emit(f"{h} = {h} + {obj}.apply(x)")
+            self.define(h, (n,))
+        elif pick == 1:
+            g, fn = self.fresh("COEF").upper(), self.fresh("scaled")
+            self.helpers.append(f"{g} = [1.0]\n\n\ndef {fn}(v):\n    return v * {g}[0]\n")
+            self.emit(f"{h} = {fn}(x)")
+            self.emit(f"{g}[0] = {self.c()}")
+            self.emit(f"{h} = {h} + {fn}(x * 0.5)")
+            self.emit(f"{g}[0] = 1.0")
+            self.define(h, (n,))
+        else:
+            cls, obj = self.fresh("Acc"), self.fresh("acc")
+            self.helpers.append(f"class {cls}:\n    def __init__(self):\n        self.items = []\n\n"
+                                f"    def add(self, v):\n        self.items.append(np.tanh(v))\n"
+                                f"        return len(self.items)\n")
+            self.emit(f"{obj} = {cls}()")
+            self.emit(f"{obj}.add(x)")
+            self.emit(f"{obj}.add({self.fvec(n)})")
+            self.emit(f"{h} = np.array({obj}.items).sum(axis=0) * {obj}.add(x[::-1])")
+            self.define(h, (n,))
 
     def f_int(self) -> None:
         """int64 arrays: floor division and remainder, traced indices, int-float mixes."""

@@ -90,7 +90,7 @@ def eqsat_and_check(text: str, *, limits: Limits | None = None, seed=0, positive
 
     # the rule tests check what the rules can reach: any predicted gain counts (the pass's own
     # threshold, Limits.min_gain, guards compiled programs against the cost model's error)
-    rep = run_eqsat(after, limits or Limits(min_gain=1e-3), inspect=inspect)
+    rep = run_eqsat(after, limits or Limits(min_gain=1e-3, gainful_kinds=None), inspect=inspect)
     after.operation.verify()
     assert not problems, "\n".join(problems[:10])
     assert not any(s.error for s in rep.segments), [s.error for s in rep.segments]
