@@ -1,5 +1,7 @@
-"""The optimizer on the benchmark corpus: each JAX-lowered module of ../shared/bench/hlo and of
-benchmarks/corpus (our own model-style workloads, written by make_corpus.py) compiled by XLA as it is (what jax.jit runs), after reactant's O1
+"""The optimizer on the benchmark corpus: each JAX-lowered module of ../shared/bench/hlo (when
+present) and of benchmarks/corpus (every workload of workloads.py, written by make_corpus.py;
+a module ../shared holds too is taken from there, so that Enzyme-JaX's version of it matches)
+compiled by XLA as it is (what jax.jit runs), after reactant's O1
 (greedy patterns) and O2 (patterns + equality saturation), and Enzyme-JaX's optimized
 version of the same module (../shared/bench/enzyme_opt), in one process, on the same random
 inputs, results checked equal, timed paired and interleaved. Versions that XLA compiles to
@@ -53,8 +55,12 @@ def main(argv=None):
 
     dev = jax.extend.backend.get_backend().devices()[0]
     rows, opt_times, bad = [], [], []
-    files = [(d, f) for d in (DEFAULT_DIR, OWN_DIR) for f in sorted(os.listdir(d))
-             if f.endswith(".mlir") and a.filter in f]
+    files, seen = [], set()
+    for d in (DEFAULT_DIR, OWN_DIR):
+        for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            if f.endswith(".mlir") and a.filter in f and f not in seen:
+                files.append((d, f))
+                seen.add(f)
     for d, f in files:
         name = f[:-5]
         path = os.path.join(d, f)

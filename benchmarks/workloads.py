@@ -352,8 +352,8 @@ WORKLOADS = [
     Workload("mlp_train_step", mlp_train_step_np, mlp_train_step_jnp, _mlp_inputs, (0,),
              np_grad=mlp_grad_np, jnp_grad=mlp_grad_jnp),
     Workload("scatter_sum", scatter_sum_np, scatter_sum_jnp, _scatter_inputs, (0, 1)),
-    # five model-style workloads of our own (not in ../shared/bench; their JAX-lowered modules are
-    # benchmarks/corpus/, written by benchmarks/make_corpus.py)
+    # five model-style workloads of our own (not in ../shared/bench). The JAX-lowered modules of
+    # every workload here are benchmarks/corpus/, written by benchmarks/make_corpus.py
     Workload("transformer_block", transformer_block_np, transformer_block_jnp, _transformer_inputs,
              tuple(range(11))),
     Workload("conv_einsum", conv_einsum_np, conv_einsum_jnp, _conv_inputs, (0, 1, 2)),
@@ -367,6 +367,7 @@ WORKLOADS = [
 ]
 
 OWN = ("transformer_block", "conv_einsum", "lstm_cell", "layer_norm", "softmax_xent")
+SHARED = tuple(w.name for w in WORKLOADS if w.name not in OWN)  # the twelve shared benchmark workloads
 
 BY_NAME = {w.name: w for w in WORKLOADS}
 

@@ -4,19 +4,19 @@ is when the test runs) on random inputs, compiled by XLA through PJRT.
 Set ``REACTANT_CORPUS_LEVELS=O1,O2,O3`` to check more levels against O0.
 """
 
-import glob
 import os
 import time
 
 import numpy as np
 import pytest
+from hlo_corpus import MODULES as NAMES
+from hlo_corpus import corpus_module
 
 from reactant.optimize import pipeline, run_pipeline
 from reactant.ir.context import load, to_text
 from reactant.ir.context import count_ops
 
-HLO = "/work/shared/bench/hlo"
-MODULES = sorted(glob.glob(f"{HLO}/*.mlir"))
+MODULES = [str(corpus_module(n)) for n in NAMES]  # the twelve shared workloads, fwd and grad
 LEVELS = [x for x in os.environ.get("REACTANT_CORPUS_LEVELS", "O2").split(",") if x]
 
 

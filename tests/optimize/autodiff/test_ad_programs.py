@@ -226,8 +226,10 @@ def test_hessian_vector_product_through_loop(outer):
 def test_normalize_loop_from_corpus_against_jax_grad():
     """The corpus' fori_loop normalize (n = 1e4, 1e4 iterations) differentiated by the pass
     equals JAX's own gradient module on the same inputs."""
-    fwd = open("/work/shared/bench/hlo/normalize_loop.fwd.mlir").read()
-    grad = open("/work/shared/bench/hlo/normalize_loop.grad.mlir").read()
+    from hlo_corpus import corpus_text
+
+    fwd = corpus_text("normalize_loop.fwd")
+    grad = corpus_text("normalize_loop.grad")
     m = build(fwd, [Marker("rev", ["active"], ["active"])])
     expand(m)
     r = np.random.default_rng(3)

@@ -2,26 +2,23 @@
 ``inline, canonicalize, patterns, eqsat, patterns, cse`` as compiled as it is (PJRT, random
 inputs). The optimizer time per module is reported (``-s`` shows it), never asserted."""
 
-import os
 import time
 
 import numpy as np
 import pytest
 from eqsat_util import execute, random_inputs
+from hlo_corpus import FWD, corpus_module
 
 from reactant.ir import context as irc
 from reactant.optimize import run_pipeline
 from reactant.optimize import eqsat as eq
 
-HLO = "/work/shared/bench/hlo"
-FWD = sorted(f[:-5] for f in os.listdir(HLO) if f.endswith(".fwd.mlir")) if os.path.isdir(HLO) else []
 PIPELINE = ["inline", "canonicalize", "patterns", "eqsat", "patterns", "cse"]
 
 
-@pytest.mark.skipif(not FWD, reason="corpus not available")
 @pytest.mark.parametrize("name", FWD)
 def test_corpus_fwd_same_results_after_eqsat(name):
-    path = os.path.join(HLO, f"{name}.mlir")
+    path = str(corpus_module(name))
     ref_mod = irc.load(path)
     m = irc.load(path)
     t0 = time.perf_counter()
@@ -40,9 +37,6 @@ def test_corpus_fwd_same_results_after_eqsat(name):
         np.testing.assert_allclose(b, a, rtol=2e-3, atol=2e-4 * scale)
 
 
-OWN = os.path.join(os.path.dirname(__file__), "..", "..", "..", "benchmarks", "corpus")
-
-
 @pytest.mark.parametrize("name", ["softmax_xent.fwd", "lstm_cell.grad"])
 def test_no_rewrite_without_a_gain_in_xla(name):
     # rewrites the cost model once predicted 9-17% gains for, which XLA ran 5-12% slower: a
@@ -50,7 +44,7 @@ def test_no_rewrite_without_a_gain_in_xla(name):
     # x - max(x), which XLA fuses with the max, for elementwise work in the reduction), and an
     # LSTM gradient whose gate matmuls were split into sliced ones (the phantom gain: transposed
     # weight gradients that XLA computes as swapped dots anyway)
-    m = irc.load(os.path.join(OWN, f"{name}.mlir"))
+    m = irc.load(str(corpus_module(name)))
     run_pipeline(m, ["inline", "canonicalize", "patterns", "eqsat"])
     rep = eq.last_report()
     assert rep is not None and not any(s.error for s in rep.segments)

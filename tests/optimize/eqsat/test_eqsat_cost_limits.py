@@ -6,6 +6,7 @@ import time
 
 import pytest
 from eqsat_util import count, eqsat_and_check, parse
+from hlo_corpus import corpus_module
 
 from reactant.optimize import LEVELS, PASSES, PassOptions, run_pipeline
 from reactant.optimize import eqsat as eq
@@ -246,7 +247,7 @@ def test_result_does_not_depend_on_the_clock(name, monkeypatch):
     from reactant.ir.context import load, to_text
     from reactant.optimize import pipeline
 
-    path = f"/work/shared/bench/hlo/{name}.mlir"
+    path = str(corpus_module(name))
     normal = load(path)
     run_pipeline(normal, pipeline("O2"))
     fake = [0.0]
@@ -269,7 +270,7 @@ def test_pass_budget_skips_the_segments_after_it_is_spent():
     from reactant.ir.context import load
 
     def run(limits):
-        m = load("/work/shared/bench/hlo/normalize_loop.grad.mlir")
+        m = load(str(corpus_module("normalize_loop.grad")))
         run_pipeline(m, ["inline", "canonicalize", "patterns"])
         return run_eqsat(m, limits)
 

@@ -2,11 +2,10 @@
 for every modelled op kind, opaque ops (multi-result, with regions), nested regions, and
 corpus modules; plus segmentation and op classification."""
 
-import os
-
 import numpy as np
 import pytest
 from eqsat_util import count, eqsat_and_check, execute, main_func, op_names, parse, random_inputs
+from hlo_corpus import MODULES, corpus_module
 
 from reactant.ir import context as irc
 from reactant.optimize import run_pipeline
@@ -161,16 +160,12 @@ func.func public @main(%a: tensor<4xcomplex<f32>>, %b: tensor<4xf32>) -> (tensor
     assert classify(ops[0]) is None and classify(ops[1]) is not None
 
 
-HLO = "/work/shared/bench/hlo"
-CORPUS = sorted(f for f in os.listdir(HLO) if f.endswith(".mlir")) if os.path.isdir(HLO) else []
-
-
-@pytest.mark.skipif(not CORPUS, reason="corpus not available")
 def test_roundtrip_corpus_structure():
     """Every corpus module (inlined) survives encode/extract/rebuild without rules: it
     verifies and keeps its op count (dead code aside)."""
-    for f in CORPUS:
-        m = irc.load(os.path.join(HLO, f))
+    assert MODULES
+    for f in MODULES:
+        m = irc.load(str(corpus_module(f)))
         run_pipeline(m, ["inline", "canonicalize", "patterns", "cse"])
         n0 = len(op_names(m))
         rep = run_eqsat(m, NO_RULES)
@@ -180,10 +175,9 @@ def test_roundtrip_corpus_structure():
         assert len(op_names(m)) <= n0 + 2, f
 
 
-@pytest.mark.skipif(not CORPUS, reason="corpus not available")
 @pytest.mark.parametrize("name", ["mlp_train_step.grad", "normalize_loop.grad", "slice_of_dot.grad"])
 def test_roundtrip_corpus_results(name):
-    m = irc.load(os.path.join(HLO, f"{name}.mlir"))
+    m = irc.load(str(corpus_module(name)))
     run_pipeline(m, ["inline", "canonicalize", "patterns", "cse"])
     ref_mod = irc.parse_module(irc.to_text(m))
     run_eqsat(m, NO_RULES)

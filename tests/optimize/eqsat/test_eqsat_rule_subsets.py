@@ -2,9 +2,9 @@
 constructors present or created by such rules): fewer rules for simple segments, and exactly
 the same optimized modules as with every rule loaded."""
 
-import glob
-
 import pytest
+from hlo_corpus import MODULES as NAMES
+from hlo_corpus import corpus_module
 
 from reactant.optimize import PassOptions, pipeline, run_pipeline
 from reactant.optimize.eqsat import driver
@@ -13,7 +13,7 @@ from reactant.optimize.eqsat.rules import _facts_and_actions, all_rules, rules_f
 from reactant.ir.context import load, to_text
 
 RANKS = (0, 1, 2, 3, 4)
-MODULES = sorted(glob.glob("/work/shared/bench/hlo/*.mlir"))
+MODULES = [str(corpus_module(n)) for n in NAMES]
 
 
 def test_subsets_are_closed_under_what_their_rules_create():

@@ -6,10 +6,10 @@ model (``dag_cost``) agrees."""
 
 from __future__ import annotations
 
-import os
 import random
 
 import pytest
+from hlo_corpus import corpus_module
 
 from reactant.ir import context as irc
 from reactant.optimize import run_pipeline
@@ -18,15 +18,11 @@ from reactant.optimize.eqsat.driver import Limits, run_eqsat
 from reactant.optimize.eqsat.extract import (_base_after_switch, _FusionState, _references, dag_cost, greedy_dag,
                                              improve)
 
-CORPUS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "benchmarks", "corpus")
 NAMES = ["layer_norm.grad", "softmax_xent.grad", "lstm_cell.fwd"]
 
 
 def _graphs(name):
-    path = os.path.join(CORPUS, f"{name}.mlir")
-    if not os.path.exists(path):
-        pytest.skip("corpus not available")
-    m = irc.load(path)
+    m = irc.load(str(corpus_module(name)))
     run_pipeline(m, ["inline", "canonicalize", "patterns"])
     out = []
     run_eqsat(m, Limits(), inspect=lambda fz, enc: out.append((fz, [fz.slot_class[s] for s in enc.roots])))

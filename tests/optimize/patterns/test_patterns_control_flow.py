@@ -609,16 +609,18 @@ def test_every_control_flow_pattern_has_a_case():
 def test_normalize_loop_norm_is_hoisted():
     """The corpus' normalize_loop: after inlining, the norm moves out of the loop (and the
     loop, a map over the rows, becomes one elementwise division)."""
+    from hlo_corpus import corpus_module
+
     from reactant.ir.context import load
     import reactant.optimize as ro
 
-    m = load("/work/shared/bench/hlo/normalize_loop.fwd.mlir")
+    m = load(str(corpus_module("normalize_loop.fwd")))
     ro.run_pipeline(m, ro.pipeline("O1"), ro.PassOptions(disabled=frozenset({"while_map_to_elementwise", "raising"})))
     txt = to_text(m)
     head, loop = txt.split("stablehlo.while", 1)
     assert "stablehlo.reduce" in head and "stablehlo.sqrt" in head, txt
     assert "stablehlo.reduce" not in loop and "func.call" not in loop, txt
-    m = load("/work/shared/bench/hlo/normalize_loop.fwd.mlir")
+    m = load(str(corpus_module("normalize_loop.fwd")))
     ro.run_pipeline(m, ro.pipeline("O1"))
     txt = to_text(m)
     assert "stablehlo.while" not in txt and txt.count("stablehlo.reduce") == 1, txt

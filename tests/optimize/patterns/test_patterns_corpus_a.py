@@ -1,21 +1,19 @@
-"""Every corpus module (``/work/shared/bench/hlo``, forward and gradient) still verifies and
-computes the same results after the pattern families A (algebraic, constants, layout, dot,
-reduce; default, non-fast-math patterns), run on random inputs of the modules' own shapes.
+"""Every corpus module (the twelve shared workloads in ``benchmarks/corpus``, written by
+``benchmarks/make_corpus.py``; forward and gradient) still verifies and computes the same
+results after the pattern families A (algebraic, constants, layout, dot, reduce; default,
+non-fast-math patterns), run on random inputs of the modules' own shapes.
 
 The modules are inlined first (MLIR's inline pass cannot inline func.call in this jaxlib
 build; the harness has a small inliner), so the patterns see across JAX's helper functions
-(``_diag``, ``_where``, ``relu``, ``log_softmax``, ``norm``).
+(``_diag``, ``_where``, ``norm``, ``closed_call``).
 """
-
-import pathlib
 
 import numpy as np
 import pytest
 from _harness import (assert_same_results, draw, execute, inline_calls, main_arg_types, main_body,
                       parse, rewrite, to_text)
+from hlo_corpus import MODULES, corpus_text
 
-CORPUS = pathlib.Path("/work/shared/bench/hlo")
-MODULES = sorted(p.name[:-len(".mlir")] for p in CORPUS.glob("*.mlir")) if CORPUS.exists() else []
 FAMILIES_A = ("algebraic", "constants", "layout", "dot", "reduce")
 
 
@@ -40,10 +38,9 @@ def _op_count(text):
     return sum(1 for ln in main_body(text).splitlines() if "stablehlo." in ln and "=" in ln)
 
 
-@pytest.mark.skipif(not MODULES, reason="no corpus")
 @pytest.mark.parametrize("name", MODULES)
 def test_corpus_module_same_results(name):
-    before = to_text(inline_calls(parse((CORPUS / f"{name}.mlir").read_text())))
+    before = to_text(inline_calls(parse(corpus_text(name))))
     after = rewrite(before, _patterns())
     assert _op_count(after) <= _op_count(before), (before, after)
     args = _inputs(before)
@@ -58,19 +55,18 @@ def test_corpus_module_same_results(name):
 def test_corpus_diagmm_is_no_longer_cubic(name):
     """The headline cases: no n×n×n product is left in either diagmm workload's forward
     pass, nor in the select-form gradient."""
-    before = to_text(inline_calls(parse((CORPUS / f"{name}.mlir").read_text())))
+    before = to_text(inline_calls(parse(corpus_text(name))))
     after = main_body(rewrite(before, _patterns()))
     assert "dot_general" not in after, (name, after)
 
 
-@pytest.mark.skipif(not MODULES, reason="no corpus")
 @pytest.mark.parametrize("name", MODULES)
 def test_corpus_fixpoint_and_fast_math_verify(name):
     """Termination: with every registered pattern (families A and B, fast-math ones too) the
     driver reaches a fixpoint (a second run changes nothing) and the module verifies."""
     from reactant.optimize.patterns import PATTERNS
 
-    before = to_text(inline_calls(parse((CORPUS / f"{name}.mlir").read_text())))
+    before = to_text(inline_calls(parse(corpus_text(name))))
     once = rewrite(before, list(PATTERNS), max_iterations=64)
     twice = rewrite(once, list(PATTERNS), max_iterations=64)
     assert once == twice

@@ -1,10 +1,9 @@
 """Before/after and differential tests of the dot_general patterns, including the two
 diagonal-matrix forms of the diagmm corpus workloads."""
 
-import pathlib
-
 import pytest
 from _harness import case, case_ids, check_case, differential, fn, main_body, parse, rewrite, to_text
+from hlo_corpus import corpus_text
 
 N = 8
 M = f"tensor<{N}x{N}xf32>"
@@ -114,8 +113,9 @@ def test_every_dot_pattern_has_a_case():
 
 
 def _corpus(name, n=16):
-    text = pathlib.Path(f"/work/shared/bench/hlo/{name}.mlir").read_text().replace("1024", str(n))
     from _harness import inline_calls
+
+    text = corpus_text(name).replace("1024", str(n))
 
     return to_text(inline_calls(parse(text)))
 

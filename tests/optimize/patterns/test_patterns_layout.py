@@ -113,13 +113,12 @@ def test_transpose_chain_corpus_module_loses_its_transposes():
     """The transpose_chain workload: the layout patterns fold all transposes into the dots
     but one, kept on purpose (absorbing it would make a dot's lhs contract a leading dim,
     which XLA's CPU dot runs 10-15% slower than an explicit transpose)."""
-    import pathlib
-
     from _harness import differential, main_body, rewrite, to_text, parse
+    from hlo_corpus import corpus_text
 
     from reactant.optimize.patterns import PATTERNS
 
-    text = pathlib.Path("/work/shared/bench/hlo/transpose_chain.fwd.mlir").read_text()
+    text = corpus_text("transpose_chain.fwd")
     text = text.replace("512", "16")
     before = to_text(parse(text))
     names = [n for n, p in PATTERNS.items() if p.family == "layout"]
