@@ -222,7 +222,7 @@ class _Impure(Exception):
 # values a pure function may read as globals or closure cells: they cannot change in place
 _IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), np.generic, np.dtype, type,
               types.ModuleType, types.FunctionType, types.BuiltinFunctionType, np.ufunc)
-_static_impurity: dict = {}  # code object -> why its source is impure (or None)
+_code_facts: dict = {}  # code object -> (the global names it reads, why its source is impure or None)
 
 
 def _impurity(fn, args, kwargs, leaves) -> str | None:
@@ -246,14 +246,15 @@ def _impurity(fn, args, kwargs, leaves) -> str | None:
                 return f"the closure variable {n}"
         except ValueError:
             return f"the closure variable {n}"
+    code = fn.__code__
+    facts = _code_facts.get(code)
+    if facts is None:
+        facts = _code_facts[code] = (tuple(set(_global_names(code))), _source_impurity(fn))
     g = fn.__globals__
-    for n in _global_names(fn.__code__):
+    for n in facts[0]:
         if n in g and not isinstance(g[n], _IMMUTABLE):
             return f"the global {n}"
-    code = fn.__code__
-    if code not in _static_impurity:
-        _static_impurity[code] = _source_impurity(fn)
-    return _static_impurity[code]
+    return facts[1]
 
 
 def _source_impurity(fn) -> str | None:
