@@ -31,8 +31,38 @@ def _compiled(key, make: Callable[[], Callable]) -> CompiledFunction:
 def eager_ufunc(ufunc, method: str, inputs, kwargs):
     if ufunc is np.power and method == "__call__" and len(inputs) == 2:
         _refuse_negative_int_power(*inputs, kwargs.get("dtype"))
+    host = _host_out(kwargs, masked=method == "__call__")
+    if host is not None:
+        return _write_host_out(eager_ufunc(ufunc, method, inputs, host[0]), *host[1:])
     call = getattr(ufunc, method)
     return _compiled(("ufunc", ufunc, method), lambda: lambda *a, **k: call(*a, **k))(*inputs, **kwargs)
+
+
+def _host_out(kwargs: dict, masked: bool = False):
+    """``out=`` naming NumPy arrays (``buf[i] *= x`` with a NumPy ``buf`` and a device ``x``):
+    (the other keyword arguments, the outs, the ``where=`` mask) to compute on the device and
+    write into the NumPy arrays afterwards, as NumPy would; None otherwise."""
+    out = kwargs.get("out")
+    outs = out if isinstance(out, tuple) else (out,)
+    if out is None or not any(type(o) is np.ndarray for o in outs):
+        return None
+    rest = {k: v for k, v in kwargs.items() if k != "out" and not (masked and k == "where")}
+    where = kwargs.get("where", True) if masked else True
+    return rest, out, where
+
+
+def _write_host_out(result, out, where):
+    """Write ``result`` into NumPy/device ``out`` as NumPy's ``out=`` does (its casting rule
+    ``same_kind``, its ``where=``); returns ``out``."""
+    outs = out if isinstance(out, tuple) else (out,)
+    results = result if isinstance(result, tuple) else (result,)
+    mask = where if where is True else np.asarray(where)
+    for o, r in zip(outs, results):
+        if type(o) is np.ndarray:
+            np.copyto(o, np.asarray(r), casting="same_kind", where=mask)
+        else:
+            o[...] = np.where(mask, np.asarray(r), np.asarray(o)) if mask is not True else r
+    return out if isinstance(out, tuple) and len(out) > 1 else outs[0]
 
 
 # NumPy functions that may return views of their argument (the traced program says which
@@ -113,6 +143,9 @@ def _leaf_writer(call, pos):
 
 
 def eager_function(func, args, kwargs):
+    host = _host_out(kwargs)
+    if host is not None:
+        return _write_host_out(eager_function(func, args, host[0]), *host[1:])
     if func in _VIEW_FUNCS:
         return _viewing_call(("function", func), func, args, kwargs)
     result = _compiled(("function", func), lambda: func)(*args, **kwargs)

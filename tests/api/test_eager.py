@@ -1,6 +1,7 @@
 """Eager NumPy on ConcreteRArrays outside compiled functions (compiled once per op signature)."""
 
 import numpy as np
+import pytest
 
 import reactant
 from reactant import eager
@@ -66,3 +67,36 @@ def test_eager_boolean_mask_and_device_number_slices():
     assert np.asarray(s[reactant.to_rarray(np.array(False))]).shape == (0,)
     lo, hi = reactant.to_rarray(np.int64(1)), reactant.to_rarray(np.int64(3))
     np.testing.assert_array_equal(np.asarray(a[0, lo:hi]), a_np[0, 1:3])
+
+
+# -- out= naming NumPy arrays (``buf[i] *= x`` with a NumPy buf and a device x) -------------------
+def test_out_into_numpy_arrays_is_written_as_numpy_does():
+    x = np.linspace(-1.0, 1.0, 6)
+    X = reactant.to_rarray(x)
+    want, got = np.ones((3, 6)), np.ones((3, 6))
+    want[1] *= x
+    got[1] *= X  # NumPy calls multiply(row, X, out=(row,)) on the row view
+    np.testing.assert_array_equal(got, want)
+
+    want, got = np.full(6, 7.0), np.full(6, 7.0)
+    np.add(x, 1.0, out=want, where=x > 0)
+    r = np.add(X, 1.0, out=got, where=x > 0)
+    assert r is got
+    np.testing.assert_array_equal(got, want)
+
+    want, got = np.zeros(6), np.zeros(6)
+    np.cumsum(x, out=want)
+    assert np.cumsum(X, out=got) is got
+    np.testing.assert_allclose(got, want)
+
+    q, rem = np.zeros(6), np.zeros(6)
+    np.divmod(X, 0.3, out=(q, rem))
+    np.testing.assert_allclose(q, np.divmod(x, 0.3)[0])
+    np.testing.assert_allclose(rem, np.divmod(x, 0.3)[1])
+
+
+def test_out_into_a_numpy_array_of_a_narrower_kind_is_numpys_error():
+    ib = np.arange(6)
+    with pytest.raises(TypeError, match="same_kind"):
+        np.multiply(reactant.to_rarray(np.linspace(0.0, 1.0, 6)), 2.5, out=ib)
+    np.testing.assert_array_equal(ib, np.arange(6))  # nothing written
