@@ -213,19 +213,18 @@ class ConcreteRArray(NumpyArrayMethods):
     def __setitem__(self, index, value):
         from .eager import eager_setitem
 
-        if _trace_active() is not None:
-            raise ArgumentError(
-                "a device array captured by a traced function cannot be updated in place",
-                hint="pass it as an argument of the compiled function instead",
-            )
+        if _trace_active() is not None:  # the program updates it; the call writes it back
+            _captured_for_update(self)[index] = value
+            return
         eager_setitem(self, index, value)
 
     def _inplace(self, ufunc, other):
         from .eager import eager_inplace
 
         if _trace_active() is not None:
-            raise ArgumentError("a device array captured by a traced function cannot be updated in place",
-                                hint="pass it as an argument of the compiled function instead")
+            h = _captured_for_update(self)
+            ufunc(h, other, out=h)
+            return self
         eager_inplace(ufunc, self, other)
         return self
 
@@ -283,6 +282,23 @@ class ConcreteRNumber(ConcreteRArray):
 
 def _is_concrete(x) -> bool:
     return isinstance(x, ConcreteRArray)
+
+
+def _captured_for_update(x: "ConcreteRArray"):
+    """Inside a trace, the handle of a device array the traced code updates in place without
+    having received it (an attribute ``self.w``, a global): the program returns its new value
+    and every call writes it into this same object."""
+    if isinstance(x, ConcreteView):
+        raise ArgumentError("a view of a device array read by a traced function cannot be updated in place",
+                            hint="pass the array as an argument of the compiled function, or update its base")
+    from .tracing.numpy_api import as_traced
+
+    h = as_traced(x)
+    tc = _trace_active()
+    if tc.capture_handles.get(id(x)) is not h:  # a constant here (no @main to read it at run time)
+        raise ArgumentError("a device array read by this traced function cannot be updated in place",
+                            hint="pass it as an argument of the compiled function instead")
+    return h
 
 
 def _as_traced(x):

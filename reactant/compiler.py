@@ -392,7 +392,7 @@ class _Entry:
 
     __slots__ = ("exe", "execute", "handlers", "out_sigs", "out_sids", "out_classes", "out_tree",
                  "out_leaves", "writeback", "donate", "fast_run", "run", "calls", "captured", "host_put",
-                 "guards", "fast_checked", "next", "out_views")
+                 "guards", "fast_checked", "next", "out_views", "capture_writeback")
 
     def __init__(self, exe, prog: TracedProgram, placements: list, donate: bool,
                  host_put: Callable | None = None, guards: "_guards.Guards | None" = None):
@@ -411,10 +411,14 @@ class _Entry:
         self.out_leaves = prog.out_leaves
         self.out_views = prog.out_views  # per output: the input it is a NumPy view of, or None
         self.writeback = prog.aliases  # (argument, output) pairs of in-place updates
+        # (captured device array, output): arrays the function read from the Python state and
+        # updated in place (``self.w *= 0.5``): the same objects take the new values
+        self.capture_writeback = [(prog.captured[k], j) for k, j in prog.capture_aliases]
         self.donate = donate
         # the common case, one array returned and nothing updated, gets its own short path
         self.run = self._run
-        single = not self.writeback and self.out_leaves == [0] and prog.out_tree.kind is None
+        single = not self.writeback and not self.capture_writeback and self.out_leaves == [0] \
+            and prog.out_tree.kind is None
         self.fast_run = self._single_runner() if single else self._run
         self.calls = 0
         # arrays the function reads without receiving them (device arrays, large NumPy arrays
@@ -477,6 +481,9 @@ class _Entry:
         outs = self.execute(bufs).consume_with_handlers(self.handlers)
         for i, j in self.writeback:  # write back in-place updates (values changed: sign unknown)
             c = concretes[i]
+            c._buf, c._sig = outs[j], _sign_unknown(c._sig)
+            c._sid = sig_id(c._sig)
+        for c, j in self.capture_writeback:
             c._buf, c._sig = outs[j], _sign_unknown(c._sig)
             c._sid = sig_id(c._sig)
         res = []

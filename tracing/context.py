@@ -54,6 +54,10 @@ class TraceContext:
         self.main: func.FuncOp | None = None
         self.captures: list = []
         self._captured: dict = {}
+        # id -> the one traced handle of a captured device array: reads see its in-place updates
+        # (``self.w *= 0.5`` in the traced code), which the program returns and the caller
+        # writes back into the device array
+        self.capture_handles: dict = {}
         # (weak reference, user line) of every traced handle made in this trace
         # (``escape.kill_escaped``); ``where``: the user line of the latest op
         self.handles: list = []
@@ -74,6 +78,7 @@ class TraceContext:
         self.nonneg_values.clear()
         self.int_ranges.clear()
         self._captured.clear()
+        self.capture_handles.clear()
         self._ips.clear()
         self.handles.clear()
 

@@ -37,6 +37,8 @@ class TracedProgram:
     # device arrays read without being arguments: the trailing inputs after ``input_specs``
     # of the caller's leaves (their current value is passed at every call)
     captured: list = field(default_factory=list)
+    # (captured index, output index): that captured device array was updated in place
+    capture_aliases: list[tuple[int, int]] = field(default_factory=list)
     # per module output: (input, strides) when it is a view of that input (NumPy would return
     # that memory; strides in elements of the input), or None
     out_views: list = field(default_factory=list)
@@ -107,6 +109,16 @@ def _trace(tc: TraceContext, fn, leaves, tree, inputs, name) -> TracedProgram:
             inputs_by_id = {id(t): k for k, t in enumerate(tracers)}
             out_views = [(inputs_by_id[id(o._root)], o._strides) if o._root is not None and id(o._root) in
                          inputs_by_id else None for o in outputs]
+            # device arrays the code read without receiving them and updated in place
+            # (``self.w *= 0.5``): their new values are outputs the caller writes back
+            capture_aliases = []
+            for k, c in enumerate(tc.captures):
+                h = tc.capture_handles.get(id(c))
+                if h is not None and h.value != tc._captured[id(c)]:
+                    capture_aliases.append((k, len(out_values)))
+                    outputs.append(h)
+                    out_values.append(h.value)
+                    out_views.append(None)
         tc.finish_function(f, out_values)
     captured = list(tc.captures)
     specs = specs + [(tuple(c.shape), np.dtype(c.dtype), False, False) for c in captured]
@@ -120,6 +132,7 @@ def _trace(tc: TraceContext, fn, leaves, tree, inputs, name) -> TracedProgram:
         out_tree=out_tree,
         out_leaves=out_leaves,
         aliases=aliases,
+        capture_aliases=capture_aliases,
         out_views=out_views,
     )
 

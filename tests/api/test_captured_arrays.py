@@ -75,3 +75,67 @@ def test_captured_arrays_on_a_mesh():
     x = reactant.to_rarray(np.ones(16), sharding=Replicated(mesh))
     out = reactant.compile(lambda x: x * table)(x)
     np.testing.assert_allclose(np.asarray(out), np.arange(16.0))
+
+
+# -- captured device arrays updated in place by the traced code ------------------------------------
+class _Model:
+    def __init__(self, w):
+        self.w = w
+
+    def step(self, x):
+        self.w *= 0.5
+        self.w[0] = self.w[0] + x[1]
+        if x[0] > 0.5:  # a traced if updating the state
+            self.w[1] = -1.0
+        return np.sum(self.w * x)
+
+
+def test_state_updated_in_place_is_written_back_into_the_same_device_array():
+    import pytest
+
+    for loops in ("auto", "keep", "unroll"):
+        ref, dev = _Model(np.ones(4)), _Model(reactant.to_rarray(np.ones(4)))
+        alias = dev.w
+        step = reactant.compile(dev.step, loops=loops)
+        for x in (np.linspace(0.0, 1.0, 4), np.linspace(1.0, 0.0, 4), np.linspace(0.2, 0.9, 4)):
+            want = ref.step(x.copy())
+            got = step(reactant.to_rarray(x))
+            assert float(got) == pytest.approx(want, rel=1e-12)
+            np.testing.assert_allclose(np.asarray(dev.w), ref.w, rtol=1e-12)
+            assert dev.w is alias  # the same object, as NumPy's in-place update
+        assert step.compile_count == 1  # the state's identity did not change: no retrace
+
+
+G = reactant.to_rarray(np.zeros(5))
+
+
+def _fill_global(x):
+    for i in range(reactant.keep(4)):  # a kept loop updating a global device array
+        G[i] = x[i] * 2.0
+    G[4] += 1.0
+    return G.sum()
+
+
+def test_a_global_device_array_updated_in_a_kept_loop():
+    G[...] = 0.0
+    x = np.linspace(0.0, 1.0, 5)
+    f = reactant.compile(_fill_global)
+    np.testing.assert_allclose(float(f(reactant.to_rarray(x))), np.sum(x[:4] * 2.0) + 1.0)
+    np.testing.assert_allclose(np.asarray(G), np.r_[x[:4] * 2.0, 1.0])
+    f(reactant.to_rarray(x))
+    assert float(np.asarray(G)[4]) == 2.0
+
+
+def test_a_view_of_a_captured_device_array_refuses_writes():
+    import pytest
+
+    base = reactant.to_rarray(np.arange(6.0))
+    view = base[1:4]
+
+    def f(x):
+        view[0] = x[0]
+        return x.sum()
+
+    with pytest.raises(reactant.ArgumentError, match="view of a device array"):
+        reactant.compile(f)(reactant.to_rarray(np.ones(3)))
+    np.testing.assert_array_equal(np.asarray(base), np.arange(6.0))

@@ -43,7 +43,11 @@ def as_traced(x: Any, dtype=None) -> TracedRArray:
         tc = active()
         v = tc.capture(x) if tc is not None else None
         if v is not None:
-            t = wrap(v, tuple(x.shape), np.dtype(x.dtype))
+            t = tc.capture_handles.get(id(x))
+            if t is None:
+                t = tc.capture_handles[id(x)] = wrap(v, tuple(x.shape), np.dtype(x.dtype))
+                if tc.handles and tc.handles[-1][0]() is t:
+                    tc.handles.pop()  # (lives as long as the trace, wherever it was first read)
             return ops.convert(t, dtype) if dtype is not None else t
         x = concrete()
     if type(x) is np.ndarray:  # a large NumPy array of the Python state: an implicit input too
