@@ -484,8 +484,11 @@ class _Entry:
             c._buf, c._sig = outs[j], _sign_unknown(c._sig)
             c._sid = sig_id(c._sig)
         for c, j in self.capture_writeback:
-            c._buf, c._sig = outs[j], _sign_unknown(c._sig)
-            c._sid = sig_id(c._sig)
+            if type(c) is np.ndarray:  # a NumPy array of the state: NumPy's in-place update
+                np.copyto(c, np.asarray(outs[j]))
+            else:
+                c._buf, c._sig = outs[j], _sign_unknown(c._sig)
+                c._sid = sig_id(c._sig)
         res = []
         for d in self.out_leaves:
             if type(d) is int:

@@ -37,6 +37,7 @@ from .numpy_api.convert import PY_SCALARS, as_traced, contains_traced
 from .functions import cached_call
 from .host_random import guard_numpy_random, refuse_numpy_random
 from .library_calls import guard_as_strided, guard_lexsort
+from .state_writes import state_array_handle
 from .context import active as _active
 from .context import current as current_tc
 from .traced import TracedRArray, root_of
@@ -340,11 +341,29 @@ class _Runtime:
         """``obj[index] = value`` where ``obj`` is not a plain name (``d["a"][0] = v``): a NumPy
         array there cannot be rebound, so a traced value is a clear error."""
         if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index)):
+            h = state_array_handle(obj)
+            if h is not None:  # an array of the Python state: updated through its handle
+                h[index] = value
+                return
             raise ConcretizationError(
                 "a NumPy array reached through an expression (an item of a list or dict, an attribute) "
                 "receives a traced value: it cannot become a traced array there",
                 hint="create it from a traced array (np.zeros_like(x, shape=...)), or bind it to a name first")
         obj[index] = value
+
+    @staticmethod
+    def aug_store(obj, index, op: str, value) -> None:
+        """``obj[index] op= value`` where ``obj`` is not a plain name (``self.count[0] += v``)."""
+        if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index)):
+            h = state_array_handle(obj)
+            if h is None:
+                raise ConcretizationError(
+                    "a NumPy array reached through an expression (an item of a list or dict, an attribute) "
+                    "receives a traced value: it cannot become a traced array there",
+                    hint="create it from a traced array (np.zeros_like(x, shape=...)), or bind it to a name first")
+            h[index] = getattr(operator, op)(h[index], value)
+            return
+        obj[index] = getattr(operator, op)(obj[index], value)
 
     @staticmethod
     def aug_setitem(obj, index, op: str, value):
@@ -1084,6 +1103,10 @@ def _host_array_writes(node, local_names=None):
         if local(t):
             call = ast.Call(func=_attr("aug_assign"), args=[ast.Name(t.id, ast.Load()), op, node.value], keywords=[])
             return ast.copy_location(ast.Assign(targets=[name_store(t.id)], value=call), node)
+        if isinstance(t, ast.Subscript):  # a subscript of an expression (self.count[0] += v)
+            call = ast.Call(func=_attr("aug_store"), args=[t.value, _index_expr(t.slice), op, node.value],
+                            keywords=[])
+            return ast.copy_location(ast.Expr(call), node)
     return node
 
 

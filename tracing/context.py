@@ -58,6 +58,9 @@ class TraceContext:
         # (``self.w *= 0.5`` in the traced code), which the program returns and the caller
         # writes back into the device array
         self.capture_handles: dict = {}
+        # (read, NumPy array, handle): places of the Python state holding a state array's handle
+        # while the trace runs (``state_writes``)
+        self.state_restores: list = []
         # (weak reference, user line) of every traced handle made in this trace
         # (``escape.kill_escaped``); ``where``: the user line of the latest op
         self.handles: list = []

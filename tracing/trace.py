@@ -9,6 +9,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from .context import TraceContext, tracing
+from . import state_writes
 from .escape import kill_escaped
 from .errors import ConcretizationError
 from .host_random import GeneratorWatch
@@ -67,6 +68,7 @@ def trace(
     try:
         return _trace(tc, fn, leaves, tree, inputs, name)
     finally:
+        state_writes.restore(tc)  # the state holds its NumPy arrays again, not their handles
         # handles still alive now were kept by the user's code (attributes, globals, lists):
         # they name values of this program only, so any later use is an error, not a crash
         kill_escaped(tc.handles, 0, None, f"the trace of {getattr(fn, '__qualname__', name)!s} ended")

@@ -80,6 +80,17 @@ class TracedRArray(NumpyArrayMethods):
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         from .numpy_api import dispatch_ufunc
 
+        out = kwargs.get("out")
+        if out is not None and any(type(o) is np.ndarray for o in out):
+            # ``self.total += x``: a NumPy array of the state is updated; it is an operand too,
+            # read through its handle (not as a constant of its value before the trace)
+            from .state_writes import state_array_handle
+
+            for o in out:
+                h = state_array_handle(o) if type(o) is np.ndarray else None
+                if h is not None:
+                    inputs = tuple(h if i is o else i for i in inputs)
+                    kwargs["out"] = tuple(h if x is o else x for x in kwargs["out"])
         return dispatch_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):

@@ -95,6 +95,14 @@ def _write_out(out, result):
     outs = out if isinstance(out, tuple) else (out,)
     results = result if isinstance(result, tuple) else (result,)
     for o, r in zip(outs, results):
+        if type(o) is np.ndarray:  # an array of the Python state (``self.total += x``): its handle
+            from ..state_writes import state_array_handle
+
+            h = state_array_handle(o)
+            if h is not None:
+                arr, o = o, h
+                out = tuple(h if x is arr else x for x in out) if isinstance(out, tuple) else h
+                outs = tuple(h if x is arr else x for x in outs)
         if not isinstance(o, TracedRArray):
             raise UnsupportedError("out= must be a traced array inside a compiled function",
                                hint="create it from a traced array (np.zeros_like(x, ...)), or use the result")

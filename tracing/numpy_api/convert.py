@@ -52,6 +52,9 @@ def as_traced(x: Any, dtype=None) -> TracedRArray:
         x = concrete()
     if type(x) is np.ndarray:  # a large NumPy array of the Python state: an implicit input too
         tc = active()
+        h = tc.capture_handles.get(id(x)) if tc is not None else None
+        if h is not None and tc._captured.get(id(x)) is not None:  # updated in place (state_writes)
+            return ops.convert(h, dtype) if dtype is not None else h
         if tc is not None and tc.reads.is_state_array(x):
             canonical(x.dtype)  # (refuses what XLA cannot hold, as for a constant)
             v = tc.capture(x)

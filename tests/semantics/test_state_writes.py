@@ -1,0 +1,93 @@
+"""NumPy arrays held as Python state (``self.total``, a global) updated in place by a compiled
+method: the same NumPy array objects end up with NumPy's values after every call."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import reactant
+
+
+class Model:
+    def __init__(self, n):
+        self.total = np.zeros(n)
+        self.count = np.zeros(1)
+
+    def step(self, x):
+        self.total[1] = self.total[1] + x[0]  # a store (read before the update: guarded)
+        self.total += x * 0.5  # out= the state array
+        for i in range(reactant.keep(2)):  # augmented subscript store in a kept loop
+            self.count[0] += x[i]
+        if x[0] > 0.1:  # a store in a traced if
+            self.total[0] = -1.0
+        return self.total.sum() + np.sum(self.count)
+
+
+INPUTS = [np.linspace(0.0, 1.0, 4), np.linspace(1.0, 0.0, 4), np.linspace(0.0, 1.0, 4) * 0.1]
+
+
+@pytest.mark.parametrize("loops", ["auto", "keep", "unroll"])
+@pytest.mark.parametrize("optimize", ["O0", "O2"])
+def test_state_arrays_updated_in_place_match_numpy(loops, optimize):
+    ref, dev = Model(4), Model(4)
+    total, count = dev.total, dev.count
+    step = reactant.compile(dev.step, loops=loops, optimize=optimize)
+    for x in INPUTS:
+        want = ref.step(x.copy())
+        got = step(reactant.to_rarray(x))
+        assert float(got) == pytest.approx(want, rel=1e-12)
+        assert dev.total is total and dev.count is count  # the same NumPy arrays, updated
+        assert type(dev.total) is np.ndarray
+        np.testing.assert_allclose(dev.total, ref.total, rtol=1e-12)
+        np.testing.assert_allclose(dev.count, ref.count, rtol=1e-12)
+
+
+ACC = np.zeros(3)
+ALIAS = ACC  # a second global name of the same array: sees the update, as in NumPy
+
+
+def _accumulate(x):
+    ACC[:] = ACC + x
+    return ALIAS.sum()
+
+
+def test_a_global_state_array_and_its_global_alias():
+    ACC[:] = 0.0
+    f = reactant.compile(_accumulate)
+    x = np.array([1.0, 2.0, 3.0])
+    assert float(f(reactant.to_rarray(x))) == pytest.approx(6.0)
+    assert float(f(reactant.to_rarray(x))) == pytest.approx(12.0)
+    np.testing.assert_array_equal(ACC, 2 * x)
+    assert ALIAS is ACC
+
+
+class Aliased:
+    def __init__(self):
+        self.v = np.zeros(3)
+
+    def step(self, x):
+        t = self.v  # a local name of the state array, read after the update
+        self.v[0] = x[0]
+        return t.sum()
+
+
+class ViewState:
+    def __init__(self):
+        self.base = np.zeros(6)
+        self.v = self.base[:3]
+
+    def step(self, x):
+        self.v[0] = x[0]
+        return x.sum()
+
+
+@pytest.mark.parametrize("cls,match", [(Aliased, "the variable 't'"), (ViewState, "view of another NumPy array")])
+def test_updates_the_trace_cannot_redirect_are_clear_errors(cls, match):
+    obj = cls()
+    before = {k: v.copy() for k, v in vars(obj).items()}
+    with pytest.raises(reactant.ConcretizationError, match=match):
+        reactant.compile(obj.step)(reactant.to_rarray(np.ones(3)))
+    for k, v in vars(obj).items():  # nothing half-written, the state holds its arrays again
+        assert type(v) is np.ndarray
+        np.testing.assert_array_equal(v, before[k])
