@@ -113,7 +113,15 @@ class _Runtime:
 
         tc = current_tc()
         start = len(tc.handles)
+        mark = tc.reads.mark()
         result = cf.cond(test, branch(true_fn, "true"), branch(false_fn, "false"))
+        changed = tc.reads.changed_since(mark)
+        if changed:  # Python state changed while tracing: at run time only one branch would change it
+            raise cf._no_unroll(ConcretizationError(
+                f"the if at {where} depends on a traced value and its branches change Python state "
+                f"({', '.join(changed[:3])}): tracing runs both branches once, the program would run one",
+                hint="compute the new state with traced values (np.where(cond, a, b), arrays updated in place "
+                "inside the branches), or decide the if on a Python value"))
         before = dict(zip(params, init))
         out = []
         for k, name in enumerate(names):
@@ -607,6 +615,8 @@ def _why_unrolled(e: Exception) -> str | None:
     """Why a loop whose body failed when traced once is unrolled instead, or None when the
     failure is not one that unrolling answers. (Unrolled, the user's own errors are raised
     again at the right iteration.)"""
+    if getattr(e, "no_unroll", False):
+        return None
     first = str(e).splitlines()[0] if str(e) else ""
     detail = f"({type(e).__name__}: {first})"
     if isinstance(e, ConcretizationError) or (isinstance(e, TypeError) and not isinstance(e, ReactantError) and any(

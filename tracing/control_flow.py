@@ -21,7 +21,7 @@ from jaxlib.mlir import ir
 from . import ops
 from .context import active, current
 from .dtypes import result_type
-from .errors import DTypeError, NonUniformLoopError, ShapeError, describe
+from .errors import ConcretizationError, DTypeError, NonUniformLoopError, ShapeError, describe
 from .numpy_api.convert import PY_SCALARS, as_traced, broadcast_to, dtype_for_promotion
 from .pytree import flatten, unflatten
 from .escape import kill_escaped
@@ -284,9 +284,17 @@ def _while(cond_fn, body_fn, init, names):
         specs[i] = (t.shape, t.dtype, weak)
     extra: list[TracedRArray] = []  # outer roots updated in the body: carried too
     fresh: set[int] = set()  # traced leaves the body rebinds: carried as values, not as themselves
+    mark = tc.reads.mark()
     for _attempt in range(8 + len(carried)):
         start = len(tc.handles)
         result = _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh, names)
+        changed = tc.reads.changed_since(mark)
+        if changed:  # Python state changed while tracing the body: the loop would run it many times
+            raise _no_unroll(ConcretizationError(
+                f"the loop body at {_where_defined(body_fn)} runs as a traced loop and changes Python state "
+                f"({', '.join(changed[:3])}): tracing runs the body once, the program runs it at every iteration",
+                hint="keep the state in arrays updated in place, or unroll the loop (reactant.unroll(n) or "
+                "loops='unroll')"))
         if result[0] == "done":
             # arrays made in the body and kept by the user's code (a list, an attribute) name
             # values of the body: using them after the loop is an error, not invalid IR
@@ -456,6 +464,13 @@ def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh,
             rebind(c, r)
     return ("done", unflatten(tree, out), end)
 
+
+
+def _no_unroll(e: Exception) -> Exception:
+    """Mark ``e`` as one that unrolling the enclosing loop must not answer: the failed attempt
+    already changed Python state, which an unrolled run would change again."""
+    e.no_unroll = True
+    return e
 
 
 class _Retry(Exception):

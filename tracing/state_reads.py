@@ -253,6 +253,22 @@ class StateReads:
         if type(index) in _EXACT or type(index) is float:
             self._read("item", obj, index, value, f"{known[1]}[{index!r}]")
 
+    # -- Python state changed while a traced branch was traced ------------------------------------
+    def mark(self):
+        """The state the trace has read, as it is now (for ``changed_since``)."""
+        return [(r, _now(r)) for r in self.reads], len(self.reads)
+
+    def changed_since(self, mark) -> list[str]:
+        """Labels of the places read that hold another value than at ``mark`` (or, first read
+        since, than when read), traced handles apart (traced updates are carried as values)."""
+        pre, n = mark
+        out = []
+        for r, before in pre + [(r, r.snap) for r in self.reads[n:]]:
+            now = _now(r)
+            if now != before and not (type(now) is tuple and now[:1] == ("traced",)):
+                out.append(r.label)
+        return out
+
     # -- NumPy arrays of the state --------------------------------------------------------------
     def is_state_array(self, a: np.ndarray) -> bool:
         """Whether ``a`` should be a runtime input (a large NumPy array of the state or a view
@@ -316,6 +332,16 @@ class StateReads:
         if hasattr(type(obj), "__reactant_concrete__") or id(obj) in self._known:
             return
         self._known[id(obj)] = (obj, label)
+
+
+def _now(r: Read):
+    try:
+        v = r.current()
+    except Exception:  # noqa: BLE001 - gone
+        return ("gone",)
+    if _is_traced(v):
+        return ("traced",)
+    return snapshot(v)
 
 
 def _is_object(v) -> bool:

@@ -138,9 +138,10 @@ def test_values_of_an_undone_loop_attempt_are_errors_not_crashes():
             s = s + x[i]
         return s
 
-    out = reactant.compile(f)(reactant.to_rarray(X))
-    np.testing.assert_allclose(np.asarray(out), X[0] + X[:3].sum())
-    assert len(kept) >= 2, "the loop was not traced twice"
+    # (appending to a list in a traced loop is itself refused: the list would get one value)
+    with pytest.raises(reactant.ConcretizationError, match="changes Python state"):
+        reactant.compile(f)(reactant.to_rarray(X))
+    assert kept, "the body did not run"
     for v in kept:
         assert type(v).__name__ == "EscapedTracer"
         with pytest.raises(reactant.EscapedTracerError, match="after the loop body"):

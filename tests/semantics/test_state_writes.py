@@ -91,3 +91,51 @@ def test_updates_the_trace_cannot_redirect_are_clear_errors(cls, match):
     for k, v in vars(obj).items():  # nothing half-written, the state holds its arrays again
         assert type(v) is np.ndarray
         np.testing.assert_array_equal(v, before[k])
+
+
+class Counter:
+    def __init__(self):
+        self.count = 0
+        self.total = np.zeros(3)
+
+    def early_return(self, x):  # the seed-21213 shape: state changed after a traced early return
+        self.count += 1
+        if x[0] > 0.5:
+            return x.sum()
+        self.count += 1
+        return x.sum() * 2.0
+
+    def kept_loop(self, x):
+        for i in range(reactant.keep(3)):
+            self.count += 1
+        return x.sum()
+
+    def via_helper(self, x):  # auto mode tries the loop as a loop: the effect is in a helper
+        s = x[0] * 0
+        for i in range(300):
+            s = s + x[i % 3] * self._bump()
+        return s
+
+    def _bump(self):
+        self.count += 1
+        return 1.0
+
+    def traced_state_in_branch(self, x):  # a traced update of a state array: carried, fine
+        if x[0] > 0.5:
+            self.total[0] = x[1]
+        return x.sum()
+
+
+@pytest.mark.parametrize("method", ["early_return", "kept_loop", "via_helper"])
+def test_python_state_changed_under_traced_control_flow_is_a_clear_error(method):
+    c = Counter()
+    with pytest.raises(reactant.ConcretizationError, match="change.? Python state"):
+        reactant.compile(getattr(c, method))(reactant.to_rarray(np.array([1.0, 2.0, 3.0])))
+
+
+def test_traced_state_updates_in_a_branch_are_not_state_changes():
+    ref, dev = Counter(), Counter()
+    step = reactant.compile(dev.traced_state_in_branch)
+    for x in (np.array([1.0, 2.0, 3.0]), np.array([0.0, 5.0, 1.0])):
+        assert float(step(reactant.to_rarray(x))) == pytest.approx(ref.traced_state_in_branch(x.copy()))
+        np.testing.assert_array_equal(dev.total, ref.total)
