@@ -1,13 +1,12 @@
-"""The optimizer on the benchmark corpus: each JAX-lowered module of ../shared/bench/hlo (when
-present) and of benchmarks/corpus (every workload of workloads.py, written by make_corpus.py;
-a module ../shared holds too is taken from there, so that Enzyme-JaX's version of it matches)
-compiled by XLA as it is (what jax.jit runs), after reactant's O1
-(greedy patterns) and O2 (patterns + equality saturation), and Enzyme-JaX's optimized
-version of the same module (../shared/bench/enzyme_opt), in one process, on the same random
-inputs, results checked equal, timed paired and interleaved. Versions that XLA compiles to
+"""The optimizer on the benchmark corpus: each JAX-lowered module of benchmarks/corpus (every
+workload of workloads.py, written by make_corpus.py, or ``--dir``) compiled by XLA as it is
+(what jax.jit runs), after reactant's O1 (greedy patterns) and O2 (patterns + equality
+saturation), and, with ``--enzyme-dir DIR`` (``<name>.ez.mlir`` files), Enzyme-JaX's optimized
+version of the same module, in one process, on the same random inputs, results checked equal,
+timed paired and interleaved. Versions that XLA compiles to
 identical code (same optimized HLO up to names) are timed once and share that timing.
 
-Run:  python benchmarks/bench_corpus.py [--filter NAME] [--rounds N] [--fast-math]
+Run:  python benchmarks/bench_corpus.py [--filter NAME] [--rounds N] [--fast-math] [--dir D] [--enzyme-dir D]
 """
 
 from __future__ import annotations
@@ -24,13 +23,10 @@ sys.path.insert(0, os.path.dirname(__file__))
 from corpus import DEFAULT_DIR, close, compile_text, random_inputs, run  # noqa: E402
 from harness import geomean, hlo_fingerprint, measure, print_table  # noqa: E402
 
-EZ_DIR = os.path.join(os.path.dirname(DEFAULT_DIR), "enzyme_opt")
-OWN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")  # make_corpus.py
 
-
-def enzyme_text(name: str) -> str | None:
+def enzyme_text(ez_dir: str | None, name: str) -> str | None:
     """Enzyme-JaX's module with its private ``main_N`` entry renamed to a public ``@main``."""
-    path = os.path.join(EZ_DIR, f"{name}.ez.mlir")
+    path = os.path.join(ez_dir, f"{name}.ez.mlir") if ez_dir else ""
     if not os.path.exists(path):
         return None
     text = open(path).read()
@@ -44,6 +40,8 @@ def enzyme_text(name: str) -> str | None:
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--filter", default="")
+    ap.add_argument("--dir", default=DEFAULT_DIR, help="the modules (default: benchmarks/corpus)")
+    ap.add_argument("--enzyme-dir", default=None, help="Enzyme-JaX's optimized modules (<name>.ez.mlir)")
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--fast-math", action="store_true", help="let the optimizer use fast-math rewrites")
     a = ap.parse_args(argv)
@@ -55,12 +53,7 @@ def main(argv=None):
 
     dev = jax.extend.backend.get_backend().devices()[0]
     rows, opt_times, bad = [], [], []
-    files, seen = [], set()
-    for d in (DEFAULT_DIR, OWN_DIR):
-        for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
-            if f.endswith(".mlir") and a.filter in f and f not in seen:
-                files.append((d, f))
-                seen.add(f)
+    files = [(a.dir, f) for f in sorted(os.listdir(a.dir)) if f.endswith(".mlir") and a.filter in f]
     for d, f in files:
         name = f[:-5]
         path = os.path.join(d, f)
@@ -72,7 +65,7 @@ def main(argv=None):
             run_pipeline(m, pipeline(level), PassOptions(fast_math=a.fast_math))
             times[level] = time.perf_counter() - t0
             texts[level] = irc.to_text(m)
-        ez = enzyme_text(name)
+        ez = enzyme_text(a.enzyme_dir, name)
         if ez is not None:
             texts["Enzyme-JaX"] = ez
         inputs = random_inputs(irc.load(path), np.random.default_rng(0))

@@ -1,4 +1,5 @@
-"""The benchmark corpus (../shared/bench/hlo: StableHLO modules lowered by JAX): random inputs
+"""The benchmark corpus (benchmarks/corpus: StableHLO modules lowered by JAX, written by
+make_corpus.py): random inputs
 for a module's @main, compiling module text with the PJRT CPU client, running it, and
 comparing results."""
 
@@ -9,7 +10,7 @@ import os
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "bench", "hlo"))
+DEFAULT_DIR = os.path.join(HERE, "corpus")
 
 
 def random_inputs(module, rng):

@@ -1,6 +1,6 @@
 """Optimizer time per corpus module and level: ops before / after and seconds.
 
-For every module in ``../shared/bench/hlo`` (or ``--dir``) and every level (``O1 O2 O3``
+For every module in ``benchmarks/corpus`` (or ``--dir``) and every level (``O1 O2 O3``
 by default), parse it in a fresh context, run the level's pipeline, and report the op
 count before and after and the wall time of the pipeline (best of ``--repeat`` runs, each
 on a fresh parse). ``--passes`` adds the per-pass split of the slowest pass.
@@ -22,7 +22,7 @@ from reactant.optimize import pipeline, run_pipeline  # noqa: E402
 from reactant.ir.context import load  # noqa: E402
 from reactant.ir.context import count_ops  # noqa: E402
 
-DEFAULT_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "bench", "hlo")
+DEFAULT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
 
 
 def time_level(path: str, level: str, repeat: int):
@@ -42,7 +42,7 @@ def time_level(path: str, level: str, repeat: int):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--dir", default=DEFAULT_DIR if os.path.isdir(DEFAULT_DIR) else "/work/shared/bench/hlo")
+    ap.add_argument("--dir", default=DEFAULT_DIR)
     ap.add_argument("--levels", default="O1,O2,O3")
     ap.add_argument("--filter", default="")
     ap.add_argument("--repeat", type=int, default=3)

@@ -113,7 +113,7 @@ benchmark corpus (a matmul with a diagonal matrix built by scatter becomes a bro
 from reactant.ir import context as irc
 from reactant.optimize import compile_pipeline, run_pipeline
 
-path = pathlib.Path("../../shared/bench/hlo/diagmm_scatter.fwd.mlir")
+path = pathlib.Path("../benchmarks/corpus/diagmm_scatter.fwd.mlir")
 if path.exists():
     m = irc.load(path)
     body = lambda m: [l.strip() for l in irc.to_text(m).splitlines() if "stablehlo." in l]
