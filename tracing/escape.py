@@ -65,3 +65,34 @@ def kill_escaped(handles: list, start: int, stop: int | None, why: str, keep=())
         h = r()
         if h is not None and id(h) not in keep_ids and type(h) is not EscapedTracer:
             kill(h, made, why)
+
+
+class Checkpoint:
+    """What a trace has built so far, to undo what an attempt adds (a loop tried as a
+    ``while``, a call traced for caching): in-place rebindings, private functions, cached
+    calls, facts recorded about values (MLIR may reuse an erased value's storage for a new
+    value, which would inherit them), and the handles made since, which become escaped
+    tracers (the user's code may have kept one; its op is gone)."""
+
+    def __init__(self, tc):
+        self.tc = tc
+        self.mark, self.hstart = len(tc.mutations), len(tc.handles)
+        self.functions = set(tc.functions)
+        self.calls = set(tc.call_cache)
+        self.nonneg = set(tc.nonneg_values)
+
+    def undo(self, why: str, erase=None) -> None:
+        """Undo what was added since; ``erase``: an op holding the attempt's IR, erased after
+        the rebindings are undone and before the handles are killed."""
+        tc = self.tc
+        for t, old in reversed(tc.mutations[self.mark:]):
+            t.value = old
+        del tc.mutations[self.mark:]
+        for key in [k for k in tc.call_cache if k not in self.calls]:
+            del tc.call_cache[key]
+        tc.nonneg_values &= self.nonneg
+        for name in [n for n in tc.functions if n not in self.functions]:
+            tc.functions.pop(name).operation.erase()
+        if erase is not None:
+            erase.erase()
+        kill_escaped(tc.handles, self.hstart, None, why)

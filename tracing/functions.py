@@ -171,8 +171,9 @@ def cached_call(fn: Callable, *args, **kwargs) -> Any:
     if tf is _NO_CACHE:
         return fn(*args, **kwargs)
     if tf is None:
-        mark, start, known, calls = len(tc.mutations), len(tc.handles), set(tc.functions), set(tc.call_cache)
-        nonneg = set(tc.nonneg_values)
+        from .escape import Checkpoint
+
+        checkpoint = Checkpoint(tc)
         name = "".join(c for c in getattr(fn, "__name__", "fn") if c.isalnum() or c == "_") or "fn"
         tc.pure_depth += 1
         try:
@@ -183,19 +184,9 @@ def cached_call(fn: Callable, *args, **kwargs) -> Any:
             tf = None
         finally:
             tc.pure_depth -= 1
-        if tf is None or tf.aliased or _updates_in_place(tc, mark, tf):
+        if tf is None or tf.aliased or _updates_in_place(tc, checkpoint.mark, tf):
             # Python-visible effects: undo the trace (nothing of it may stay reachable) and trace inline
-            from .control_flow import _restore
-            from .escape import kill_escaped
-
-            _restore(tc, mark)
-            for fname in [n for n in tc.functions if n not in known]:
-                tc.functions.pop(fname).operation.erase()
-            for k in [k for k in tc.call_cache if k not in calls]:
-                del tc.call_cache[k]
-            tc.nonneg_values &= nonneg  # (facts about erased values: MLIR may reuse their storage)
-            kill_escaped(tc.handles, start, None, f"the trace of {name} was undone (it was kept in a list or "
-                         "attribute)")
+            checkpoint.undo(f"the trace of {name} was undone (it was kept in a list or attribute)")
             tc.call_cache[key] = _NO_CACHE
             return fn(*args, **kwargs)
         tc.call_cache[key] = tf

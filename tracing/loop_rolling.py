@@ -32,8 +32,7 @@ from jaxlib.mlir import ir
 from ..ir.regions import walk_nested
 from ..ir.types import num_elements
 from .context import TraceContext
-from .control_flow import _restore
-from .escape import kill_escaped
+from .escape import Checkpoint
 
 # Unrolled size (trip count × body ops) from which a rollable loop stays a loop. Below it
 # the unrolled program is small, and XLA fuses straight-line code better than a loop body.
@@ -154,12 +153,7 @@ class Attempt:
         self.holder = ir.Operation.create("reactant.scratch", results=[], operands=[], regions=1,
                                           loc=tc.unknown_loc, ip=tc.ip)
         self.block = self.holder.regions[0].blocks.append()
-        self.mark, self.hstart = len(tc.mutations), len(tc.handles)
-        self.functions = set(tc.functions)
-        self.calls = set(tc.call_cache)
-        # facts recorded about values: those of erased values must go (MLIR may reuse their
-        # storage for new values, which would then inherit them)
-        self.nonneg = set(tc.nonneg_values)
+        self.checkpoint = Checkpoint(tc)
         self.committed = False
         self.done = False
         # loop decisions made inside the attempt: reported only if it is kept
@@ -187,16 +181,8 @@ class Attempt:
             return
         self.done = True
         self._close_log()
-        _restore(self.tc, self.mark)
-        for key in [k for k in self.tc.call_cache if k not in self.calls]:
-            del self.tc.call_cache[key]
-        self.tc.nonneg_values &= self.nonneg
-        for name in [n for n in self.tc.functions if n not in self.functions]:
-            self.tc.functions.pop(name).operation.erase()
-        self.holder.erase()
-        # values of the attempt kept by the user's code (a list, an attribute): an error on use
-        kill_escaped(self.tc.handles, self.hstart, None, "the loop body it was made in ended "
-                     "(it was kept in a list or attribute; carry values out of loops in variables)")
+        self.checkpoint.undo("the loop body it was made in ended (it was kept in a list or attribute; carry "
+                             "values out of loops in variables)", erase=self.holder)
 
 
 # -- facts about a traced while -------------------------------------------------------------------
