@@ -379,15 +379,18 @@ def while_licm(op, rewriter):
         for o in cand:
             for r in o.results:
                 producer[r] = o
-        # the expensive candidates, plus every candidate they (transitively) need
-        hoist = set()
+        # the expensive candidates, plus every candidate they (transitively) need. A list
+        # compared with ``==`` (the op's identity): an Operation's hash changes when its
+        # operands are rewired (the clones below), so a set of Operations would lose hoisted
+        # ops and leave their users reading into the loop from outside (invalid IR)
+        hoist = []
         # cheap ops (fused by XLA into their consumers) move out only with an expensive op
         work = [o for o in cand if not info(o.operation.name).cheap]
         while work:
             o = work.pop()
-            if o.operation in hoist:
+            if _among(o.operation, hoist):
                 continue
-            hoist.add(o.operation)
+            hoist.append(o.operation)
             for v in _inputs(o):
                 p = producer.get(v)
                 if p is not None:
@@ -395,21 +398,25 @@ def while_licm(op, rewriter):
         if not hoist:
             continue
         for o in cand:
-            if o.operation not in hoist:
+            if not _among(o.operation, hoist):
                 continue
             cheap_shared = info(o.operation.name).cheap and any(
-                _owner_top(u.owner, block) not in hoist for r in o.results for u in r.uses)
+                not _among(_owner_top(u.owner, block), hoist) for r in o.results for u in r.uses)
             if cheap_shared:
                 clone = o.operation.clone(ir.InsertionPoint(op))
                 for r, cr in zip(o.results, clone.results):
                     for u in list(r.uses):
                         top = _owner_top(u.owner, block)
-                        if top in hoist and top != o.operation:
+                        if _among(top, hoist) and top != o.operation:
                             replace_uses_within(top.opview, r, cr)
             else:
                 o.operation.move_before(op.operation)
             hoisted_any = True
     return hoisted_any
+
+
+def _among(op, ops: list) -> bool:
+    return any(op == o for o in ops)
 
 
 def _owner_top(owner, block: ir.Block):

@@ -109,6 +109,37 @@ func.func @main(%x: tensor<8xf32>, %y: tensor<8xf32>, %s: tensor<f32>) -> tensor
 }""", present=[r"stablehlo.exponential %arg1 [\s\S]*stablehlo.while",
                r"do \{\n.*broadcast_in_dim %arg2"], absent=[r"do \{[\s\S]*exponential"],
          id="shared-cheap-op-copied"),
+    # differential seed 22209: the hoisted multiply reads a cheap reshape that is copied out
+    # (it has a user left in the loop); rewiring the copy changed the multiply's hash and it
+    # stayed in the loop while the hoisted add read it from outside (invalid IR)
+    rcase("while_licm", """
+func.func @main(%a: tensor<7x7xf64>) -> tensor<1xf64> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %z = stablehlo.constant dense<0.0> : tensor<1xf64>
+  %0:2 = stablehlo.while(%i = %c0, %acc = %z) : tensor<i32>, tensor<1xf64>
+  cond {
+    %n = stablehlo.constant dense<44> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %s = stablehlo.slice %a [0:1, 0:1] : (tensor<7x7xf64>) -> tensor<1x1xf64>
+    %r = stablehlo.reshape %s : (tensor<1x1xf64>) -> tensor<1xf64>
+    %fi = stablehlo.convert %i : (tensor<i32>) -> tensor<f64>
+    %f = stablehlo.broadcast_in_dim %fi, dims = [] : (tensor<f64>) -> tensor<1xf64>
+    %m = stablehlo.multiply %r, %f : tensor<1xf64>
+    %sq = stablehlo.multiply %r, %r : tensor<1xf64>
+    %one = stablehlo.constant dense<1.0> : tensor<1xf64>
+    %d = stablehlo.add %sq, %one : tensor<1xf64>
+    %q = stablehlo.divide %m, %d : tensor<1xf64>
+    %a2 = stablehlo.add %acc, %q : tensor<1xf64>
+    %k = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %k : tensor<i32>
+    stablehlo.return %i1, %a2 : tensor<i32>, tensor<1xf64>
+  }
+  return %0#1 : tensor<1xf64>
+}""", present=[r"stablehlo.multiply [\s\S]*stablehlo.add [\s\S]*stablehlo.while"],
+         absent=[r"do \{[\s\S]*stablehlo.multiply %\w+, %\w+ : tensor<1xf64>[\s\S]*stablehlo.multiply"],
+         id="hoisted-op-reading-a-copied-cheap-op"),
     rcase("while_passthrough_arg", """
 func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
