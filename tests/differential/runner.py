@@ -14,7 +14,8 @@ programs, every call's result and the object's attributes after all calls). Outc
 - ``error``: the product raised a ``ReactantError`` or a NumPy-like standard error (TypeError,
   ValueError, IndexError, NotImplementedError...) with a message: allowed by the first law;
 - ``crash``: any other exception (AttributeError, KeyError, AssertionError, RuntimeError,
-  MLIRError... from the product's internals), a dead process or a timeout;
+  MLIRError... from the product's internals, an optimization pass's invalid output or a
+  rewrite pattern's exception), a dead process or a timeout;
 - ``mismatch``: a different value, shape, dtype or argument state: the forbidden outcome.
 
 Programs that raise (or warn of overflow/invalid values) in NumPy are discarded and counted.
@@ -232,9 +233,15 @@ def compare(got, want, where: str) -> None:
 
 # -- the reactant runs ----------------------------------------------------------------------------
 def _is_product_error(e: BaseException) -> str:
-    """``error`` for a clear error (allowed), ``crash`` for anything else."""
+    """``error`` for a clear error (allowed), ``crash`` for anything else: also a pass whose
+    output fails verification or a rewrite pattern that raised (the product's own bug, though
+    reported clearly)."""
+    from reactant.optimize.passes import InvalidModuleError
+    from reactant.optimize.patterns._registry import PatternError
     from reactant.tracing.errors import ReactantError
 
+    if isinstance(e, (InvalidModuleError, PatternError)):
+        return "crash"
     if isinstance(e, ReactantError):
         return "error"
     if isinstance(e, CLEAR_ERRORS) and str(e).strip():
