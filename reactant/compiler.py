@@ -392,7 +392,8 @@ class _Entry:
 
     __slots__ = ("exe", "execute", "handlers", "out_sigs", "out_sids", "out_classes", "out_tree",
                  "out_leaves", "writeback", "donate", "fast_run", "run", "calls", "captured", "host_put",
-                 "guards", "fast_checked", "next", "out_views", "capture_writeback")
+                 "guards", "fast_checked", "next", "out_views", "capture_writeback", "state_writes",
+                 "state_outputs")
 
     def __init__(self, exe, prog: TracedProgram, placements: list, donate: bool,
                  host_put: Callable | None = None, guards: "_guards.Guards | None" = None):
@@ -414,11 +415,19 @@ class _Entry:
         # (captured device array, output): arrays the function read from the Python state and
         # updated in place (``self.w *= 0.5``): the same objects take the new values
         self.capture_writeback = [(prog.captured[k], j) for k, j in prog.capture_aliases]
+        # places of the Python state the function left holding traced values: each call puts
+        # its results there (``tracing/state_rebinds.py``)
+        self.state_writes = prog.state_writes
+        self.state_outputs = prog.state_outputs
+        updated = {k for k, _ in prog.capture_aliases}
+        for rb in self.state_writes:  # (an array also updated in place keeps its own guard)
+            if rb.follows is not None and (guards is None or rb.follows[1] in updated):
+                rb.follows = None
         self.donate = donate
         # the common case, one array returned and nothing updated, gets its own short path
         self.run = self._run
-        single = not self.writeback and not self.capture_writeback and self.out_leaves == [0] \
-            and prog.out_tree.kind is None
+        single = not self.writeback and not self.capture_writeback and not self.state_writes \
+            and self.out_leaves == [0] and prog.out_tree.kind is None
         self.fast_run = self._single_runner() if single else self._run
         self.calls = 0
         # arrays the function reads without receiving them (device arrays, large NumPy arrays
@@ -489,6 +498,8 @@ class _Entry:
             else:
                 c._buf, c._sig = outs[j], _sign_unknown(c._sig)
                 c._sid = sig_id(c._sig)
+        if self.state_writes:
+            self._put_state(outs)
         res = []
         for d in self.out_leaves:
             if type(d) is int:
@@ -498,6 +509,32 @@ class _Entry:
             else:
                 res.append(d[1])
         return unflatten(self.out_tree, res)
+
+    def _put_state(self, outs: list) -> None:
+        """Put this call's results where the traced code left traced values in the Python
+        state; a simple rebinding (``Rebind.follows``) moves its guard and captured input to
+        the new array, so the next call reads it without tracing again."""
+        made: dict[int, Any] = {}
+
+        def value(t):
+            if t[0] == "out":
+                j = self.state_outputs[t[1]]
+                v = made.get(j)
+                if v is None:
+                    v = made[j] = self.out_classes[j]._wrap(outs[j], self.out_sigs[j], self.out_sids[j])
+                return v
+            if t[0] == "tuple":
+                items = [value(x) for x in t[2]]
+                return t[1](*items) if hasattr(t[1], "_fields") else t[1](items)
+            return t[1]
+
+        for rb in self.state_writes:
+            v = value(rb.template)
+            rb.place.put(v)
+            if rb.follows is not None:
+                i, k = rb.follows
+                self.guards.follow(i, v)
+                self.captured[k] = v
 
 
 SYNC_EVERY = 16

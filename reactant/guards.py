@@ -60,6 +60,14 @@ class Guards:
                 return f"the contents of {label} changed"
         return "nothing changed"
 
+    def follow(self, i: int, obj) -> None:
+        """Read ``i`` (of an object, by identity) now expects ``obj``: the program itself put
+        it there (``tracing/state_rebinds.py``)."""
+        r = self.reads[i]
+        r.snap = (Id, Id(obj))
+        r.shown = short_repr(obj)
+        self.check.__globals__[f"x{i}"] = obj
+
     def __len__(self) -> int:
         return len(self.reads) + len(self.arrays)
 

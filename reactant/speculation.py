@@ -11,12 +11,24 @@ compete with the real one for cores and memory.
 
 from __future__ import annotations
 
+import atexit
 import threading
+import weakref
 from typing import Any, Callable
 
 MAX_OPS = 2000
 stats = {"hits": 0, "misses": 0}  # speculative executables used / dropped (for diagnostics)
 _stats_lock = threading.Lock()
+# compiles still running: a dropped speculation's thread (the program came out different, or
+# an earlier trace's executable was reused) may outlive its caller, and XLA aborts the process
+# when the interpreter shuts down under a compile, so exit waits for them
+_running: "weakref.WeakSet[threading.Thread]" = weakref.WeakSet()
+
+
+@atexit.register
+def _wait_for_compiles() -> None:
+    for t in list(_running):
+        t.join()
 
 
 class Speculation:
@@ -28,6 +40,7 @@ class Speculation:
         self._failed = False
         self._thread = threading.Thread(target=self._run, args=(compile_fn,), name="reactant-speculative-compile",
                                         daemon=True)
+        _running.add(self._thread)
         self._thread.start()
 
     def _run(self, compile_fn: Callable[[bytes], Any]) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from .context import TraceContext, tracing
-from . import state_writes
+from . import state_rebinds, state_writes
 from .escape import kill_escaped
 from .errors import ConcretizationError
 from .host_random import GeneratorWatch
@@ -45,6 +45,10 @@ class TracedProgram:
     out_views: list = field(default_factory=list)
     # the Python state the trace read (state_reads.StateReads), for the caller's guards
     reads: Any = None
+    # places of the Python state left holding traced values (state_rebinds.Rebind): every call
+    # puts the outputs ``state_outputs[k]`` there (templates name k)
+    state_writes: list = field(default_factory=list)
+    state_outputs: list[int] = field(default_factory=list)
 
     def text(self) -> str:
         return str(self.module)
@@ -121,6 +125,15 @@ def _trace(tc: TraceContext, fn, leaves, tree, inputs, name) -> TracedProgram:
                     outputs.append(h)
                     out_values.append(h.value)
                     out_views.append(None)
+            # traced values the code left in its Python state (``self.total = ...``): outputs
+            # each call puts there (handles standing for state arrays are written back above)
+            found, state_writes_ = state_rebinds.collect(tc, {id(h) for h in tc.capture_handles.values()})
+            state_outputs = []
+            for h in found:
+                state_outputs.append(len(out_values))
+                outputs.append(h)
+                out_values.append(h.value)
+                out_views.append(None)
         tc.finish_function(f, out_values)
     captured = list(tc.captures)
     specs = specs + [(tuple(c.shape), np.dtype(c.dtype), False, False) for c in captured]
@@ -136,6 +149,8 @@ def _trace(tc: TraceContext, fn, leaves, tree, inputs, name) -> TracedProgram:
         aliases=aliases,
         capture_aliases=capture_aliases,
         out_views=out_views,
+        state_writes=state_writes_,
+        state_outputs=state_outputs,
     )
 
 

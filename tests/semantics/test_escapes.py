@@ -16,31 +16,56 @@ from .inplace_check import check
 
 class Model:
     def fit(self, X):
-        self.X = X * 2.0  # a traced value kept on the object
+        self.X = X * 2.0  # a traced value kept on the object: the call leaves its value there
         return X.sum()
 
     def predict(self, Y):
         return (self.X * Y).sum()
 
 
-def test_tracer_kept_on_object_then_used_by_another_compiled_function():
-    m = Model()
+def test_value_kept_on_the_object_is_read_by_another_compiled_function():
+    m, ref = Model(), Model()
+    x = np.arange(9.0).reshape(3, 3)
+    reactant.compile(m.fit)(reactant.to_rarray(x))
+    ref.fit(x)
+    np.testing.assert_allclose(np.asarray(m.X), ref.X)
+    got = reactant.compile(m.predict)(reactant.to_rarray(x))
+    assert float(got) == pytest.approx(ref.predict(x))
+
+
+class Stash:
+    X = None  # a class attribute: not state the trace writes back (classes are not walked)
+
+
+class ClassStash:
+    def fit(self, X):
+        Stash.X = X * 2.0
+        return X.sum()
+
+    def predict(self, Y):
+        return (Stash.X * Y).sum()
+
+
+def test_tracer_kept_where_the_state_is_not_written_back_then_used():
+    m = ClassStash()
     x = reactant.to_rarray(np.ones((3, 3)))
     reactant.compile(m.fit)(x)
     with pytest.raises(EscapedTracerError, match=r"made at .*test_escapes.py:\d+") as e:
         reactant.compile(m.predict)(x)
-    assert "after the trace of Model.fit ended" in str(e.value)
-    assert "return (self.X * Y).sum()" in str(e.value)  # the line where it is used
+    assert "after the trace of ClassStash.fit ended" in str(e.value)
+    assert "return (Stash.X * Y).sum()" in str(e.value)  # the line where it is used
     with pytest.raises(EscapedTracerError):
-        np.asarray(m.X + 1)  # eagerly, too
+        np.asarray(Stash.X + 1)  # eagerly, too
 
 
 def test_escaped_tracer_is_an_exception_not_a_crash_in_a_fresh_process(tmp_path):
     code = textwrap.dedent('''
         import numpy as np, reactant
+        class S:
+            X = None
         class M:
-            def fit(self, X): self.X = X * 2.0; return X.sum()
-            def predict(self, Y): return (self.X * Y).sum()
+            def fit(self, X): S.X = X * 2.0; return X.sum()
+            def predict(self, Y): return (S.X * Y).sum()
         m = M(); fit = reactant.compile(m.fit); pred = reactant.compile(m.predict)
         x = reactant.to_rarray(np.ones((3, 3))); fit(x); pred(x)
     ''')
