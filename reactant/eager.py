@@ -270,7 +270,17 @@ def _is_scalar_mask(i) -> bool:
 
 
 def eager_setitem(x, index, value) -> None:
+    items = index if isinstance(index, tuple) else (index,)
+    if any(_is_mask(i) and not isinstance(i, np.ndarray) for i in items) and _size(value) != 1:
+        # x[mask] = v with one value per true element: the mask's count is known here (NumPy's
+        # definition: the integer indices of its true elements); a scalar keeps the masked form
+        index = concrete_index(index)
     _compiled("setitem", lambda: _setitem)(x, index, value)
+
+
+def _size(v) -> int:
+    shape = getattr(v, "shape", None)
+    return int(np.prod(shape)) if shape is not None else int(np.size(v))
 
 
 def eager_inplace(ufunc, x, other) -> None:

@@ -36,6 +36,7 @@ from .errors import ConcretizationError, NonUniformLoopError, ReactantError
 from .numpy_api.convert import PY_SCALARS, as_traced, contains_traced
 from .functions import cached_call
 from .host_random import guard_numpy_random, refuse_numpy_random
+from .state_reads import digest
 from .library_calls import guard_as_strided, guard_lexsort
 from .state_writes import state_array_handle
 from .context import active as _active
@@ -79,10 +80,32 @@ def _is_undef(v) -> bool:
     return type(v) is Undefined
 
 
+_MISSING = object()  # an attribute an object does not have
+
+
+def _set_attr(obj, name: str, value) -> None:
+    if value is _MISSING:
+        if hasattr(obj, name):
+            delattr(obj, name)
+    else:
+        setattr(obj, name, value)
+
+
+def _attr_or_undefined(obj, name: str, label: str):
+    v = getattr(obj, name, _MISSING)
+    if v is _MISSING:
+        return _undefined(name, f"the {label} branch does not assign it")
+    if hasattr(type(v), "__reactant_concrete__"):  # a device array of the state: read as an input
+        return as_traced(v)
+    return v
+
+
 # -- runtime helpers called by transformed code ---------------------------------------------------
 class _Runtime:
     """The object transformed code calls as ``_rt`` (one for every converted function: the
     loop mode comes from the active trace)."""
+
+    NO_RESULT = cf.NO_RESULT  # the result of a path that has not returned yet (early returns)
 
     # variable access -------------------------------------------------------------------------
     @staticmethod
@@ -93,18 +116,30 @@ class _Runtime:
             return _undefined(name, "it is not assigned before this point")
 
     # if ----------------------------------------------------------------------------------------
-    def if_stmt(self, test, true_fn, false_fn, init: tuple, params: tuple, names: tuple, where: str):
+    def if_stmt(self, test, true_fn, false_fn, init: tuple, params: tuple, names: tuple, where: str,
+                attrs: tuple = ()):
         """``if test:`` whose branches take the variables ``params`` (values ``init``) and return
-        those of ``names`` (the ones read afterwards)."""
+        those of ``names`` (the ones read afterwards). ``attrs``: (object, name) of attributes
+        the branches assign, carried like variables (each branch starts from their values
+        before the if; afterwards they hold the merged values)."""
         if not isinstance(test, TracedRArray):
             return true_fn(*init) if test else false_fn(*init)
         outs = {}
+        attrs = tuple((o, a) for o, a in attrs if not isinstance(o, (type, types.ModuleType)))
+        attr_before = [getattr(o, a, _MISSING) for o, a in attrs]
+        rebound = [False] * len(attrs)  # whether some branch binds it to another object
+        # NumPy arrays they held: a branch may also update one on the host before rebinding
+        host = [(k, digest(v)) for k, v in enumerate(attr_before) if type(v) is np.ndarray]
 
         def branch(fn, label):
             def run():
+                for (o, a), v in zip(attrs, attr_before):  # (the other branch may have set them)
+                    _set_attr(o, a, v)
                 res = fn(*init)
                 outs[label] = res
-                return tuple(res)
+                for k, ((o, a), v) in enumerate(zip(attrs, attr_before)):
+                    rebound[k] = rebound[k] or getattr(o, a, _MISSING) is not v
+                return tuple(res) + tuple(_attr_or_undefined(o, a, label) for o, a in attrs)
 
             run.__reactant_name__ = f"{label} branch"
             code = fn.__code__  # errors name the branch's own line
@@ -114,8 +149,29 @@ class _Runtime:
         tc = current_tc()
         start = len(tc.handles)
         mark = tc.reads.mark()
-        result = cf.cond(test, branch(true_fn, "true"), branch(false_fn, "false"))
-        changed = tc.reads.changed_since(mark)
+        try:
+            result = cf.cond(test, branch(true_fn, "true"), branch(false_fn, "false"))
+        except BaseException:
+            for (o, a), v in zip(attrs, attr_before):
+                _set_attr(o, a, v)
+            raise
+        merged_attrs = list(result[len(names):])
+        for k, ((o, a), v) in enumerate(zip(attrs, merged_attrs)):
+            if not rebound[k]:  # the same object either way (an array updated in place: carried)
+                _set_attr(o, a, attr_before[k])
+                merged_attrs[k] = None
+                continue
+            if _is_undef(v):
+                _set_attr(o, a, attr_before[attrs.index((o, a))])
+                raise ReactantError(
+                    f"attribute {a!r} is assigned only in one branch of the if at {where} (traced condition) and "
+                    "has no value before it", hint="give it a value before the if, or assign it in both branches")
+            _set_attr(o, a, v)
+        result = result[:len(names)]
+        # (attributes bound to another object are merged above; one updated in place on the host
+        # in a branch is a change of state like any other)
+        changed = tc.reads.changed_since(mark, [oa for oa, r in zip(attrs, rebound) if r])
+        changed += [f"the NumPy array attribute {attrs[k][1]!r} held" for k, d in host if digest(attr_before[k]) != d]
         if changed:  # Python state changed while tracing: at run time only one branch would change it
             raise cf._no_unroll(ConcretizationError(
                 f"the if at {where} depends on a traced value and its branches change Python state "
@@ -149,7 +205,8 @@ class _Runtime:
         from .escape import kill_escaped
 
         kill_escaped(tc.handles, start, None, f"the branch of the if at {where} ended (it was kept in a list or "
-                     "attribute; carry values out of ifs in variables)", keep=_traced_leaves(out))
+                     "attribute; carry values out of ifs in variables)",
+                     keep=_traced_leaves(out) + _traced_leaves(tuple(merged_attrs)))
         return tuple(out)
 
     # while -------------------------------------------------------------------------------------
@@ -693,6 +750,31 @@ class _Names(ast.NodeVisitor):
     visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
 
 
+def _attr_targets(nodes: list, stored: list) -> list[tuple[str, str]]:
+    """``name.attr`` assigned in ``nodes`` (``self.total = ...``, ``self.n += 1``), not in
+    nested scopes, on a name the statements do not themselves rebind: the attributes an if on
+    a traced value carries like variables."""
+    out: list[tuple[str, str]] = []
+
+    def visit(n):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
+            n, (ast.AugAssign, ast.AnnAssign)) else []
+        for t in targets:
+            for e in ast.walk(t) if isinstance(t, (ast.Tuple, ast.List)) else [t]:
+                if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id not in stored:
+                    key = (e.value.id, e.attr)
+                    if key not in out:
+                        out.append(key)
+        for c in ast.iter_child_nodes(n):
+            visit(c)
+
+    for n in nodes:
+        visit(n)
+    return out
+
+
 def _names(nodes) -> _Names:
     v = _Names()
     for n in nodes if isinstance(nodes, list) else [nodes]:
@@ -829,27 +911,119 @@ def _lower_returns(stmts: list) -> list:
     return stmts
 
 
-def _assign_returns(stmts: list) -> None:
-    """Returns ending the paths of if-chains become assignments of the result variable."""
-    if not stmts:
-        return
-    last = stmts[-1]
+def _assign_returns(stmts: list, node) -> None:
+    """Returns ending the paths of if-chains become assignments of the result variable; a path
+    that ends without one assigns None (the function's implicit result)."""
+    last = stmts[-1] if stmts else None
     if isinstance(last, ast.Return):
         value = last.value if last.value is not None else ast.Constant(None)
         stmts[-1] = ast.copy_location(ast.Assign(targets=[ast.Name(_RET, ast.Store())], value=value), last)
     elif isinstance(last, ast.If):
-        _assign_returns(last.body)
-        _assign_returns(last.orelse)
+        _assign_returns(last.body, last)
+        _assign_returns(last.orelse, last)
+    elif not isinstance(last, ast.Raise):
+        stmts.append(ast.copy_location(ast.Assign(targets=[ast.Name(_RET, ast.Store())],
+                                                  value=ast.Constant(None)), last or node))
+
+
+_LIVE = "__rt_live"
+
+
+class _LoopReturns(ast.NodeVisitor):
+    """Whether a loop body returns, and whether only through ifs (and inner ``for`` loops
+    whose returns are lifted first): no ``break``/``continue`` of this loop, no return inside
+    ``while``, ``try`` or ``with`` (those stay as they are)."""
+
+    def __init__(self):
+        self.returns = False
+        self.other = False
+        self.depth = 0
+
+    def visit_Return(self, node):
+        self.returns = True
+        if self.depth:
+            self.other = True
+
+    def visit_Break(self, node):
+        self.other = self.other or not self.depth
+
+    visit_Continue = visit_Break
+
+    def _inside(self, node):
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+
+    visit_While = visit_With = visit_AsyncWith = visit_Try = visit_AsyncFor = _inside
+    visit_For = _inside
+
+    def _stop(self, node):
+        pass
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = _stop
+
+
+def _returns_to_flag(stmts: list) -> list:
+    """In a loop body whose paths end in returns (``_lower_returns`` already applied): each
+    ``return v`` -> ``__rt_return = v; __rt_live = False``."""
+    out = []
+    for st in stmts:
+        if isinstance(st, ast.Return):
+            value = st.value if st.value is not None else ast.Constant(None)
+            out.append(ast.copy_location(ast.Assign(targets=[ast.Name(_RET, ast.Store())], value=value), st))
+            out.append(ast.copy_location(ast.Assign(targets=[ast.Name(_LIVE, ast.Store())],
+                                                    value=ast.Constant(False)), st))
+        elif isinstance(st, ast.If):
+            st.body = _returns_to_flag(st.body) or [ast.Pass()]
+            st.orelse = _returns_to_flag(st.orelse)
+            out.append(st)
+        else:
+            out.append(st)
+    return out
+
+
+def _lift_loop_returns(stmts: list) -> list:
+    """``for i in range(...): ... if c: return v ...`` -> a flag: the body runs while no
+    iteration has returned (``if __rt_live:``), a return sets the result and clears the flag,
+    and after the loop ``if __rt_live: pass else: return __rt_return`` (which ``_single_exit``
+    then lowers like any early return). With a traced ``c`` the flag and the result become
+    traced values merged by the ifs (the result of a path that has not returned yet is a
+    placeholder, ``control_flow.NO_RESULT``)."""
+    out = []
+    for st in stmts:
+        if isinstance(st, ast.If):
+            st.body = _lift_loop_returns(st.body)
+            st.orelse = _lift_loop_returns(st.orelse)
+        elif isinstance(st, ast.For) and not st.orelse:
+            st.body = _lift_loop_returns(st.body)  # inner loops first
+            v = _LoopReturns()
+            for b in st.body:
+                v.visit(b)
+            if v.returns and not v.other:
+                st.body = [ast.copy_location(ast.If(test=ast.Name(_LIVE, ast.Load()),
+                                                    body=_returns_to_flag(_lower_returns(st.body)), orelse=[]), st)]
+                out.append(ast.copy_location(ast.Assign(targets=[ast.Name(_LIVE, ast.Store())],
+                                                        value=ast.Constant(True)), st))
+                out.append(st)
+                out.append(ast.copy_location(ast.If(test=ast.Name(_LIVE, ast.Load()), body=[ast.Pass()],
+                                                    orelse=[ast.Return(ast.Name(_RET, ast.Load()))]), st))
+                continue
+        out.append(st)
+    return out
 
 
 def _single_exit(body: list) -> list:
-    """A function body whose ifs return early, as one ending in a single ``return`` (so ifs on
-    traced values convert: each branch computes the result); unchanged when no if returns."""
+    """A function body whose ifs (or ``for`` loops) return early, as one ending in a single
+    ``return`` (so ifs on traced values convert: each branch computes the result); unchanged
+    when nothing returns early."""
+    body = _lift_loop_returns(body)
     if not any(isinstance(s, ast.If) and _if_returns(s) for s in body):
         return body
     body = _lower_returns(body)
-    _assign_returns(body)
-    init = ast.copy_location(ast.Assign(targets=[ast.Name(_RET, ast.Store())], value=ast.Constant(None)), body[0])
+    _assign_returns(body, body[0])
+    init = ast.copy_location(ast.Assign(targets=[ast.Name(_RET, ast.Store())],
+                                        value=ast.Attribute(ast.Name("__reactant_rt__", ast.Load()), "NO_RESULT",
+                                                            ast.Load())), body[0])
     ret = ast.copy_location(ast.Return(ast.Name(_RET, ast.Load())), body[-1])
     return [init] + body + [ret]
 
@@ -912,15 +1086,18 @@ class _Transformer:
         # is ``out = setitem(out, i, v)``) and return those read afterwards
         params = [n for n in _names(node.body + node.orelse).stored]
         assigned = [n for n in params if n in live]
+        attrs = _attr_targets(node.body + node.orelse, params)
         body = self.block(node.body, live)
         orelse = self.block(node.orelse, live)
         tname, fname = self.fresh("if_true"), self.fresh("if_false")
         tdef = _func(tname, params, body, assigned, node)
         fdef = _func(fname, params, orelse, assigned, node.orelse[0] if node.orelse else node)
+        keywords = [] if not attrs else [ast.keyword("attrs", ast.Tuple(
+            [ast.Tuple([ast.Name(b, ast.Load()), ast.Constant(a)], ast.Load()) for b, a in attrs], ast.Load()))]
         call = ast.Call(func=_attr("if_stmt"),
                         args=[self.calls(node.test), ast.Name(tname, ast.Load()), ast.Name(fname, ast.Load()),
                               _loads(params), _strs(params), _strs(assigned), ast.Constant(self.where(node))],
-                        keywords=[])
+                        keywords=keywords)
         return [tdef, fdef, _assign(assigned, call, node)]
 
     def while_(self, node: ast.While, live: set) -> list:

@@ -35,6 +35,58 @@ def _leaves(x):
     return flatten(x, is_leaf=lambda v: isinstance(v, (TracedRArray, np.ndarray)))
 
 
+class _NoResult:
+    """The result of a function on a path that has not returned yet (a ``return`` inside a
+    loop, ``autograph._lift_loop_returns``). Where an if merges it with a path that has
+    returned, it takes that path's structure and zeros: the program never reads them, a flag
+    says which paths returned."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<no result yet>"
+
+
+NO_RESULT = _NoResult()
+
+
+def _fill_no_result(init, new):
+    """``init`` with each ``NO_RESULT`` that ``new`` holds a value for replaced by zeros of
+    that value's structure and types (a loop carrying a function's result from before any
+    iteration returned); None when there is none."""
+    if init is NO_RESULT:
+        if new is NO_RESULT or new is None:
+            return None
+        leaves, tree = _leaves(new)
+        return unflatten(tree, [np.zeros(v.shape, v.dtype) if isinstance(v, TracedRArray) else v for v in leaves])
+    if type(init) in (tuple, list) and type(new) is type(init) and len(new) == len(init):
+        parts = [_fill_no_result(a, b) for a, b in zip(init, new)]
+        if all(p is None for p in parts):
+            return None
+        return type(init)(a if p is None else p for a, p in zip(init, parts))
+    return None
+
+
+def _expand_no_result(traced: list) -> None:
+    """Branch results (tuples of variables) holding ``NO_RESULT`` where another branch holds
+    a value take that value's structure, with ``NO_RESULT`` leaves (``_branches``)."""
+    ress = [unflatten(t[2], t[1]) for t in traced]
+    if not all(type(r) is tuple and len(r) == len(ress[0]) for r in ress):
+        return
+    ress = [list(r) for r in ress]
+    for i in range(len(ress[0])):
+        real = [r[i] for r in ress if r[i] is not NO_RESULT]
+        if not real or len(real) == len(ress):
+            continue
+        leaves, tree = _leaves(real[0])
+        for r in ress:
+            if r[i] is NO_RESULT:
+                r[i] = unflatten(tree, [NO_RESULT] * len(leaves))
+    for k, r in enumerate(ress):
+        leaves, tree = _leaves(tuple(r))
+        traced[k] = (traced[k][0], leaves, tree, *traced[k][3:])
+
+
 def _any_traced(*trees) -> bool:
     for t in trees:
         leaves, _ = _leaves(t)
@@ -164,6 +216,8 @@ def _branches(opname: str, selector: TracedRArray, fns: list[Callable], operands
         _restore(tc, mark)
         traced.append((block, leaves, tree, inside_vals, fn))
     # unify result structures and types
+    if any(t[2] != traced[0][2] for t in traced[1:]):
+        _expand_no_result(traced)
     tree0 = traced[0][2]
     for block, leaves, tree, _, fn in traced[1:]:
         if tree != tree0:
@@ -183,6 +237,8 @@ def _branches(opname: str, selector: TracedRArray, fns: list[Callable], operands
             for leaf, kind in zip(leaves, out_kinds):
                 if kind[0] == "static":
                     continue
+                if leaf is NO_RESULT:  # (never read: a path that has not returned)
+                    leaf = np.zeros(kind[0], kind[1])
                 v = as_traced(leaf, kind[1]) if not isinstance(leaf, TracedRArray) else leaf
                 vals.append(broadcast_to(v, kind[0]) if v.shape != kind[0] else v)
             for t in mutated_order:
@@ -212,6 +268,9 @@ def _snapshot(x: TracedRArray) -> TracedRArray:
 def _unify(col: list, fns: list, p: int):
     """The common result type of one output leaf across branches (weak Python numbers adopt
     the traced branches' dtype); a static value when every branch returns the same one."""
+    real = [(c, f) for c, f in zip(col, fns) if c is not NO_RESULT]
+    if len(real) < len(col):  # paths that have not returned take the type of those that have
+        return ("static", NO_RESULT) if not real else _unify([c for c, _ in real], [f for _, f in real], p)
     undefined = [c for c in col if getattr(c, "__reactant_undefined__", False)]
     if undefined:  # a variable some branch does not define: the caller reports it
         return ("static", undefined[0])
@@ -308,6 +367,8 @@ def _while(cond_fn, body_fn, init, names):
             specs.update(payload)
         elif kind == "fresh":
             fresh.update(payload)
+        elif kind == "result":  # (the carry's structure changes: start over)
+            return _while(cond_fn, body_fn, payload, names)
     raise RuntimeError("internal error: loop carry types did not settle")
 
 
@@ -377,6 +438,9 @@ def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh,
         bblock = op.regions[1].blocks.append(*[tc.tensor_type(s, d) for s, d in types])
         with tc.insert_into(bblock):
             new = body_fn(region_args(bblock))
+            filled = _fill_no_result(unflatten(tree, leaves), new)
+            if filled is not None:  # a return reached in the body: carry its type from the start
+                raise _Retry("result", filled)
             new_leaves, new_tree = _leaves(new)
             if new_tree != tree:
                 raise ShapeError(f"the loop body returns a different structure: {new_tree} instead of {tree}",
@@ -474,8 +538,8 @@ def _no_unroll(e: Exception) -> Exception:
 
 
 class _Retry(Exception):
-    """What the next attempt at a loop must carry differently (``kind``: "fresh", "extra" or
-    "promote")."""
+    """What the next attempt at a loop must carry differently (``kind``: "fresh", "extra",
+    "promote" or "result")."""
 
     def __init__(self, kind: str, payload):
         self.kind = kind

@@ -258,12 +258,16 @@ class StateReads:
         """The state the trace has read, as it is now (for ``changed_since``)."""
         return [(r, _now(r)) for r in self.reads], len(self.reads)
 
-    def changed_since(self, mark) -> list[str]:
+    def changed_since(self, mark, carried=()) -> list[str]:
         """Labels of the places read that hold another value than at ``mark`` (or, first read
-        since, than when read), traced handles apart (traced updates are carried as values)."""
+        since, than when read), traced handles apart (traced updates are carried as values)
+        and the attributes in ``carried`` ((object, name): merged by the caller)."""
         pre, n = mark
+        skip = {(id(o), a) for o, a in carried}
         out = []
         for r, before in pre + [(r, r.snap) for r in self.reads[n:]]:
+            if r.kind == "attr" and (id(r.holder), r.key) in skip:
+                continue
             now = _now(r)
             if now != before and not (type(now) is tuple and now[:1] == ("traced",)):
                 out.append(r.label)

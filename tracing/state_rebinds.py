@@ -93,7 +93,7 @@ def collect(tc, skip_ids: set[int]) -> tuple[list, list[Rebind]]:
         if hasattr(type(v), "__reactant_concrete__"):
             held.add(id(v))
             return None
-        if isinstance(v, TracedRArray) or isinstance(v, _SKIP):
+        if isinstance(v, (TracedRArray, *_SKIP)):
             return None
         if type(v) is tuple or (isinstance(v, tuple) and hasattr(v, "_fields")):
             if depth > 8:

@@ -100,3 +100,17 @@ def test_out_into_a_numpy_array_of_a_narrower_kind_is_numpys_error():
     with pytest.raises(TypeError, match="same_kind"):
         np.multiply(reactant.to_rarray(np.linspace(0.0, 1.0, 6)), 2.5, out=ib)
     np.testing.assert_array_equal(ib, np.arange(6))  # nothing written
+
+
+def test_setitem_through_a_device_mask_with_one_value_per_true_element():
+    x = np.arange(6.0)
+    want = x.copy()
+    want[want > 2.5] = np.array([10.0, 20.0, 30.0])
+    d = reactant.to_rarray(np.arange(6.0))
+    d[d > 2.5] = reactant.to_rarray(np.array([10.0, 20.0, 30.0]))
+    np.testing.assert_array_equal(np.asarray(d), want)
+    d[d > 15.0] = -1.0  # a scalar keeps the masked form
+    want[want > 15.0] = -1.0
+    np.testing.assert_array_equal(np.asarray(d), want)
+    with pytest.raises((ValueError, IndexError)):  # NumPy's error for a wrong count
+        d[d > 0.5] = reactant.to_rarray(np.array([1.0, 2.0]))

@@ -126,11 +126,21 @@ class Counter:
         return x.sum()
 
 
-@pytest.mark.parametrize("method", ["early_return", "kept_loop", "via_helper"])
+@pytest.mark.parametrize("method", ["kept_loop", "via_helper"])
 def test_python_state_changed_under_traced_control_flow_is_a_clear_error(method):
     c = Counter()
     with pytest.raises(reactant.ConcretizationError, match="change.? Python state"):
         reactant.compile(getattr(c, method))(reactant.to_rarray(np.array([1.0, 2.0, 3.0])))
+
+
+def test_an_attribute_set_after_a_traced_early_return_is_carried():
+    # the seed-21213 shape: self.count is 1 or 2 depending on the traced condition: after the
+    # call it holds that value (a device scalar), as NumPy's run would
+    ref, dev = Counter(), Counter()
+    step = reactant.compile(dev.early_return)
+    for x in (np.array([1.0, 2.0, 3.0]), np.array([0.0, 5.0, 1.0]), np.array([0.9, 1.0, 1.0])):
+        assert float(step(reactant.to_rarray(x))) == pytest.approx(ref.early_return(x.copy()))
+        assert int(dev.count) == ref.count
 
 
 def test_traced_state_updates_in_a_branch_are_not_state_changes():
