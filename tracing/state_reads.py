@@ -95,6 +95,17 @@ class Read:
         return self.holder[self.key]
 
 
+def put_at(kind: str, holder, key, value) -> None:
+    """Bind ``value`` at a place of the Python state: ``kind`` "attr", "cell", or "global" /
+    "item" (``holder[key]``)."""
+    if kind == "attr":
+        setattr(holder, key, value)
+    elif kind == "cell":
+        holder.cell_contents = value
+    else:
+        holder[key] = value
+
+
 def short_repr(value) -> str:
     return _repr.repr(value)
 

@@ -22,6 +22,8 @@ import types
 
 import numpy as np
 
+from .state_reads import put_at
+
 WALK_BUDGET = 50_000  # objects and items visited per trace at most
 
 _SKIP = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
@@ -38,12 +40,7 @@ class Place:
         self.kind, self.holder, self.key, self.label = kind, holder, key, label
 
     def put(self, value) -> None:
-        if self.kind == "attr":
-            setattr(self.holder, self.key, value)
-        elif self.kind == "cell":
-            self.holder.cell_contents = value
-        else:
-            self.holder[self.key] = value
+        put_at(self.kind, self.holder, self.key, value)
 
 
 class Rebind:

@@ -26,6 +26,7 @@ import os
 import numpy as np
 
 from .errors import ConcretizationError
+from .state_reads import put_at
 
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -91,12 +92,7 @@ def _holds(r, arr) -> bool:
 
 
 def _put(r, value) -> None:
-    if r.kind == "attr":
-        setattr(r.holder, r.key, value)
-    elif r.kind == "cell":
-        r.holder.cell_contents = value
-    else:
-        r.holder[r.key] = value
+    put_at(r.kind, r.holder, r.key, value)
 
 
 def _redirect_other_references(tc, arr: np.ndarray, h, places: list, labels: str) -> None:
