@@ -7,8 +7,9 @@
 #   SUITE_DIR   checkout of array-api-tests with the spec submodule in SUITE_DIR/array-api
 #               [$AAT_DIR, else ${TMPDIR:-/tmp}/array-api-tests]
 # environment:
-#   AAT_RUNNER  the shared runner script (run_array_api_tests.sh: bounded Hypothesis settings,
-#               no shrinking, derandomized, -n 2) [/work/shared/array_api/run_array_api_tests.sh]
+#   AAT_RUNNER  the runner script (run_array_api_tests.sh: bounded Hypothesis settings, no
+#               shrinking, derandomized, -n 2), required: nothing outside the checkout is
+#               assumed (docs/array_api.md says where it comes from)
 #   PYTHON      python of a venv with reactant and the suite's requirements [python3 on PATH]
 #   AAT_COMPARE 1 = also run array_api_strict at the same API version (2024.12), same settings
 #   Any AAT_* knob of the runner (AAT_MAX_EXAMPLES, AAT_JOBS, AAT_FILES...) passes through.
@@ -21,11 +22,11 @@ if [ $# -ge 1 ] && [ "${1#-}" = "$1" ]; then
     shift
 fi
 export AAT_DIR=${AAT_DIR:-${TMPDIR:-/tmp}/array-api-tests}
-RUNNER=${AAT_RUNNER:-/work/shared/array_api/run_array_api_tests.sh}
+RUNNER=${AAT_RUNNER:-}
 PY=${PYTHON:-$(command -v python3)}
 
-if [ ! -x "$RUNNER" ] && [ ! -f "$RUNNER" ]; then
-    echo "error: runner $RUNNER not found (set AAT_RUNNER; see docs/array_api.md)" >&2
+if [ -z "$RUNNER" ] || { [ ! -x "$RUNNER" ] && [ ! -f "$RUNNER" ]; }; then
+    echo "error: runner '$RUNNER' not found (set AAT_RUNNER to run_array_api_tests.sh; see docs/array_api.md)" >&2
     exit 2
 fi
 if [ "${AAT_COMPARE:-0}" = 1 ]; then

@@ -4,6 +4,9 @@ import os
 
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+# the optimizer's default cost constants: no calibration run timing this machine (results would
+# depend on it) and no calibration file written into the user's cache
+os.environ.setdefault("REACTANT_EQSAT_CALIBRATE", "0")
 
 import sys  # noqa: E402
 

@@ -1,0 +1,75 @@
+"""The suite reads and writes nothing outside the checkout and the temp dir: no path outside it in
+the tests, examples, notebooks or benchmarks' defaults, and test files that read data files (the
+benchmark corpus) pass in a copy of the checkout with nothing beside it and ``HOME`` pointed at
+an empty folder, which stays empty."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# what reads or writes files: every test, example and notebook; benchmarks' code and scripts
+SCANNED = ("tests", "examples", "notebooks", "benchmarks")
+# a path outside the checkout: its parent folder, or an absolute path not under the temp dir
+OUTSIDE = re.compile(r"""\.\./shared|(?<![\w.:/~])/(?:work|home|root|Users|mnt)/""")
+
+
+def _files():
+    for top in SCANNED:
+        for root, dirs, files in os.walk(os.path.join(REPO, top)):
+            dirs[:] = [d for d in dirs if d not in ("__pycache__", ".ipynb_checkpoints")]
+            for f in files:
+                if f.endswith((".py", ".sh", ".ipynb", ".toml", ".cfg", ".json")):
+                    yield os.path.join(root, f)
+
+
+def test_no_path_outside_the_checkout():
+    me = os.path.abspath(__file__)
+    found = []
+    for path in _files():
+        if path == me:
+            continue
+        with open(path, errors="replace") as f:
+            for n, line in enumerate(f, 1):
+                code = line.split("#", 1)[0] if path.endswith((".py", ".sh")) else line
+                if OUTSIDE.search(code) and '"""' not in code:
+                    found.append(f"{os.path.relpath(path, REPO)}:{n}: {line.strip()[:100]}")
+    assert not found, "paths outside the checkout:\n" + "\n".join(found)
+
+
+def _tracked() -> list[str]:
+    out = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=False)
+    if out.returncode != 0:
+        pytest.skip("not a git checkout")
+    return [p for p in out.stdout.decode().split("\0") if p]
+
+
+def test_data_reading_tests_pass_alone_with_an_empty_home(tmp_path):
+    files = _tracked()
+    copy = tmp_path / "isolated" / "checkout"  # nothing beside it
+    for rel in files:
+        src = os.path.join(REPO, rel)
+        if not os.path.isfile(src):
+            continue
+        dst = copy / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("REACTANT_", "XDG_"))}
+    env.update(HOME=str(home), PYTHONDONTWRITEBYTECODE="1")
+    # files reading the corpus (through tests/hlo_corpus.py) and compiling at O2
+    targets = ["tests/optimize/test_cli.py", "tests/optimize/test_corpus_levels.py"]
+    assert all((copy / t).exists() for t in targets)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *targets],
+                       cwd=copy, env=env, capture_output=True, text=True, timeout=900, check=False)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "skipped" not in r.stdout.splitlines()[-1], r.stdout.splitlines()[-1]  # nothing silently left out
+    left = [str(p.relative_to(home)) for p in home.rglob("*")]
+    assert not left, f"the tests wrote into HOME: {left[:10]}"
