@@ -256,7 +256,9 @@ class _Compiled:
         prog = trace(fn, leaves, tree, inputs, loops=self.options.loops, log=log)
         if progress is not None:
             progress.done("trace", f"{count_ops(prog.module)} ops" if progress.verbose else "")
-        if self.options.donate and prog.aliases:
+        if self.options.donate and prog.aliases and prog.assert_output is None:
+            # (a failed assert raises before the arguments take their new values: their buffers
+            # must still be theirs)
             _set_aliasing(prog)
         mesh, arg_shardings = _spmd_inputs(leaves, prog.captured)
         mesh = _program_mesh(prog, leaves, mesh)
@@ -393,7 +395,7 @@ class _Entry:
     __slots__ = ("exe", "execute", "handlers", "out_sigs", "out_sids", "out_classes", "out_tree",
                  "out_leaves", "writeback", "donate", "fast_run", "run", "calls", "captured", "host_put",
                  "guards", "fast_checked", "next", "out_views", "capture_writeback", "state_writes",
-                 "state_outputs")
+                 "state_outputs", "assert_output", "asserts")
 
     def __init__(self, exe, prog: TracedProgram, placements: list, donate: bool,
                  host_put: Callable | None = None, guards: "_guards.Guards | None" = None):
@@ -419,6 +421,7 @@ class _Entry:
         # its results there (``tracing/state_rebinds.py``)
         self.state_writes = prog.state_writes
         self.state_outputs = prog.state_outputs
+        self.assert_output, self.asserts = prog.assert_output, prog.asserts
         updated = {k for k, _ in prog.capture_aliases}
         for rb in self.state_writes:  # (an array also updated in place keeps its own guard)
             if rb.follows is not None and (guards is None or rb.follows[1] in updated):
@@ -427,7 +430,7 @@ class _Entry:
         # the common case, one array returned and nothing updated, gets its own short path
         self.run = self._run
         single = not self.writeback and not self.capture_writeback and not self.state_writes \
-            and self.out_leaves == [0] and prog.out_tree.kind is None
+            and self.assert_output is None and self.out_leaves == [0] and prog.out_tree.kind is None
         self.fast_run = self._single_runner() if single else self._run
         self.calls = 0
         # arrays the function reads without receiving them (device arrays, large NumPy arrays
@@ -488,6 +491,12 @@ class _Entry:
         if self.writeback and self.donate:
             bufs = _undonate_duplicates(bufs, self.writeback)
         outs = self.execute(bufs).consume_with_handlers(self.handlers)
+        if self.assert_output is not None:  # (waits for the program: before anything is written)
+            failed = int(np.asarray(outs[self.assert_output]))
+            if failed:
+                msg, where, exc = self.asserts[failed - 1]
+                text = "" if msg is None else str(msg)
+                raise exc(f"{text}{' ' if text else ''}(at {where}, checked when the compiled program ran)")
         for i, j in self.writeback:  # write back in-place updates (values changed: sign unknown)
             c = concretes[i]
             c._buf, c._sig = outs[j], _sign_unknown(c._sig)

@@ -360,6 +360,26 @@ class _Runtime:
 
     # guards for statements left as they are ----------------------------------------------------
     @staticmethod
+    def assert_(test, msg_fn, where: str):
+        """``assert test, msg``: Python's on a concrete ``test``; on a traced one the program
+        checks it when it runs and the call raises ``AssertionError`` (the message is
+        evaluated now: it must not need the traced values)."""
+        if not isinstance(test, TracedRArray):
+            if not test:
+                msg = msg_fn()
+                raise AssertionError(msg) if msg is not None else AssertionError()
+            return
+        msg = msg_fn()
+        if isinstance(msg, TracedRArray) or _has_traced(msg):
+            raise ConcretizationError(f"the message of the assert at {where} depends on traced values",
+                                      hint="use a message made of Python values")
+        if not current_tc().check_at_run(_truth(test, "assert"), msg, where):
+            raise ConcretizationError(
+                f"assert on a traced value at {where} inside a traced if or loop body (or a function traced "
+                "apart): the program checks asserts of the compiled function's own body only",
+                hint="move the assert out of the branch or loop, or check with np.all(...) after it")
+
+    @staticmethod
     def concrete_test(test, why: str, where: str):
         if isinstance(test, TracedRArray):
             raise ConcretizationError(
@@ -374,7 +394,14 @@ class _Runtime:
 
     @staticmethod
     def getitem(obj, index):
-        """``obj[index]``; a NumPy array indexed by a traced index is traced first."""
+        """``obj[index]``; a NumPy array indexed by a traced index is traced first; a ``range``
+        index is the integer array it holds (as NumPy reads it); ``np.r_[...]`` / ``np.c_[...]``
+        of traced arrays concatenate them."""
+        if type(index) is range or (type(index) is tuple and any(type(i) is range for i in index)):
+            index = tuple(np.arange(i.start, i.stop, i.step) if type(i) is range else i for i in index) \
+                if type(index) is tuple else np.arange(index.start, index.stop, index.step)
+        if (obj is np.r_ or obj is np.c_) and _has_traced(index):
+            return _concat_items(obj is np.c_, index if type(index) is tuple else (index,))
         if type(obj) is np.ndarray and _has_traced(index):
             return as_traced(obj)[index]
         return _read_item(obj, index, obj[index])
@@ -468,16 +495,136 @@ class _Runtime:
         self.call(fn)(*args, out=out, **kwargs)
         return out
 
+    def ufunc_at(self, method, target, *args, **kwargs):
+        """The statement ``np.add.at(target, ...)`` (any ufunc's ``at``), returning what the
+        name ``target`` should hold: a NumPy array updated with traced values becomes traced."""
+        if type(target) is np.ndarray and (_has_traced(args) or _has_traced(list(kwargs.values()))):
+            _refuse_aliased(target)
+            target = as_traced(target)
+        self.call(method)(target, *args, **kwargs)
+        return target
+
+    # expressions -----------------------------------------------------------------------------------
+    @staticmethod
+    def ifexp(test, true_fn, false_fn):
+        """``a if test else b``: one of them when ``test`` is concrete; on a traced ``test``
+        both are computed in the branches of one ``if`` (they must agree in structure)."""
+        if not isinstance(test, TracedRArray):
+            return true_fn() if test else false_fn()
+        return cf.cond(test, true_fn, false_fn)
+
+    @staticmethod
+    def and_(*fns):
+        """``a and b and ...``: Python's short circuit while the values are concrete; from a
+        traced truth value on, the logical and of the truth values (every operand is then
+        computed)."""
+        return _bool_chain(fns, True)
+
+    @staticmethod
+    def or_(*fns):
+        """``a or b or ...`` (see ``and_``)."""
+        return _bool_chain(fns, False)
+
+    @staticmethod
+    def not_(x):
+        """``not x``: on a traced value, its logical not (one element, as Python's ``not``
+        of a NumPy array needs)."""
+        if not isinstance(x, TracedRArray):
+            return not x
+        return np.logical_not(_truth(x, "not"))
+
     # calls ---------------------------------------------------------------------------------------
     def call(self, fn):
         refuse_numpy_random(fn)
         numpy_call = _numpy_call(fn)
         if numpy_call is not None:
             return numpy_call
+        if fn is max or fn is min:
+            return functools.partial(_minmax, fn)
+        if not isinstance(fn, (types.FunctionType, types.MethodType, functools.partial, type)) and \
+                _convertible(getattr(type(fn), "__call__", None)):
+            fn = fn.__call__  # an object called like a function (an optimizer's update): its method
         conv = convert(fn, strict=False)
         if not _convertible(getattr(fn, "__func__", fn)):
             return conv  # library code: called as it is
         return functools.partial(cached_call, conv)
+
+
+def _concat_items(columns: bool, items: tuple):
+    """``np.r_[a, b, ...]`` (``columns``: ``np.c_``) with traced items: arrays and numbers
+    concatenated along the first axis (``np.c_``: 1-D items as columns, along the last axis).
+    Slices and directive strings stay NumPy's (refused for traced items)."""
+    if any(isinstance(i, (slice, str)) for i in items):
+        raise ConcretizationError(
+            f"np.{'c_' if columns else 'r_'}[...] with slices or directives and traced values",
+            hint="build it with np.concatenate / np.column_stack / np.arange")
+    arrs = [as_traced(i) if not isinstance(i, TracedRArray) else i for i in items]
+    if not columns:
+        return np.concatenate([a.reshape(1) if a.ndim == 0 else a for a in arrs], axis=0)
+    arrs = [a.reshape(1, 1) if a.ndim == 0 else a.reshape(-1, 1) if a.ndim == 1 else a for a in arrs]
+    return np.concatenate(arrs, axis=-1)
+
+
+def _truth(x, what: str):
+    """The truth value of traced ``x`` as a traced bool (``bool(x)`` in NumPy: one element)."""
+    if x.size != 1:
+        raise ValueError(f"The truth value of an array with more than one element is ambiguous "
+                         f"(`{what}` on traced {x.dtype}{list(x.shape)}). Use a.any() or a.all()")
+    x = x.reshape(())
+    return x if x.dtype == np.bool_ else x != 0
+
+
+def _bool_chain(fns, is_and: bool):
+    word = "and" if is_and else "or"
+    v = fns[0]()
+    for k, f in enumerate(fns[1:], 1):
+        if not isinstance(v, TracedRArray):
+            if bool(v) != is_and:  # Python's short circuit: this operand is the result
+                return v
+            v = f()
+            continue
+        # a traced truth value: the result is one of the operands, chosen at run time; as a
+        # value that is only NumPy's answer when every operand is a bool (then it is the
+        # logical and/or), so other operands are refused rather than turned into bools
+        rest = [v] + [g() for g in fns[k:]]
+        if not all(_is_boolish(x) for x in rest):
+            kinds = ", ".join(x.dtype.name if isinstance(x, TracedRArray) else type(x).__name__ for x in rest)
+            raise ConcretizationError(
+                f"`{word}` of a traced value with operands that are not all bools ({kinds}): its result is one "
+                "of the operands, which one depends on the traced value",
+                hint="compare explicitly (x > 0), or use np.logical_and / np.logical_or / np.where")
+        acc = _truth(rest[0], word)
+        for x in rest[1:]:
+            t = _truth(x, word) if isinstance(x, TracedRArray) else bool(x)
+            acc = np.logical_and(acc, t) if is_and else np.logical_or(acc, t)
+        return acc
+    return v
+
+
+def _is_boolish(v) -> bool:
+    return isinstance(v, (bool, np.bool_)) or (isinstance(v, TracedRArray) and v.dtype == np.bool_)
+
+
+def _minmax(builtin, *args, **kwargs):
+    """Python's ``max``/``min`` with traced operands: the first largest (smallest) item, as
+    Python compares them (``b > a`` replaces ``a``), so NaN behaves as in Python."""
+    items = list(args[0]) if len(args) == 1 else list(args)
+    if not any(isinstance(a, TracedRArray) for a in items):
+        return builtin(*args, **kwargs)
+    if kwargs:
+        raise ConcretizationError(f"{builtin.__name__}() with {', '.join(kwargs)}= on traced values",
+                                  hint="use np.max / np.min / np.argmax on an array")
+    if not items:
+        return builtin(*args)
+    best = items[0]
+    for it in items[1:]:
+        better = it > best if builtin is max else it < best
+        if isinstance(better, TracedRArray):
+            better = _truth(better, f"{builtin.__name__}()")
+            best = np.where(better, it, best)
+        elif better:
+            best = it
+    return best
 
 
 _SIZED = frozenset({np.unique, np.nonzero, np.argwhere, np.flatnonzero})
@@ -1051,6 +1198,11 @@ class _Transformer:
         return out
 
     def stmt(self, node, live: set) -> list:
+        if isinstance(node, ast.Assert):
+            msg = self.calls(node.msg) if node.msg is not None else ast.Constant(None)
+            call = ast.Call(func=_attr("assert_"), args=[self.calls(node.test), _thunk(msg),
+                                                         ast.Constant(self.where(node))], keywords=[])
+            return [ast.copy_location(ast.Expr(call), node)]
         if isinstance(node, ast.If):
             return self.if_(node, live)
         if isinstance(node, ast.While):
@@ -1175,6 +1327,22 @@ class _CallRewriter(ast.NodeTransformer):
         return ast.copy_location(ast.Call(func=_attr("getitem"), args=[node.value, _index_expr(node.slice)],
                                           keywords=[]), node)
 
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        return ast.copy_location(ast.Call(func=_attr("ifexp"), args=[node.test, _thunk(node.body), _thunk(node.orelse)],
+                                          keywords=[]), node)
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        name = "and_" if isinstance(node.op, ast.And) else "or_"
+        return ast.copy_location(ast.Call(func=_attr(name), args=[_thunk(v) for v in node.values], keywords=[]), node)
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Not):
+            return node
+        return ast.copy_location(ast.Call(func=_attr("not_"), args=[node.operand], keywords=[]), node)
+
     def visit_Call(self, node):
         self.generic_visit(node)
         if isinstance(node.func, ast.Name) and node.func.id in ("range", "super", "locals", "globals", "vars"):
@@ -1186,6 +1354,12 @@ class _CallRewriter(ast.NodeTransformer):
         return node
 
     visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
+
+
+def _thunk(expr: ast.expr) -> ast.Lambda:
+    """``lambda: expr`` (evaluated only when the runtime needs it: short circuits)."""
+    return ast.copy_location(ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                                                           kw_defaults=[], kwarg=None, defaults=[]), body=expr), expr)
 
 
 _TYPE_PARAMS = {"type_params": []} if sys.version_info >= (3, 12) else {}
@@ -1271,6 +1445,12 @@ def _host_array_writes(node, local_names=None):
         t = node.targets[0]  # a subscript of an expression: checked, not rebound
         call = ast.Call(func=_attr("store"), args=[t.value, _index_expr(t.slice), node.value], keywords=[])
         return ast.copy_location(ast.Expr(call), node)
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
+            and node.value.func.attr == "at" and node.value.args and local(node.value.args[0]):
+        call = node.value  # np.add.at(buf, i, v): a NumPy buf receiving traced values is rebound
+        name = call.args[0].id
+        new = ast.Call(func=_attr("ufunc_at"), args=[call.func, *call.args], keywords=call.keywords)
+        return ast.copy_location(ast.Assign(targets=[name_store(name)], value=new), node)
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         call = node.value
         outs = [k for k in call.keywords if k.arg == "out" and local(k.value)]

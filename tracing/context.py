@@ -68,6 +68,10 @@ class TraceContext:
         self.where = None
         # the Python state (globals, attributes, items...) the traced code reads (state_reads)
         self.reads = StateReads(self.ctx)
+        # (traced truth value, message, user line, exception type) of checks made when the
+        # program runs (asserts on traced values): the program returns which failed first and
+        # the call raises that exception (``trace``, ``check_at_run``)
+        self.asserts: list = []
 
     def release(self) -> None:
         """Drop the Python handles on ops and values of the module once tracing is over: the
@@ -152,6 +156,15 @@ class TraceContext:
             v = self._captured[id(obj)] = self.main.entry_block.add_argument(t, self.unknown_loc)
             self.captures.append(obj)
         return v
+
+    def check_at_run(self, truth, message: str | None, where: str, exc: type = AssertionError) -> bool:
+        """Have the program check the traced bool ``truth`` when it runs: the call raises
+        ``exc(message)`` naming ``where`` when it is false. False (nothing registered) inside a
+        region (a traced if or loop body, a function traced apart): the caller decides."""
+        if self.main is None or self.ip.block != self.main.entry_block:
+            return False
+        self.asserts.append((truth, message, where, exc))
+        return True
 
     def unique_name(self, base: str) -> str:
         name, i = base, 0

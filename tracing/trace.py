@@ -49,6 +49,10 @@ class TracedProgram:
     # puts the outputs ``state_outputs[k]`` there (templates name k)
     state_writes: list = field(default_factory=list)
     state_outputs: list[int] = field(default_factory=list)
+    # checks made when the program runs (asserts on traced values): the output holding 1 + the
+    # index of the first that failed (0: none), and each one's (message, user line, exception)
+    assert_output: int | None = None
+    asserts: list = field(default_factory=list)
 
     def text(self) -> str:
         return str(self.module)
@@ -134,6 +138,14 @@ def _trace(tc: TraceContext, fn, leaves, tree, inputs, name) -> TracedProgram:
                 outputs.append(h)
                 out_values.append(h.value)
                 out_views.append(None)
+            assert_output, asserts = None, []
+            if tc.asserts:
+                code = _first_failed(tc.asserts)
+                assert_output = len(out_values)
+                asserts = [(msg, where, exc) for _, msg, where, exc in tc.asserts]
+                outputs.append(code)
+                out_values.append(code.value)
+                out_views.append(None)
         tc.finish_function(f, out_values)
     captured = list(tc.captures)
     specs = specs + [(tuple(c.shape), np.dtype(c.dtype), False, False) for c in captured]
@@ -151,7 +163,24 @@ def _trace(tc: TraceContext, fn, leaves, tree, inputs, name) -> TracedProgram:
         out_views=out_views,
         state_writes=state_writes_,
         state_outputs=state_outputs,
+        assert_output=assert_output,
+        asserts=asserts,
     )
+
+
+def _first_failed(asserts: list) -> TracedRArray:
+    """1 + the index of the first assert whose truth value is false, or 0 (an int32 scalar)."""
+    from .escape import EscapedTracer
+    from .numpy_api.convert import as_traced
+
+    code = as_traced(np.int32(0))
+    for k in reversed(range(len(asserts))):
+        truth, _, where, _exc = asserts[k]
+        if type(truth) is EscapedTracer:
+            raise ConcretizationError(f"the assert at {where} checks a value of a region that ended",
+                                      hint="move the assert to the compiled function's own body")
+        code = np.where(truth, code, np.int32(k + 1))
+    return code
 
 
 def _collect_outputs(result, inputs: list[TracedRArray]):

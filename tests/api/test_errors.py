@@ -29,7 +29,6 @@ def test_shape_mismatch_in_elementwise_op():
 
 
 @pytest.mark.parametrize("what,fn", [
-    ("bool[]", lambda a: a if a.sum() > 0 else -a),
     ("float32[]", lambda a: bool(a[0, 0])),
     ("float32[]", lambda a: float(a.sum())),
     ("float32[]", lambda a: int(a[0, 0])),

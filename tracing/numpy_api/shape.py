@@ -241,6 +241,24 @@ def append(arr, values, axis=None):
     return concatenate([arr, values], axis)
 
 
+@implements(np.insert)
+def insert(arr, obj, values, axis=None):
+    """NumPy's ``insert`` with static positions: NumPy itself inserts index codes (the array's
+    flat positions, and negative codes for the values) into an index array of the same shapes,
+    so its broadcasting, casting and errors apply; the result gathers from the array and the
+    values by those codes."""
+    if isinstance(obj, TracedRArray) or (isinstance(obj, (list, tuple)) and any(isinstance(o, TracedRArray)
+                                                                                 for o in obj)):
+        raise UnsupportedError("np.insert at traced positions: the result's layout must be static",
+                               hint="pass the positions as Python ints or a NumPy array")
+    x = as_traced(arr)
+    v = as_traced(values, x.dtype)  # (NumPy casts the values to the array's dtype)
+    codes = np.insert(np.arange(x.size).reshape(x.shape), obj, -1 - np.arange(v.size).reshape(v.shape), axis=axis)
+    flat = np.where(codes >= 0, codes, x.size - 1 - codes).reshape(-1)
+    src = concatenate([ravel(x), ravel(v)], 0)
+    return ops.reshape(src[flat], codes.shape)
+
+
 # -- splitting --------------------------------------------------------------------------------
 def _split(x: TracedRArray, indices_or_sections, axis: int, strict: bool):
     ax = normalize_axis(axis, x.ndim)

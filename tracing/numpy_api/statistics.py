@@ -7,6 +7,7 @@ static bins (an integer count with a static ``range=``, or an array of edges).""
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Sequence
 
 import numpy as np
@@ -150,6 +151,35 @@ def _static_edges(a: TracedRArray, bins, range_, name: str):
     return np.histogram_bin_edges(np.empty(0, a.dtype), bins, range_)
 
 
+def _data_edges(a: TracedRArray, bins) -> Any:
+    """``bins`` equal bins from the data's min to its max, as NumPy makes them (traced edges:
+    ``linspace(min, max, bins + 1)`` in the data's float type, widened by 0.5 each side when
+    min == max). NumPy refuses data whose min or max is not finite: the program checks it when
+    it runs (``TraceContext.check_at_run``)."""
+    from ..context import current
+    from ..errors import user_location
+
+    n = operator.index(bins)
+    if n < 1:
+        raise ValueError("`bins` must be positive, when an integer")
+    bt = np.dtype(result_type(a.dtype, np.float64)) if a.dtype.kind in "iub" else a.dtype
+    if a.size == 0:
+        return np.linspace(0.0, 1.0, n + 1, dtype=bt)
+    lo, hi = as_traced(np.min(a), bt), as_traced(np.max(a), bt)
+    finite = np.logical_and(np.isfinite(lo), np.isfinite(hi))
+    loc = user_location()
+    where = f"{loc[0]}:{loc[1]}" if loc else "np.histogram"
+    if not current().check_at_run(finite, "autodetected range of the data is not finite", where, ValueError):
+        raise UnsupportedError(
+            "histogram: integer bins without range= inside a traced if or loop body: the edges come from the "
+            "data's min and max, which NumPy requires to be finite (checked when the program runs only in the "
+            "compiled function's own body)", hint="pass a static range=(lo, hi), or an array of bin edges")
+    same = np.equal(lo, hi)
+    lo = np.where(same, np.subtract(lo, as_traced(0.5, bt)), lo)
+    hi = np.where(same, np.add(hi, as_traced(0.5, bt)), hi)
+    return np.linspace(lo, hi, n + 1, dtype=bt)
+
+
 def _bin_masks(a: TracedRArray, edges) -> TracedRArray:
     """(n, nbins) booleans: sample k is in bin i, i.e. edges[i] <= a[k] < edges[i+1], the last
     bin closed on the right; samples outside the edges (and NaNs) are in no bin."""
@@ -181,7 +211,10 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     x = as_traced(a)
     if is_complex(x.dtype):
         raise DTypeError(f"histogram of a complex array {describe(x)} is not supported")
-    edges = _static_edges(x, bins, range, "histogram")
+    if range is None and not _traced(bins) and not isinstance(bins, str) and np.ndim(bins) == 0:
+        edges = _data_edges(x, bins)
+    else:
+        edges = _static_edges(x, bins, range, "histogram")
     masks = _bin_masks(x, edges)
     if weights is None:
         hist = np.sum(masks, axis=0, dtype=np.int64)

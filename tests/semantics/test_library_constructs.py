@@ -1,0 +1,69 @@
+"""Constructs of real NumPy library code on traced values: ``np.c_``/``np.r_`` (a linear model's
+intercept column), indexing with a ``range``, ``np.add.at`` into a ``np.zeros`` buffer: NumPy's
+answer in every loop mode."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import reactant
+
+from .inplace_check import check
+
+MODES = [(loops, opt) for loops in ("auto", "keep", "unroll") for opt in ("O0", "O2")]
+
+
+def intercept(X, w):
+    Xb = np.c_[np.ones(X.shape[0]), X]  # every linear model with an intercept
+    return Xb @ w
+
+
+def stacked(x):
+    return np.r_[x, x * 2.0, 3.0] + np.r_[np.zeros(3), x[:3], x[-1]]
+
+
+def range_index(x):
+    return x[range(2)] + x[range(1, 5, 2)]
+
+
+def scatter_add(x, idx):
+    counts = np.zeros(4)
+    np.add.at(counts, idx, x)  # repeated indices accumulate
+    return counts
+
+
+@pytest.mark.parametrize("loops,optimize", MODES)
+def test_library_constructs_match_numpy(loops, optimize):
+    X = np.arange(12.0).reshape(4, 3) * 0.5
+    check(intercept, X, np.array([1.0, -2.0, 0.5, 0.25]), loops=loops, optimize=optimize)
+    check(stacked, np.array([1.0, 2.0, 3.0]), loops=loops, optimize=optimize)
+    check(range_index, np.arange(6.0), loops=loops, optimize=optimize)
+    check(scatter_add, np.array([1.0, 2.0, 3.0, 4.0, 5.0]), np.array([0, 0, 3, 1, 0]), loops=loops,
+          optimize=optimize)
+
+
+def hist_auto(x):
+    counts, edges = np.histogram(x, bins=4)  # edges from the data's min and max
+    return counts, edges
+
+
+def inserts(x, A):
+    return (np.insert(x, 1, 5.0), np.insert(x, [0, 2, 2], x[:3] * 10.0), np.insert(A, 1, 7.0, axis=1),
+            np.insert(A, -1, A[:, 0], axis=1))
+
+
+@pytest.mark.parametrize("optimize", ["O0", "O2"])
+def test_histogram_without_range_and_insert_match_numpy(optimize):
+    for x in (np.array([1.0, 2.0, 2.5, 7.0, 3.0]), np.arange(10), np.array([3.0, 3.0])):
+        check(hist_auto, x, optimize=optimize)
+    check(inserts, np.arange(4.0), np.arange(6.0).reshape(2, 3), optimize=optimize)
+
+
+def test_histogram_of_data_with_nan_raises_numpys_error_when_it_runs():
+    f = reactant.compile(hist_auto)
+    f(reactant.to_rarray(np.array([1.0, 2.0])))
+    with pytest.raises(ValueError, match="autodetected range"):
+        f(reactant.to_rarray(np.array([1.0, np.nan])))
+    with pytest.raises(ValueError, match="autodetected range"):
+        hist_auto(np.array([1.0, np.nan]))
