@@ -733,11 +733,18 @@ def _has_traced(x) -> bool:
     return contains_traced((x,))
 
 
+@functools.cache
+def _trace_entry():
+    """The code of the frame that runs the traced function (frames above it are the caller's)."""
+    from .trace import _trace
+
+    return _trace.__code__
+
+
 def _refuse_aliased(arr: np.ndarray) -> None:
     """A NumPy array that becomes traced is replaced under one name only: refuse when a view
     of it, it being a view, or a container (list, dict, object) could still see the old
-    array, which NumPy would have updated too. (Another plain name bound to the same array is
-    not detected: such code should create the array from a traced one.)"""
+    array, which NumPy would have updated too, or another name of the same function for it."""
     # (frames, cells and tuples: the traced code's own locals and the carries of converted loops)
     holders = [r for r in gc.get_referrers(arr) if type(r).__name__ not in ("frame", "cell", "tuple")]
     if arr.base is not None or holders:
@@ -745,6 +752,17 @@ def _refuse_aliased(arr: np.ndarray) -> None:
             "a NumPy array that is also referenced elsewhere (a view of it, or a list, dict or object holding "
             "it) receives a traced value: those references would not see the update",
             hint="create it from a traced array (np.zeros_like(x, shape=...)) or keep a single name for it")
+    # two names of one function for the same array (``b = a``): only the one written is rebound
+    f = sys._getframe(1)
+    while f is not None and f.f_code is not _trace_entry():  # (the traced code's frames only)
+        if not _is_reactant(os.path.abspath(f.f_code.co_filename)):
+            names = [n for n, v in f.f_locals.items() if v is arr]
+            if len(names) > 1:
+                raise ConcretizationError(
+                    f"the NumPy array named {' and '.join(repr(n) for n in names)} in {f.f_code.co_name} receives a "
+                    "traced value through one of these names: the other would keep the old values",
+                    hint="keep a single name for it, or create it from a traced array (np.zeros_like(x, shape=...))")
+        f = f.f_back
 
 
 def _traced_leaves(values) -> list:

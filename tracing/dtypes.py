@@ -78,6 +78,10 @@ def real_dtype(dtype: np.dtype) -> np.dtype:
     return dtype
 
 
+_PY_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dtype(np.float64),
+              complex: np.dtype(np.complex128)}
+
+
 def resolve_ufunc(ufunc: np.ufunc, operand_dtypes: list) -> tuple[np.dtype, ...]:
     """The (inputs..., outputs...) loop dtypes NumPy would pick for ``ufunc`` on these operands.
 
@@ -86,7 +90,13 @@ def resolve_ufunc(ufunc: np.ufunc, operand_dtypes: list) -> tuple[np.dtype, ...]
     """
     sig = tuple(operand_dtypes) + (None,) * ufunc.nout
     try:
-        return tuple(np.dtype(d) for d in ufunc.resolve_dtypes(sig))
+        loop = tuple(np.dtype(d) for d in ufunc.resolve_dtypes(sig))
+        if not any(d == object for d in loop):
+            return loop
+        # only Python scalars (``i < 3`` on a traced Python int): NumPy picks its object loop for
+        # unbounded Python ints; the scalars' own dtypes (int64, float64...) are what a trace has
+        concrete = [_PY_DTYPES.get(d, d) for d in operand_dtypes]
+        return tuple(np.dtype(d) for d in ufunc.resolve_dtypes(tuple(concrete) + (None,) * ufunc.nout))
     except TypeError:  # no loop for these dtypes (UFuncTypeError), or no common dtype
         pass
     # resolve_dtypes fails for some (dtype, python-scalar) pairs on extension dtypes such as

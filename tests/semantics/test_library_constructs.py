@@ -67,3 +67,14 @@ def test_histogram_of_data_with_nan_raises_numpys_error_when_it_runs():
         f(reactant.to_rarray(np.array([1.0, np.nan])))
     with pytest.raises(ValueError, match="autodetected range"):
         hist_auto(np.array([1.0, np.nan]))
+
+
+def test_a_numpy_array_with_two_names_receiving_a_traced_value_is_a_clear_error():
+    def f(x):
+        a = np.zeros(3)
+        b = a  # NumPy: b sees the write through a
+        a[0] = x[0]
+        return b
+
+    with pytest.raises(reactant.ConcretizationError, match="named 'a' and 'b'"):
+        reactant.compile(f)(reactant.to_rarray(np.array([1.0, 2.0, 3.0])))

@@ -132,3 +132,14 @@ def test_assert_inside_a_traced_if_is_a_clear_error():
 
     with pytest.raises(reactant.ConcretizationError, match="assert on a traced value"):
         reactant.compile(f)(reactant.to_rarray(np.array([1.0, 2.0])))
+
+
+def test_while_loop_with_a_python_int_in_the_carry():
+    def f(x):
+        def body(c):
+            i, s = c
+            return i + 1, s + x[i]
+        return reactant.while_loop(lambda c: c[0] < 3, body, (0, x[0] * 0))[1]
+
+    x = np.array([1.0, -2.0, 3.0])
+    assert float(reactant.compile(f)(reactant.to_rarray(x))) == pytest.approx(f(x))
