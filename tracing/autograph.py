@@ -455,7 +455,15 @@ class _Runtime:
                     hint="create it from a traced array (np.zeros_like(x, shape=...)), or bind it to a name first")
             h[index] = getattr(operator, op)(h[index], value)
             return
-        obj[index] = getattr(operator, op)(obj[index], value)
+        cur = obj[index]
+        if type(cur) is np.ndarray and _has_traced(value) and not isinstance(obj, np.ndarray):
+            # ``self.grads["W"] += dW``: the item is an array of the state read at this place
+            # (updated in place through its handle, state_writes)
+            h = state_array_handle(cur, item=(obj, index))
+            if h is not None:
+                obj[index] = getattr(operator, op)(h, value)
+                return
+        obj[index] = getattr(operator, op)(cur, value)
 
     @staticmethod
     def aug_setitem(obj, index, op: str, value):

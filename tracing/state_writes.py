@@ -31,9 +31,11 @@ from .state_reads import put_at
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-def state_array_handle(arr: np.ndarray):
+def state_array_handle(arr: np.ndarray, item=None):
     """The traced handle standing for state array ``arr`` (made on first use); None when
-    ``arr`` is not an array of the Python state the trace read."""
+    ``arr`` is not an array of the Python state the trace read. ``item``: (container, key),
+    the list or dict item of the state it was reached through (``self.grads["W"] += dW``;
+    container items are not recorded as reads: their container's snapshot covers them)."""
     from .context import active
     from .traced import wrap
 
@@ -44,6 +46,8 @@ def state_array_handle(arr: np.ndarray):
     if h is not None:
         return h
     places = [r for r in tc.reads.reads if r.kind in ("attr", "item", "global", "cell") and _holds(r, arr)]
+    if item is not None and _reached_from_state(tc, item[0]):
+        places.append(_Place(*item, label=f"an item [{item[1]!r}]"))
     if not places:
         return None
     labels = ", ".join(r.label for r in places)
@@ -136,13 +140,34 @@ def _redirect_other_references(tc, arr: np.ndarray, h, places: list, labels: str
             "keep the old values", hint="keep the array in one place, or make the state a traced array")
 
 
+def _reached_from_state(tc, container) -> bool:
+    """Whether the trace read ``container`` from its Python state (some read's value holds
+    it, directly or in a container)."""
+    for r in tc.reads.reads:
+        try:
+            v = r.current()
+        except Exception:  # noqa: BLE001 - gone
+            continue
+        if v is container or (isinstance(v, (list, tuple, dict)) and _holds_in(v, container, 3)):
+            return True
+    return False
+
+
+def _holds_in(c, target, depth: int) -> bool:
+    items = c.values() if isinstance(c, dict) else c
+    for x in items:
+        if x is target or (depth > 0 and isinstance(x, (list, tuple, dict)) and _holds_in(x, target, depth - 1)):
+            return True
+    return False
+
+
 class _Place:
     """An item of a dict or list holding a state array (restored like a read's place)."""
 
     kind = "item"
 
-    def __init__(self, holder, key):
-        self.holder, self.key = holder, key
+    def __init__(self, holder, key, label: str = ""):
+        self.holder, self.key, self.label = holder, key, label
 
     def current(self):
         return self.holder[self.key]

@@ -149,3 +149,31 @@ def test_traced_state_updates_in_a_branch_are_not_state_changes():
     for x in (np.array([1.0, 2.0, 3.0]), np.array([0.0, 5.0, 1.0])):
         assert float(step(reactant.to_rarray(x))) == pytest.approx(ref.traced_state_in_branch(x.copy()))
         np.testing.assert_array_equal(dev.total, ref.total)
+
+
+class Layer:
+    """Gradients and parameters in a dict and a list, updated in place (library style)."""
+
+    def __init__(self):
+        self.grads = {"W": np.zeros(3), "b": np.zeros(1)}
+        self.params = [np.ones(3)]
+
+    def backward(self, g):
+        self.grads["W"] += g * 2.0
+        self.grads["b"] += g.sum()
+        self.params[0] -= 0.1 * self.grads["W"]
+        return self.params[0].sum()
+
+
+@pytest.mark.parametrize("loops", ["auto", "keep", "unroll"])
+@pytest.mark.parametrize("optimize", ["O0", "O2"])
+def test_state_arrays_in_dicts_and_lists_updated_in_place(loops, optimize):
+    ref, dev = Layer(), Layer()
+    W, params = dev.grads["W"], dev.params[0]
+    step = reactant.compile(dev.backward, loops=loops, optimize=optimize)
+    for g in INPUTS:
+        assert float(step(reactant.to_rarray(g[:3]))) == pytest.approx(ref.backward(g[:3].copy()), rel=1e-12)
+        assert dev.grads["W"] is W and dev.params[0] is params  # the same arrays, updated
+        for k in ("W", "b"):
+            np.testing.assert_allclose(dev.grads[k], ref.grads[k], rtol=1e-12)
+        np.testing.assert_allclose(dev.params[0], ref.params[0], rtol=1e-12)
