@@ -1461,6 +1461,16 @@ def _host_array_writes(node, local_names=None):
     def local(t) -> bool:
         return isinstance(t, ast.Name) and (local_names is None or t.id in local_names)
 
+    if isinstance(node, ast.Assign) and len(node.targets) > 1 and any(isinstance(t, ast.Subscript)
+                                                                       for t in node.targets):
+        # a[i:, i] = a[i, i:] = v: the value once, then each target from left to right
+        tmp = ast.copy_location(ast.Assign(targets=[name_store("__rt_chained")], value=node.value), node)
+        out = [tmp]
+        for t in node.targets:
+            one = ast.copy_location(ast.Assign(targets=[t], value=ast.Name("__rt_chained", ast.Load())), node)
+            r = _host_array_writes(one, local_names)
+            out.extend(r if isinstance(r, list) else [r])
+        return out
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
             and local(node.targets[0].value):
         t = node.targets[0]

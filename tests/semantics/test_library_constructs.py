@@ -78,3 +78,15 @@ def test_a_numpy_array_with_two_names_receiving_a_traced_value_is_a_clear_error(
 
     with pytest.raises(reactant.ConcretizationError, match="named 'a' and 'b'"):
         reactant.compile(f)(reactant.to_rarray(np.array([1.0, 2.0, 3.0])))
+
+
+def chained(x):
+    a = np.zeros((3, 3))
+    for i in range(3):
+        a[i:, i] = a[i, i:] = x[i:] * 2.0  # one value, both targets, left to right
+    return a
+
+
+@pytest.mark.parametrize("loops,optimize", MODES)
+def test_chained_assignment_into_a_numpy_array(loops, optimize):
+    check(chained, np.array([1.0, -2.0, 3.0]), loops=loops, optimize=optimize)
