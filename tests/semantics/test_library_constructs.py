@@ -90,3 +90,20 @@ def chained(x):
 @pytest.mark.parametrize("loops,optimize", MODES)
 def test_chained_assignment_into_a_numpy_array(loops, optimize):
     check(chained, np.array([1.0, -2.0, 3.0]), loops=loops, optimize=optimize)
+
+
+def csr_matvec(vals, cols, rowptr, v):
+    out = np.zeros(rowptr.shape[0] - 1)
+    for i in range(rowptr.shape[0] - 1):  # row lengths are data: slices with traced bounds
+        out[i] = np.dot(vals[rowptr[i]:rowptr[i + 1]], v[cols[rowptr[i]:rowptr[i + 1]]])
+    return out
+
+
+@pytest.mark.parametrize("loops,optimize", MODES)
+def test_sparse_rows_gathered_through_data_dependent_slices(loops, optimize):
+    dense = np.array([[1.0, 0.0, 2.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 3.0, 4.0, 5.0], [6.0, 0.0, 0.0, 0.0]])
+    rows, cols = np.nonzero(dense)
+    rowptr = np.concatenate([[0], np.cumsum(np.count_nonzero(dense, axis=1))])
+    v = np.array([1.0, -2.0, 0.5, 3.0])
+    got = check(csr_matvec, dense[rows, cols], cols, rowptr, v, loops=loops, optimize=optimize)
+    np.testing.assert_allclose(np.asarray(got), dense @ v)

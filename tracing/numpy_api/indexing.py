@@ -170,6 +170,13 @@ def getitem(x: TracedRArray, index) -> TracedRArray:
         from .masked import select
 
         return select(x, index)
+    if isinstance(index, windows.Window):
+        # x[cols[a:b]] with traced a, b (a sparse row): the gather of the window's block, with
+        # the window's run-time length (the block's tail is never read as part of the result)
+        w = index
+        if w.values.ndim != 1 or w.values.dtype.kind not in "iu":
+            raise IndexError_(f"indexing with a slice with traced bounds needs 1-d integers, got {w!r}")
+        return windows.Window(getitem(x, w.values), (w.lens[0],) + tuple(x.shape[1:]))
     if windows.has_traced_bound(index):
         result = windows.read(x, index)
         if not isinstance(result, TracedRArray):  # a window whose length is known only at run time
