@@ -753,24 +753,30 @@ def _refuse_aliased(arr: np.ndarray) -> None:
     """A NumPy array that becomes traced is replaced under one name only: refuse when a view
     of it, it being a view, or a container (list, dict, object) could still see the old
     array, which NumPy would have updated too, or another name of the same function for it."""
+    # the traced code's own frames, and the names each gives the array (reading ``f_locals``
+    # makes a dict on the frame that refers to the array: not a holder of its own)
+    frames, f = [], sys._getframe(1)
+    while f is not None and f.f_code is not _trace_entry():
+        if not _is_reactant(os.path.abspath(f.f_code.co_filename)):
+            frames.append((f.f_code.co_name, f.f_locals))
+        f = f.f_back
+    own = {id(d) for _, d in frames}
     # (frames, cells and tuples: the traced code's own locals and the carries of converted loops)
-    holders = [r for r in gc.get_referrers(arr) if type(r).__name__ not in ("frame", "cell", "tuple")]
+    holders = [r for r in gc.get_referrers(arr)
+               if type(r).__name__ not in ("frame", "cell", "tuple") and id(r) not in own]
     if arr.base is not None or holders:
         raise ConcretizationError(
             "a NumPy array that is also referenced elsewhere (a view of it, or a list, dict or object holding "
             "it) receives a traced value: those references would not see the update",
             hint="create it from a traced array (np.zeros_like(x, shape=...)) or keep a single name for it")
     # two names of one function for the same array (``b = a``): only the one written is rebound
-    f = sys._getframe(1)
-    while f is not None and f.f_code is not _trace_entry():  # (the traced code's frames only)
-        if not _is_reactant(os.path.abspath(f.f_code.co_filename)):
-            names = [n for n, v in f.f_locals.items() if v is arr]
-            if len(names) > 1:
-                raise ConcretizationError(
-                    f"the NumPy array named {' and '.join(repr(n) for n in names)} in {f.f_code.co_name} receives a "
-                    "traced value through one of these names: the other would keep the old values",
-                    hint="keep a single name for it, or create it from a traced array (np.zeros_like(x, shape=...))")
-        f = f.f_back
+    for fname, local in frames:
+        names = [n for n, v in local.items() if v is arr]
+        if len(names) > 1:
+            raise ConcretizationError(
+                f"the NumPy array named {' and '.join(repr(n) for n in names)} in {fname} receives a traced "
+                "value through one of these names: the other would keep the old values",
+                hint="keep a single name for it, or create it from a traced array (np.zeros_like(x, shape=...))")
 
 
 def _traced_leaves(values) -> list:
