@@ -1,0 +1,116 @@
+"""First calls: how long ``reactant.compile(f)(*args)`` takes the first time, split into its
+stages (trace / optimization passes / equality saturation / XLA compile and the run), next to
+``jax.jit``'s first call of the jax.numpy version of the same program. Each program runs in a
+fresh process (the backend is started before timing, in both), so nothing is cached.
+
+Programs: the loop kernels of ``loop_kernels.py`` (textbook loops, n as given) and the
+``benchmarks/kernels`` kernels (unmodified NumPy library-style code).
+
+    python benchmarks/bench_first_call.py [--n 64] [--only NAME ...] [--optimize O2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# one program, in its own process: prints one JSON line
+CHILD = r"""
+import json, os, sys, time
+sys.path.insert(0, {here!r}); sys.path.insert(0, os.path.join({here!r}, "kernels"))
+import numpy as np, jax, reactant
+which, name, n, opt = {which!r}, {name!r}, {n!r}, {opt!r}
+if which == "loop":
+    import loop_kernels as lk
+    fn, jfn, args = lk.KERNELS[name], lk.jax_versions()[0][name], lk.inputs(name, n)
+else:
+    from kernels import KERNELS
+    k = KERNELS[name]
+    fn, jfn, args = k["numpy"], k["jax"], k["inputs"]()
+np.asarray(reactant.to_rarray(np.ones(2)) + 1.0)  # the backend is up before any timing
+jax.block_until_ready(jax.jit(lambda a: a + 1)(np.ones(2)))
+dev = [reactant.to_rarray(np.array(a, copy=True)) if isinstance(a, np.ndarray) else a for a in args]
+t0 = time.perf_counter()
+out = reactant.compile(fn, optimize=opt)(*dev)
+jax.block_until_ready(jax.tree_util.tree_leaves(out))
+t_r = time.perf_counter() - t0
+t0 = time.perf_counter()
+jout = jax.jit(jfn)(*[np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args])
+jax.block_until_ready(jout)
+t_j = time.perf_counter() - t0
+print(json.dumps({{"reactant": t_r, "jax": t_j}}))
+"""
+
+_LINE = re.compile(r"reactant: [^:]+: (.+?) ([0-9.]+) ms")
+
+
+def stages(stderr: str) -> dict[str, float]:
+    """Seconds per stage from ``REACTANT_LOG=1`` lines."""
+    out = {"trace": 0.0, "passes": 0.0, "saturation": 0.0, "xla": 0.0}
+    for m in _LINE.finditer(stderr):
+        what, ms = m.group(1), float(m.group(2)) / 1e3
+        if what == "trace":
+            out["trace"] += ms
+        elif what.startswith("pass eqsat"):
+            out["saturation"] += ms
+        elif what.startswith("pass "):
+            out["passes"] += ms
+        elif what.startswith("XLA compile"):
+            out["xla"] += ms
+    return out
+
+
+def run_one(which: str, name: str, n: int, opt: str) -> dict:
+    code = CHILD.format(here=HERE, which=which, name=name, n=n, opt=opt)
+    env = dict(os.environ, REACTANT_LOG="1")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600,
+                       check=False)
+    if r.returncode != 0:
+        return {"name": name, "error": (r.stderr.strip().splitlines() or ["?"])[-1][:80]}
+    row = json.loads(r.stdout.strip().splitlines()[-1])
+    row.update(stages(r.stderr), name=name)
+    return row
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=64, help="size of the loop kernels")
+    ap.add_argument("--optimize", default="O2")
+    ap.add_argument("--only", nargs="*", help="program names")
+    args = ap.parse_args(argv)
+    sys.path.insert(0, HERE)
+    sys.path.insert(0, os.path.join(HERE, "kernels"))
+    import loop_kernels
+    from kernels import KERNELS
+
+    todo = [("loop", k) for k in loop_kernels.KERNELS] + [("kernel", k) for k in KERNELS]
+    if args.only:
+        todo = [(w, k) for w, k in todo if k in args.only]
+    print(f"first calls, optimize={args.optimize}, loop kernels at n={args.n}; seconds")
+    print(f"{'program':28s} {'reactant':>9s} {'trace':>7s} {'passes':>7s} {'eqsat':>7s} {'XLA':>7s} "
+          f"{'jax.jit':>8s} {'ratio':>6s}")
+    ratios = []
+    for which, name in todo:
+        row = run_one(which, name, args.n, args.optimize)
+        if "error" in row:
+            print(f"{name:28s} error: {row['error']}")
+            continue
+        ratio = row["reactant"] / row["jax"]
+        ratios.append(ratio)
+        print(f"{name:28s} {row['reactant']:9.3f} {row['trace']:7.3f} {row['passes']:7.3f} "
+              f"{row['saturation']:7.3f} {row['xla']:7.3f} {row['jax']:8.3f} {ratio:6.2f}")
+    if ratios:
+        import math
+
+        g = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        print(f"{len(ratios)} programs: reactant / jax.jit first call geomean {g:.2f}x, max {max(ratios):.2f}x")
+
+
+if __name__ == "__main__":
+    main()
