@@ -223,22 +223,22 @@ class _Runtime:
 
     def _staged_loop(self, cond, body, vals, names, where):
         undef = [k for k, v in enumerate(vals) if _is_undef(v)]
-        keep = [k for k in range(len(vals)) if k not in undef]
-        names_kept = [names[k] for k in keep]
+        kept = [k for k in range(len(vals)) if k not in undef]
+        names_kept = [names[k] for k in kept]
 
         def full(v):
             out = list(vals)
-            for k, x in zip(keep, v):
+            for k, x in zip(kept, v):
                 out[k] = x
             return tuple(out)
 
         def body_kept(v):
             res = body(full(v))
-            return tuple(res[k] for k in keep)
+            return tuple(res[k] for k in kept)
 
         body_kept.__reactant_where__ = where
 
-        res = cf.while_loop(lambda v: cond(full(v)), body_kept, tuple(vals[k] for k in keep), names=names_kept)
+        res = cf.while_loop(lambda v: cond(full(v)), body_kept, tuple(vals[k] for k in kept), names=names_kept)
         out = list(full(res))
         for k in undef:
             out[k] = _undefined(names[k], f"it is assigned only inside the loop at {where}, whose condition is traced")

@@ -59,18 +59,6 @@ def is_complex(dtype: np.dtype) -> bool:
     return dtype.kind == "c"
 
 
-def is_inexact(dtype: np.dtype) -> bool:
-    return is_float(dtype) or dtype.kind == "c"
-
-
-def is_integer(dtype: np.dtype) -> bool:
-    return dtype.kind in "iu"
-
-
-def is_bool(dtype: np.dtype) -> bool:
-    return dtype.kind == "b"
-
-
 def real_dtype(dtype: np.dtype) -> np.dtype:
     """float32 for complex64, float64 for complex128, the dtype itself otherwise."""
     if dtype.kind == "c":
@@ -125,6 +113,3 @@ def result_type(*dtypes: Any) -> np.dtype:
     return np.result_type(*args)
 
 
-def python_scalar_dtype(v: Any) -> np.dtype:
-    """dtype a Python scalar takes when it becomes an array on its own (NumPy's defaults)."""
-    return np.asarray(v).dtype

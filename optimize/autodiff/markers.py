@@ -91,10 +91,6 @@ class MarkerSpec:
         return list(ir.FunctionType(ir.TypeAttr(self.fn.attributes["function_type"]).value).results)
 
 
-def is_marker(op) -> bool:
-    return op.name in MARKERS
-
-
 def _activity_name(attr: ir.Attribute) -> str:
     if isinstance(attr, ir.StringAttr):
         return attr.value

@@ -72,10 +72,6 @@ def register_custom_call(target: str, fwd: Callable | None, rev: Callable | None
     CUSTOM_CALLS[target] = Rule(fwd, rev)
 
 
-def has_rule(name: str) -> bool:
-    return name in RULES
-
-
 # ---------------------------------------------------------------------------------------------
 # helpers shared by the rule modules (zero tangents are None)
 

@@ -98,14 +98,6 @@ def linear_index(v: ir.Value, depth: int = 0):
     return None
 
 
-def iota_affine(v: ir.Value):
-    """(dim, offset) when ``v`` equals ``index[dim] + offset``; else None."""
-    r = linear_index(v)
-    if r is None or len(r[0]) != 1 or list(r[0].values()) != [1]:
-        return None
-    return next(iter(r[0])), r[1]
-
-
 def _direction(op) -> str:
     return hlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value
 

@@ -52,11 +52,6 @@ def _simple(op):
     return kind, x, init, _dims(op)
 
 
-def _kept_shape(x, dims):
-    s = shape_of(x)
-    return [s[i] for i in range(len(s)) if i not in dims]
-
-
 @pattern("reduce_no_dims", FAMILY, "stablehlo.reduce", benefit=4)
 def reduce_no_dims(op, rewriter):
     """reduce over no dimensions (identity init) → its operand."""

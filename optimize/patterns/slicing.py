@@ -38,10 +38,6 @@ def _pad_params(op):
             i64_list(op.attributes["interior_padding"]))
 
 
-def _out_size(s: int, e: int, t: int) -> int:
-    return max(0, -(-(e - s) // t))
-
-
 def _result_type(op) -> ir.RankedTensorType:
     return ir.RankedTensorType(op.results[0].type)
 

@@ -53,7 +53,7 @@ def dispatch_function(func, args, kwargs):
     if impl is None:
         raise UnsupportedError(
             f"{_qualname(func)} has no traced implementation in reactant",
-            hint="rewrite it with supported NumPy functions (see reactant.numpy.SUPPORTED), "
+            hint="rewrite it with supported NumPy functions (the README lists them), "
             "or open an issue naming this function",
         )
     from .construction import STRUCTURED_LISTS, lists_as_arrays
