@@ -107,3 +107,25 @@ def test_sparse_rows_gathered_through_data_dependent_slices(loops, optimize):
     v = np.array([1.0, -2.0, 0.5, 3.0])
     got = check(csr_matvec, dense[rows, cols], cols, rowptr, v, loops=loops, optimize=optimize)
     np.testing.assert_allclose(np.asarray(got), dense @ v)
+
+
+def dot_of_slices_of_different_dims(A, x):
+    tri = np.zeros(3)
+    for i in range(1, 3):  # A[i, :i] (a row of 10) and x[:i] (14 long): the same length i
+        tri = tri + np.dot(A[i, :i], x[:i]) * 0.5
+    return tri
+
+
+def fixed_width_window_at_a_computed_start(x):
+    y = x[:3] * 0.0
+    for i in range(4):
+        y = 0.5 * y + np.tanh(x[i % 3:i % 3 + 3])  # always 3 long: i % 3 is computed twice
+    return y
+
+
+@pytest.mark.parametrize("loops,optimize", MODES)
+def test_windows_whose_lengths_are_equal_by_their_bounds(loops, optimize):
+    rng = np.random.default_rng(3)
+    check(dot_of_slices_of_different_dims, rng.standard_normal((3, 10)), rng.standard_normal(14), loops=loops,
+          optimize=optimize)
+    check(fixed_width_window_at_a_computed_start, rng.standard_normal(8), loops=loops, optimize=optimize)

@@ -61,7 +61,7 @@ class Length:
     def same(self, other: "Length") -> bool:
         if self is other:
             return True
-        if len(self.key) != len(other.key) or self.key[0] != other.key[0]:
+        if len(self.key) != len(other.key):
             return False
         for a, b in zip(self.key[1:], other.key[1:]):
             if isinstance(a, (int, type(None))) or isinstance(b, (int, type(None))):
@@ -69,7 +69,25 @@ class Length:
                     return False
             elif not same_computation(a, b, depth=8):
                 return False
-        return True
+        # the same bounds in dims of different sizes (``A[i, :i]`` and ``x[:i]``): the same
+        # length when neither size clips them (the loop index's range lies within both)
+        n = min(self.key[0], other.key[0])
+        return self.key[0] == other.key[0] or all(_unclipped(k, n, stop=j == 2) for j, k in enumerate(self.key)
+                                                  if j > 0)
+
+
+def _unclipped(bound, n: int, stop: bool) -> bool:
+    """Whether a slice bound (an int, None, or an IR value) provably lies in [0, n], so
+    clipping to a dimension of size >= n leaves it as it is."""
+    from ...ir.loops import int_range
+    from ..context import current
+
+    if bound is None:
+        return not stop  # (a start of None is 0; a stop of None is the dimension's size)
+    if isinstance(bound, int):
+        return 0 <= bound <= n
+    r = int_range(bound, env=current().int_ranges)
+    return r is not None and r[0] >= 0 and r[1] <= n
 
 
 def _static(d) -> bool:
@@ -466,7 +484,7 @@ def _static_length(start, stop, n: int) -> int | None:
         return ({}, int(b)) if not isinstance(b, TracedRArray) else affine_form(b.value)
 
     fa, fb = form(start), form(stop)
-    if fa is None or fb is None or fa[0] != fb[0]:
+    if fa is None or fb is None or not _same_terms(fa[0], fb[0]):
         return None
     c = fb[1] - fa[1]
     if c < 0:
@@ -478,6 +496,23 @@ def _static_length(start, stop, n: int) -> int | None:
     if r is None or r[0] < 0 or r[1] + c > n:
         return None
     return c
+
+
+def _same_terms(ta: dict, tb: dict) -> bool:
+    """Whether two affine forms' terms are equal: the same coefficients of leaves that compute
+    the same value (``x[i % 3:i % 3 + 3]`` computes ``i % 3`` twice)."""
+    if ta == tb:
+        return True
+    if len(ta) != len(tb):
+        return False
+    used: list = []
+    for la, ca in ta.items():
+        m = next((lb for lb, cb in tb.items() if cb == ca and all(lb is not u for u in used)
+                  and same_computation(la, lb, depth=16)), None)
+        if m is None:
+            return False
+        used.append(m)
+    return True
 
 
 def _key(b):
@@ -556,6 +591,12 @@ def _contract_aligned(a, b, da: int, db: int):
         return relative(a, da), b
     if isinstance(b, Window) and not _static(b.lens[db]) and not isinstance(a, Window):
         return a, relative(b, db)
+    if isinstance(a, Window) and isinstance(b, Window) and a.values.shape[da] != b.values.shape[db] \
+            and not _static(a.lens[da]) and not _static(b.lens[db]) and a.lens[da].same(b.lens[db]):
+        # equal lengths in blocks of different sizes (slices of dims of different sizes): the
+        # elements start at 0 in both, and the length fits the smaller block
+        size = min(a.values.shape[da], b.values.shape[db])
+        return _fit(a, da, size), _fit(b, db, size)
     return a, b
 
 
