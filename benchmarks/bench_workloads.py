@@ -1,4 +1,4 @@
-"""The twelve workloads of ../shared/bench, written in plain NumPy and run through
+"""The twelve workloads of the shared benchmark set (the peers' figures are measured on them), written in plain NumPy and run through
 @reactant.compile, against jax.jit of the jax.numpy version; forward (issue: optimizer, part
 b) and gradient (issue: autodiff; reactant differentiates the optimized IR). Results are
 checked against each other before timing; times are paired, interleaved medians.

@@ -1,4 +1,4 @@
-"""The twelve benchmark workloads of ../shared/bench/README.md and five model-style workloads of
+"""The twelve workloads of the shared benchmark set and five model-style workloads of
 our own (transformer block, convolution via einsum, LSTM cell, layer norm, softmax
 cross-entropy), written twice: in plain NumPy (for reactant) and in jax.numpy (for jax.jit),
 with their inputs.
@@ -209,7 +209,7 @@ def _scatter_inputs(rng, n=1_000_000):
             rng.integers(0, NBINS, n).astype(np.int32))
 
 
-# -- model-style workloads (written for this project; not in ../shared/bench) ---------------------------
+# -- model-style workloads (written for this project; not in the shared benchmark set) ---------------------------
 def _layer_norm(xp, x, g, b, eps=1e-5):
     mu = x.mean(axis=-1, keepdims=True)
     var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
@@ -352,7 +352,7 @@ WORKLOADS = [
     Workload("mlp_train_step", mlp_train_step_np, mlp_train_step_jnp, _mlp_inputs, (0,),
              np_grad=mlp_grad_np, jnp_grad=mlp_grad_jnp),
     Workload("scatter_sum", scatter_sum_np, scatter_sum_jnp, _scatter_inputs, (0, 1)),
-    # five model-style workloads of our own (not in ../shared/bench). The JAX-lowered modules of
+    # five model-style workloads of our own (not in the shared benchmark set). The JAX-lowered modules of
     # every workload here are benchmarks/corpus/, written by benchmarks/make_corpus.py
     Workload("transformer_block", transformer_block_np, transformer_block_jnp, _transformer_inputs,
              tuple(range(11))),

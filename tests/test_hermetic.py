@@ -37,8 +37,7 @@ def test_no_path_outside_the_checkout():
             continue
         with open(path, errors="replace") as f:
             for n, line in enumerate(f, 1):
-                code = line.split("#", 1)[0] if path.endswith((".py", ".sh")) else line
-                if OUTSIDE.search(code) and '"""' not in code:
+                if OUTSIDE.search(line):  # (prose too: a user's machine has no such folder)
                     found.append(f"{os.path.relpath(path, REPO)}:{n}: {line.strip()[:100]}")
     assert not found, "paths outside the checkout:\n" + "\n".join(found)
 

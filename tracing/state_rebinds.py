@@ -120,7 +120,8 @@ def collect(tc, skip_ids: set[int]) -> tuple[list, list[Rebind]]:
                 for k, x in list(d.items()):
                     put(Place("attr", obj, k, f"{label}.{k}"), x, depth)
             for cls in type(obj).__mro__:
-                for s in cls.__dict__.get("__slots__", ()) if isinstance(cls.__dict__.get("__slots__", ()), (tuple, list)) else ():
+                slots = cls.__dict__.get("__slots__", ())
+                for s in (slots,) if isinstance(slots, str) else slots:
                     if s not in ("__dict__", "__weakref__") and hasattr(obj, s):
                         put(Place("attr", obj, s, f"{label}.{s}"), getattr(obj, s), depth)
 
@@ -162,13 +163,8 @@ def collect(tc, skip_ids: set[int]) -> tuple[list, list[Rebind]]:
 def _dedupe(rebinds: list[Rebind]) -> None:
     """One rebind per place (a place met along two paths)."""
     keep, seen = [], set()
-    for rb in rebinds:
-        key = (id(rb.place.holder), rb.place.kind, rb.place.key if rb.place.kind != "cell" else None)
-        try:
-            hash(key)
-        except TypeError:
-            keep.append(rb)
-            continue
+    for rb in rebinds:  # (keys are attribute names, list indices and dict keys: hashable)
+        key = (id(rb.place.holder), rb.place.kind, rb.place.key)
         if key not in seen:
             seen.add(key)
             keep.append(rb)
