@@ -19,6 +19,7 @@ from another compiled function) is reported there, before any pass touches it.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from dataclasses import dataclass
 from typing import Callable, Iterable
@@ -48,6 +49,10 @@ class PassOptions:
     # -- equality saturation, per pass: e-nodes summed over the segments saturated so far;
     # the segments after the budget is spent are left as they are
     eqsat_pass_node_budget: int = 100_000
+    # -- equality saturation is worth its time: a segment the cost model predicts to take
+    # less than this per call (nanoseconds, times its loops' trip counts) is left as it is.
+    # Saturating a segment takes 5-30 ms, and it can win at most its own time per call
+    eqsat_min_cost_ns: int = 10_000
     # -- automatic differentiation
     ad_checkpoint: str | int | None = None  # reverse mode through loops: "sqrt" or a period
     ad_max_trip_count: int | None = None  # bound for loops whose trip count is known only at run time
@@ -56,7 +61,8 @@ class PassOptions:
     def __post_init__(self):
         object.__setattr__(self, "disabled", frozenset(self.disabled))
         for name in ("saturation_node_limit", "saturation_iterations", "eqsat_max_segment_ops",
-                     "eqsat_dag_extract_limit", "eqsat_extract_steps", "eqsat_pass_node_budget"):
+                     "eqsat_dag_extract_limit", "eqsat_extract_steps", "eqsat_pass_node_budget",
+                     "eqsat_min_cost_ns"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"PassOptions.{name} must be a non-negative int, got {v!r}")
@@ -69,6 +75,14 @@ class PassOptions:
         if self.ad_vector_forward not in ("auto", "unroll", "loop"):
             raise ValueError("PassOptions.ad_vector_forward must be 'auto', 'unroll' or 'loop', "
                              f"got {self.ad_vector_forward!r}")
+
+
+def log_pass(name: str, msg: str) -> None:
+    """A line about a pass's decision on stderr, when ``REACTANT_LOG`` asks for every stage
+    (set, not "0", and not only the ``recompile`` topic)."""
+    value = os.environ.get("REACTANT_LOG", "")
+    if value not in ("", "0") and {t.strip() for t in value.split(",")} - {"recompile"}:
+        print(f"reactant: {name}: {msg}", file=sys.stderr)
 
 
 @dataclass

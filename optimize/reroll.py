@@ -41,9 +41,6 @@ roll is printed.
 
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 from jaxlib.mlir import ir
 
@@ -51,7 +48,7 @@ from ..ir import build
 from ..ir.regions import clone_op, walk_nested
 from ..ir.attrs import read_constant
 from ..ir.types import element_type_of, is_complex_type, num_elements, ranked, shape_of, spec_of
-from .passes import PassOptions, register_pass
+from .passes import PassOptions, log_pass, register_pass
 
 MIN_REPEATS = 16  # blocks in a run ...
 MIN_OPS = 512  # ... and ops in it, for a run to be rolled
@@ -102,11 +99,6 @@ def _region_code(op) -> tuple | None:
                 for r in o.results:
                     ids[r] = len(ids)
     return tuple(key)
-
-
-def _log(msg: str) -> None:
-    if os.environ.get("REACTANT_LOG", "") not in ("", "0"):
-        print(f"reactant: reroll: {msg}", file=sys.stderr)
 
 
 class _Table:
@@ -578,7 +570,7 @@ def _roll(t: _Table, plan: _Plan, fn_name: str) -> None:
                 if u.owner.operation not in doomed_set:
                     raise RuntimeError("reroll: internal error: a rolled value is still used")
         op.erase()
-    _log(f"@{fn_name}: {R} blocks of {p} ops at op {s} -> one stablehlo.while "
+    log_pass("reroll", f"@{fn_name}: {R} blocks of {p} ops at op {s} -> one stablehlo.while "
          f"({len(plan.carries)} carried, {len(invs)} invariant, {len(stack_vals)} stacked, "
          f"{len(plan.tables)} constant tables, {len(plan.slices)} moving slices)")
 

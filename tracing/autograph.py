@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import gc
 import operator
 import functools
 import inspect
@@ -37,6 +36,8 @@ from .numpy_api.convert import PY_SCALARS, as_traced, contains_traced
 from .functions import cached_call
 from .host_random import guard_numpy_random, refuse_numpy_random
 from .state_reads import digest
+from .aliases import is_reactant as _is_reactant
+from .aliases import refuse_aliased as _refuse_aliased
 from .library_calls import guard_as_strided, guard_lexsort
 from .state_writes import state_array_handle
 from .context import active as _active
@@ -455,15 +456,7 @@ class _Runtime:
                     hint="create it from a traced array (np.zeros_like(x, shape=...)), or bind it to a name first")
             h[index] = getattr(operator, op)(h[index], value)
             return
-        cur = obj[index]
-        if type(cur) is np.ndarray and _has_traced(value) and not isinstance(obj, np.ndarray):
-            # ``self.grads["W"] += dW``: the item is an array of the state read at this place
-            # (updated in place through its handle, state_writes)
-            h = state_array_handle(cur, item=(obj, index))
-            if h is not None:
-                obj[index] = getattr(operator, op)(h, value)
-                return
-        obj[index] = getattr(operator, op)(cur, value)
+        obj[index] = _combine_item(obj, index, obj[index], op, value)
 
     @staticmethod
     def aug_setitem(obj, index, op: str, value):
@@ -473,8 +466,17 @@ class _Runtime:
             t = as_traced(obj)
             t[index] = getattr(operator, op)(t[index], value)
             return t
-        obj[index] = getattr(operator, op)(obj[index], value)
+        obj[index] = _combine_item(obj, index, obj[index], op, value)
         return obj
+
+    @staticmethod
+    def aug_attr(obj, name: str, op: str, value) -> None:
+        """``obj.name op= value``: a NumPy array there combined with a traced value."""
+        cur = getattr(obj, name)
+        tc = _active()
+        if tc is not None:
+            tc.reads.attr(obj, name, cur)
+        setattr(obj, name, _combine_item(obj, name, cur, op, value, attr=True))
 
     @staticmethod
     def aug_assign(obj, op: str, value):
@@ -741,42 +743,19 @@ def _has_traced(x) -> bool:
     return contains_traced((x,))
 
 
-@functools.cache
-def _trace_entry():
-    """The code of the frame that runs the traced function (frames above it are the caller's)."""
-    from .trace import _trace
-
-    return _trace.__code__
-
-
-def _refuse_aliased(arr: np.ndarray) -> None:
-    """A NumPy array that becomes traced is replaced under one name only: refuse when a view
-    of it, it being a view, or a container (list, dict, object) could still see the old
-    array, which NumPy would have updated too, or another name of the same function for it."""
-    # the traced code's own frames, and the names each gives the array (reading ``f_locals``
-    # makes a dict on the frame that refers to the array: not a holder of its own)
-    frames, f = [], sys._getframe(1)
-    while f is not None and f.f_code is not _trace_entry():
-        if not _is_reactant(os.path.abspath(f.f_code.co_filename)):
-            frames.append((f.f_code.co_name, f.f_locals))
-        f = f.f_back
-    own = {id(d) for _, d in frames}
-    # (frames, cells and tuples: the traced code's own locals and the carries of converted loops)
-    holders = [r for r in gc.get_referrers(arr)
-               if type(r).__name__ not in ("frame", "cell", "tuple") and id(r) not in own]
-    if arr.base is not None or holders:
-        raise ConcretizationError(
-            "a NumPy array that is also referenced elsewhere (a view of it, or a list, dict or object holding "
-            "it) receives a traced value: those references would not see the update",
-            hint="create it from a traced array (np.zeros_like(x, shape=...)) or keep a single name for it")
-    # two names of one function for the same array (``b = a``): only the one written is rebound
-    for fname, local in frames:
-        names = [n for n, v in local.items() if v is arr]
-        if len(names) > 1:
-            raise ConcretizationError(
-                f"the NumPy array named {' and '.join(repr(n) for n in names)} in {fname} receives a traced "
-                "value through one of these names: the other would keep the old values",
-                hint="keep a single name for it, or create it from a traced array (np.zeros_like(x, shape=...))")
+def _combine_item(obj, key, cur, op: str, value, attr: bool = False):
+    """What ``obj[key] op= value`` (``obj.key`` when ``attr``) leaves in that place, ``cur``
+    being its value. A NumPy array of the Python state (``self.grads["W"] += dW``) is updated
+    in place through its handle (state_writes); one made in the traced code and held only
+    there becomes the traced result (anything else still holding it is refused: it would
+    keep the old values)."""
+    if type(cur) is np.ndarray and _has_traced(value) and not isinstance(obj, np.ndarray):
+        h = state_array_handle(cur, item=None if attr else (obj, key))
+        if h is not None:
+            return getattr(operator, op)(h, value)
+        _refuse_aliased(cur, slot=(obj, key))
+        return getattr(operator, op[1:])(as_traced(cur), value)
+    return getattr(operator, op)(cur, value)
 
 
 def _traced_leaves(values) -> list:
@@ -1346,8 +1325,13 @@ class _CallRewriter(ast.NodeTransformer):
 
     def visit_AugAssign(self, node):
         self.generic_visit(node)
-        if isinstance(node.target, ast.Attribute):  # a.b op= v reads a.b first
-            t = node.target
+        t = node.target
+        if isinstance(t, ast.Attribute) and type(node.op) in _AUG_OPS:  # a.b op= v
+            call = ast.Call(func=_attr("aug_attr"), args=[t.value, ast.Constant(t.attr),
+                                                          ast.Constant(_AUG_OPS[type(node.op)]), node.value],
+                            keywords=[])
+            return ast.copy_location(ast.Expr(call), node)
+        if isinstance(t, ast.Attribute):  # a.b op= v reads a.b first
             t.value = ast.copy_location(ast.Call(func=_attr("attr"), args=[t.value, ast.Constant(t.attr),
                                                                           ast.Constant(True)], keywords=[]), t)
         return node
@@ -1570,18 +1554,6 @@ def _convertible(fn) -> bool:
     if f.startswith("<") or "site-packages" in f or f.startswith(_SKIP_DIRS) or _is_reactant(f):
         return False
     return True
-
-
-def _is_reactant(path: str) -> bool:
-    mod = sys.modules.get("reactant")
-    if mod is None:
-        return False
-    roots = {os.path.dirname(os.path.abspath(mod.__file__))}
-    for name in ("reactant.tracing", "reactant.optimize", "reactant.sharding"):
-        m = sys.modules.get(name)
-        if m is not None:
-            roots.add(os.path.dirname(os.path.abspath(m.__file__)))
-    return any(path.startswith(r + os.sep) for r in roots)
 
 
 def convert(fn: Any, *, strict: bool = True) -> Any:

@@ -48,8 +48,10 @@ Budgets come from ``PassOptions`` and count work, never time, so the optimized m
 same on a loaded and an idle machine: ``saturation_node_limit`` (e-nodes per segment),
 ``saturation_iterations``, ``eqsat_max_segment_ops``, ``eqsat_dag_extract_limit``,
 ``eqsat_extract_steps`` (cost evaluations of the extraction's local search per segment),
-``eqsat_pass_node_budget`` (e-nodes summed over a pass); ``fast_math`` adds the fast-math
-rules. ``last_report()`` returns the statistics of the latest run.
+``eqsat_pass_node_budget`` (e-nodes summed over a pass); ``eqsat_min_cost_ns`` leaves alone
+the segments the cost model predicts to take less per call (times their loops' trip counts),
+which have less to win than saturating them costs (``REACTANT_LOG=1`` says how many);
+``fast_math`` adds the fast-math rules. ``last_report()`` returns the statistics of the latest run.
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ def limits_from_options(options: PassOptions, scale: float = 1.0) -> Limits:
         fast_math=options.fast_math,
         dag_extract_limit=options.eqsat_dag_extract_limit,
         extract_steps=int(options.eqsat_extract_steps * scale),
+        min_cost=options.eqsat_min_cost_ns * 1_000_000,
     )
 
 

@@ -1,34 +1,50 @@
-"""The equality-saturation pass: segment, encode, saturate under limits, extract, rebuild.
+"""The equality-saturation pass: segment, weigh, encode, saturate under limits, extract, rebuild.
 
-Per segment (``encode.segments_of_block``), on an e-graph that holds the prelude, the rules
-and the cost rules (built once per process and rank set, then used between ``(push)`` and
-``(pop)``): the segment is bulk-loaded from TSV tables; the analyses run; the original
-program's DAG cost is taken; rewrite iterations run one at a time until saturation, the
-iteration cap or the node limit (which also anticipates the next iteration's growth); the cheapest program is extracted (DAG-aware greedy plus local
-search, also started from the original program) and, only if strictly cheaper than the
-original (by at least ``Limits.min_gain``, so that ties never churn the IR), rebuilt in
-place of the segment. Anything unexpected (an egglog error, a type mismatch while
-rebuilding) leaves the segment as it was.
+The blocks of program code are cut into segments (``encode.segments_of_block``). First the
+cost model weighs every segment as it stands (one e-graph with the analyses and cost rules
+only): a segment whose predicted time per call, times its loops' trip counts, is under
+``Limits.min_cost`` is left alone, since it has less to win than saturating it costs. The
+others are saturated one after another in a shared e-graph holding the prelude, the rules and
+the cost rules (``_Shared``; building it costs more than saturating most segments): each is
+bulk-loaded from TSV tables; the analyses run; the original program's DAG cost is taken;
+rewrite iterations run one at a time until saturation, the iteration cap or the node limit
+(which also anticipates the next iteration's growth); the cheapest program is extracted
+(DAG-aware greedy plus local search, also started from the original program) and, only if
+strictly cheaper than the original (by at least ``Limits.min_gain``, so that ties never churn
+the IR), rebuilt in place of the segment. Anything unexpected (an egglog error, a type
+mismatch while rebuilding) leaves the segment as it was.
 """
 
 from __future__ import annotations
 
-import logging
 import hashlib
+import importlib.machinery
+import importlib.util
+import logging
+import os
+import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 
-import egglog.bindings as eb
 from jaxlib.mlir import ir
 
+from ...ir import loops
+from ..passes import log_pass
 from . import cost as cost_mod
-from .encode import TYPE_INFO, Encoder, Segment, segments_of_block, write_tables
+from .encode import (
+    TYPE_INFO,
+    Encoded,
+    Encoder,
+    Segment,
+    segments_of_block,
+    write_tables,
+)
 from .extract import Frozen, dag_cost, greedy_dag, improve, original_choice, tree_greedy
 from .lang import CTORS, prelude
 from .rebuild import Builder, RebuildError
-from .rules import rules_for
+from .rules import analysis_rules, rules_for
 
 log = logging.getLogger("reactant.optimize.eqsat")
 
@@ -58,6 +74,9 @@ class Limits:
     # ~500 segments of slices, reshapes, broadcasts and elementwise algebra (60 generated NumPy
     # programs) improved, at 30-60 ms each
     gainful_kinds: frozenset | None = frozenset({"Dot", "Reduce", "Transpose"})
+    # a segment the cost model predicts to take less than this per call (femtoseconds; times
+    # its loops' trip counts) is not saturated: it has less to win than saturating costs
+    min_cost: int = 0
 
 
 @dataclass
@@ -82,10 +101,39 @@ class EqsatReport:
     seconds: float = 0.0
     skipped: int = 0  # segments left out when the pass's node budget was spent
     not_gainful: int = 0  # segments without an op the rules can gain on (``Limits.gainful_kinds``)
+    small: int = 0  # segments predicted under ``Limits.min_cost`` per call
 
     @property
     def replaced(self) -> int:
         return sum(s.replaced for s in self.segments)
+
+
+_EGGLOG: list = []
+
+
+def _egglog():
+    """egglog's bindings (the compiled e-graph engine), loaded when saturation first runs.
+    Only the extension module is loaded (~20 ms): importing the ``egglog`` package runs its
+    Python front end too (0.4-0.8 s, a code formatter included), which a first call should
+    not pay. Anything unexpected falls back to the plain import."""
+    if not _EGGLOG:
+        eb = sys.modules.get("egglog.bindings")  # (the user imported egglog)
+        if eb is None:
+            try:
+                spec = importlib.util.find_spec("egglog")  # (finds the package without running it)
+                folder = os.path.dirname(spec.origin)
+                path = next(os.path.join(folder, "bindings" + sfx) for sfx in importlib.machinery.EXTENSION_SUFFIXES
+                            if os.path.exists(os.path.join(folder, "bindings" + sfx)))
+                loader = importlib.machinery.ExtensionFileLoader("egglog.bindings", path)
+                eb = importlib.util.module_from_spec(importlib.util.spec_from_loader("egglog.bindings", loader))
+                loader.exec_module(eb)
+                # (not left registered without its package: a later ``import egglog`` loads
+                # it again, which returns this same module and binds it to the package)
+                sys.modules.pop("egglog.bindings", None)
+            except Exception:  # noqa: BLE001 - any layout we do not expect: the documented way
+                import egglog.bindings as eb
+        _EGGLOG.append(eb)
+    return _EGGLOG[0]
 
 
 def _run(eg, text: str):
@@ -99,21 +147,22 @@ def _size(eg) -> int:
     out = _run(eg, "(print-size)")
     for o in out:
         sizes = getattr(o, "sizes", None)
-        if sizes is None and isinstance(o, eb.PrintAllFunctionsSize):
+        if sizes is None and isinstance(o, _egglog().PrintAllFunctionsSize):
             sizes = o.sizes
         if sizes is not None:
             return sum(n for name, n in sizes if name in CTORS)
     return 0
 
 
-def _base_egraph(ranks, fast_math: bool, consts: dict, present) -> eb.EGraph:
+def _base_egraph(ranks, fast_math: bool, consts: dict, present):
     """A new e-graph with the prelude, the rules that can fire on a segment made of the op
-    constructors ``present`` and the cost rules (0.05-0.15 s to build). One per segment, used
-    once: a cached base reset with egglog 13's ``(push)``/``(pop)`` corrupted the heap on some
-    of our e-graphs (an abort in a later, unrelated compile)."""
+    constructors ``present`` and the cost rules (0.05-0.15 s to build: more than saturating
+    most segments). Never reset with egglog 13's ``(push)``/``(pop)``, which corrupted the
+    heap on some of our e-graphs (an abort in a later, unrelated compile): consecutive
+    segments share one instead (``_Shared``)."""
     ranks = tuple(sorted(set(ranks) | set(range(5))))
     _, rules = rules_for(frozenset(present), ranks, fast_math)
-    eg = eb.EGraph()
+    eg = _egglog().EGraph()
     for cmd in prelude():
         _run(eg, cmd)
     for r in rules:
@@ -123,18 +172,106 @@ def _base_egraph(ranks, fast_math: bool, consts: dict, present) -> eb.EGraph:
     return eg
 
 
-def _blocks(module: ir.Module) -> list:
-    blocks = []
+# a shared e-graph is given up beyond this many e-nodes: extraction reads the whole e-graph
+SHARED_NODES = 3_000
 
-    def visit(op):
-        if op.name in _CODE_REGION_OPS:
+
+class _Shared:
+    """One e-graph for consecutive segments of a pass. Each segment is loaded with numbers of
+    its own (the encoder keeps counting), so it meets earlier segments only in constants,
+    which are the same values wherever they occur. The e-graph is given up (a new one built)
+    when a segment needs rules it lacks, when one stopped unsaturated (later iterations would
+    go on growing it), after an egglog error, and past ``SHARED_NODES``."""
+
+    def __init__(self, fast_math: bool, consts: dict, kinds: frozenset):
+        self.fast_math, self.consts, self.kinds = fast_math, consts, kinds
+        self.eg = None
+
+    def take(self, present: frozenset, ranks) -> tuple:
+        """(e-graph, encoder, its size before the segment) for a segment."""
+        ranks = frozenset(ranks) | frozenset(range(5))
+        if self.eg is None or not (present <= self.present and ranks <= self.ranks) or self.size > SHARED_NODES:
+            self.present = frozenset(present | self.kinds)
+            self.ranks = ranks if self.eg is None else ranks | self.ranks
+            self.eg = _base_egraph(self.ranks, self.fast_math, self.consts, self.present)
+            self.encoder, self.size = Encoder(), _size(self.eg)
+        return self.eg, self.encoder, self.size
+
+    def done(self, stat: SegmentStat, ok: bool) -> None:
+        if ok and stat.stop in ("saturated", ""):
+            self.size = _size(self.eg)
+        else:
+            self.eg = None
+
+
+def _present(enc) -> frozenset:
+    """The op constructors an encoded segment's tables hold."""
+    return frozenset(t[2:] for t in enc.tables if t.startswith("In") and t[2:] in CTORS)
+
+
+def _blocks(module: ir.Module) -> list[tuple]:
+    """(block, runs) for every block of program code: ``runs`` is how many times the block
+    runs per call at most (the product of its loops' static trip bounds), None when unknown
+    (a loop without one, a private function that may be called from a loop)."""
+    out = []
+
+    def visit(op, runs):
+        name = op.operation.name
+        if name not in _CODE_REGION_OPS:  # (scalar bodies; code may still be nested deeper)
             for region in op.regions:
                 for b in region.blocks:
-                    blocks.append(b)
-        return ir.WalkResult.ADVANCE
+                    for inner in b.operations:
+                        visit(inner, runs)
+            return
+        if name == "func.func":
+            private = "sym_visibility" in op.attributes and \
+                ir.StringAttr(op.attributes["sym_visibility"]).value == "private"
+            runs = None if private else 1
+        elif name == "stablehlo.while":
+            info = loops.analyze(op)
+            trips = info.trip_bound if info is not None else None
+            runs = None if runs is None or trips is None else runs * (trips + 1)
+        for region in op.regions:
+            for b in region.blocks:
+                out.append((b, runs))
+                for inner in b.operations:
+                    visit(inner, runs)
 
-    module.operation.walk(visit)
-    return blocks
+    for op in module.body.operations:
+        visit(op, 1)
+    return out
+
+
+def _predicted_costs(segs: list[Segment], consts: dict) -> list[int | None]:
+    """The cost model's cost of each segment as it stands (femtoseconds per run), from one
+    e-graph with the analyses and the cost rules but no rewrites (~20 ms, ~1 ms per segment):
+    the most that saturating a segment can gain. None where a segment cannot be encoded."""
+    encoder, encs, tables, ranks = Encoder(), [], {}, set(range(5))
+    for seg in segs:
+        try:
+            enc = encoder.encode(seg)
+        except (ValueError, TypeError):
+            enc = None
+        encs.append(enc)
+        if enc is not None:
+            ranks |= enc.ranks
+            for name, rows in enc.tables.items():
+                tables.setdefault(name, []).extend(rows)
+    eg = _egglog().EGraph()
+    for cmd in prelude() + analysis_rules(tuple(sorted(ranks))) + cost_mod.cost_commands(consts):
+        _run(eg, cmd)
+    merged = Encoded(tables=tables)
+    with tempfile.TemporaryDirectory(prefix="reactant_eqsat_") as tmp:
+        for name, path in write_tables(merged, tmp):
+            _run(eg, f'(input {name} "{path}")')
+    _run(eg, "(run-schedule (saturate (run load)) (saturate (run ana)))")
+    fz = Frozen(eg, consts["mat"], (consts["lhs_t"], consts["rhs_t"]), consts["ew"])
+    choice = greedy_dag(fz)  # (each class holds its one original op)
+    out = []
+    for enc in encs:
+        c = None if enc is None else dag_cost(fz, choice, [fz.slot_class[s] for s in enc.roots])
+        out.append(None if c is None else c[0])
+    return out
 
 
 # ops that give the rules something to work with beyond plain elementwise algebra (which the
@@ -162,28 +299,50 @@ def run_eqsat(module: ir.Module, limits: Limits, *, inspect=None) -> EqsatReport
 def _run_blocks(module: ir.Module, limits: Limits, consts: dict, report: EqsatReport, inspect) -> None:
     spent = 0  # e-nodes of the segments saturated so far
     with module.context, ir.Location.unknown():
-        for block in _blocks(module):
-            for seg in segments_of_block(block, limits.max_segment_ops):
-                if spent >= limits.pass_node_budget:
-                    report.skipped += 1
-                    continue
-                if limits.rewrite and not _interesting(seg, limits):
-                    report.not_gainful += 1
-                    continue
-                try:
-                    stat = optimize_segment(seg, limits, consts, inspect=inspect)
-                except Exception as e:  # never let the optimizer break a compile
-                    if inspect is not None:
-                        raise
-                    stat = SegmentStat(ops=len(seg.ops), roots=0, error=f"{type(e).__name__}: {e}")
-                    log.warning("eqsat: segment skipped after an error: %s", stat.error)
-                report.segments.append(stat)
-                spent += stat.nodes_end
+        # (a block's rebuilds touch only its own segments' ops: all can be cut up front)
+        plan = [(seg, runs) for block, runs in _blocks(module)
+                for seg in segments_of_block(block, limits.max_segment_ops)]
+        todo = [not limits.rewrite or _interesting(seg, limits) for seg, _ in plan]
+        report.not_gainful = todo.count(False)
+        if limits.rewrite and limits.min_cost > 0 and any(todo):
+            picked = [i for i, t in enumerate(todo) if t]
+            costs = _predicted_costs([plan[i][0] for i in picked], consts)
+            for i, c in zip(picked, costs):
+                runs = plan[i][1]
+                if c is not None and runs is not None and c * runs < limits.min_cost:
+                    todo[i] = False
+                    report.small += 1
+            if report.small:
+                log_pass("eqsat", f"{report.small} of {len(picked)} segments predicted under "
+                         f"{limits.min_cost / 1e9:g} us per call: not saturated (nothing to win)")
+        plan = [seg for seg, _ in plan]
+        kinds = {k for seg, t in zip(plan, todo) if t for k in seg.kinds} | {"Leaf"}
+        if "Concat" in kinds:
+            kinds.add("Reshape")  # (a concatenate of one operand is encoded as a reshape)
+        shared = _Shared(limits.fast_math, consts, frozenset(kinds))
+        for seg, t in zip(plan, todo):
+            if spent >= limits.pass_node_budget:
+                report.skipped += 1
+                continue
+            if not t:
+                continue
+            try:
+                stat = optimize_segment(seg, limits, consts, inspect=inspect, shared=shared)
+            except Exception as e:  # never let the optimizer break a compile
+                if inspect is not None:
+                    raise
+                shared.eg = None  # (egglog may have been left mid-command)
+                stat = SegmentStat(ops=len(seg.ops), roots=0, error=f"{type(e).__name__}: {e}")
+                log.warning("eqsat: segment skipped after an error: %s", stat.error)
+            report.segments.append(stat)
+            spent += stat.nodes_end
 
 
-def optimize_segment(seg: Segment, limits: Limits, consts: dict, *, inspect=None) -> SegmentStat:
-    """Saturate, extract and (when cheaper) rebuild one segment. ``inspect(frozen, encoded)``
-    is called with the saturated e-graph before extraction (tests use it)."""
+def optimize_segment(seg: Segment, limits: Limits, consts: dict, *, inspect=None,
+                     shared: _Shared | None = None) -> SegmentStat:
+    """Saturate, extract and (when cheaper) rebuild one segment, in an e-graph of its own or
+    in ``shared``'s. ``inspect(frozen, encoded)`` is called with the saturated e-graph before
+    extraction (tests use it)."""
     t0 = time.perf_counter()
     stat = SegmentStat(ops=len(seg.ops), roots=0)
     try:
@@ -200,9 +359,15 @@ def optimize_segment(seg: Segment, limits: Limits, consts: dict, *, inspect=None
         stat.seconds = time.perf_counter() - t0
         return stat
     if enc.roots:
-        present = {t[2:] for t in enc.tables if t.startswith("In") and t[2:] in CTORS}
-        eg = _base_egraph(enc.ranks, limits.fast_math, consts, present)
-        res = _saturate(eg, enc, limits, stat, consts)
+        base = 0
+        if shared is None:
+            eg = _base_egraph(enc.ranks, limits.fast_math, consts, _present(enc))
+        else:
+            eg, encoder, base = shared.take(_present(enc), enc.ranks)
+            enc = encoder.encode(seg)  # the same segment, numbered on from the e-graph's others
+        res = _saturate(eg, enc, limits, stat, consts, base)
+        if shared is not None:
+            shared.done(stat, res is not None)
         if res is not None:
             fz, choice, sol, roots = res
             if inspect is not None:
@@ -243,9 +408,10 @@ def _segment_key(enc, limits: Limits, consts: dict) -> str:
     return h.hexdigest()
 
 
-def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict):
-    """Load ``enc`` into ``eg``, take the original cost, saturate under the limits and
-    extract. Returns (frozen graph, choice, (cost, class order), root classes) or None."""
+def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict, base: int = 0):
+    """Load ``enc`` into ``eg`` (holding ``base`` e-nodes of earlier, saturated segments),
+    take the original cost, saturate under the limits and extract. Returns (frozen graph,
+    choice, (cost, class order), root classes) or None."""
     try:
         with tempfile.TemporaryDirectory(prefix="reactant_eqsat_") as tmp:
             for name, path in write_tables(enc, tmp):
@@ -260,7 +426,7 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict):
             stat.error = "original not extractable"
             return None
         stat.cost_before = orig[0]
-        stat.nodes_start = stat.nodes_end = _size(eg)
+        stat.nodes_start = stat.nodes_end = _size(eg) - base
         if limits.rewrite:
             # fast-math rules (associativity, annihilators) can multiply the e-graph within a
             # single iteration: a back-off scheduler caps their matches per iteration
@@ -273,7 +439,7 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict):
                 out = _run(eg, sched)
                 stat.iterations = it + 1
                 updated = any(getattr(getattr(o, "report", None), "updated", False) for o in out)
-                n = stat.nodes_end = _size(eg)
+                n = stat.nodes_end = _size(eg) - base
                 if not updated:
                     stat.stop = "saturated"
                     break
@@ -312,7 +478,7 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict):
                     sol, choice = r, st
         else:
             sol = dag_cost(fz, choice, roots)
-    except eb.EggSmolError as e:  # egglog refused the segment: keep it as it is
+    except _egglog().EggSmolError as e:  # egglog refused the segment: keep it as it is
         stat.error = f"egglog: {str(e)[:300]}"
         log.debug("eqsat segment left as it is: %s", stat.error)
         return None

@@ -242,12 +242,17 @@ class Encoded:
 
 
 class Encoder:
+    """Numbers values, vectors, types and constants. One encoder may encode several segments
+    into one e-graph: the numbers keep counting (a slot, leaf or constant of one segment is
+    never another's), and a vector or type already loaded is not loaded again."""
+
     def __init__(self):
         self.vec_ids: dict[tuple, int] = {}
         self.ty_ids: dict[tuple, int] = {}
         self.enc = Encoded()
         self.value_slot: dict = {}
         self.next_slot = 0
+        self.next_dense = 0
 
     def vec(self, items) -> int:
         items = tuple(int(x) for x in items)
@@ -265,7 +270,7 @@ class Encoder:
         if k is None:
             k = self.ty_ids[key] = len(self.ty_ids)
             self.enc.tables.setdefault("InTy", []).append((k, dtype, self.vec(shape)))
-            self.enc.ranks.add(len(shape))
+        self.enc.ranks.add(len(shape))
         return k
 
     def new_slot(self) -> int:
@@ -289,6 +294,8 @@ class Encoder:
         self.enc.n_nodes += 1
 
     def encode(self, seg: Segment) -> Encoded:
+        # a value of an earlier segment is a leaf of this one (never a shared class)
+        self.enc, self.value_slot = Encoded(), {}
         seg_ops = set()
         for op in seg.ops:
             # classify again: earlier segments may have been rebuilt since segmentation,
@@ -329,7 +336,8 @@ class Encoder:
                 elif sort == "IVec":
                     row.append(self.vec(a))
                 elif ctor == "Dense":
-                    k = len(self.enc.dense)
+                    k = self.next_dense
+                    self.next_dense += 1
                     self.enc.dense[k] = a
                     row.append(k)
                 else:

@@ -158,11 +158,12 @@ def test_fast_math_rules_only_with_fast_math():
 
 
 def test_fast_math_option_reaches_the_pass():
+    # (16x16: under the pass's worth bound, which is not what this test is about)
     m = parse(ASSOC)
-    run_pipeline(m, ["eqsat"], PassOptions(fast_math=True))
+    run_pipeline(m, ["eqsat"], PassOptions(fast_math=True, eqsat_min_cost_ns=0))
     assert count(m, "multiply") == 1
     m = parse(ASSOC)
-    run_pipeline(m, ["eqsat"], PassOptions())
+    run_pipeline(m, ["eqsat"], PassOptions(eqsat_min_cost_ns=0))
     assert count(m, "multiply") == 3
 
 
@@ -232,9 +233,96 @@ def test_o3_budgets_are_larger():
 
 def test_pass_reports_statistics():
     m = parse(_pathological(6))
-    run_pipeline(m, ["eqsat"])
+    run_pipeline(m, ["eqsat"], PassOptions(eqsat_min_cost_ns=0))
     rep = eq.last_report()
     assert rep is not None and rep.segments and rep.seconds >= 0
+
+
+# ----------------------------------------------------------------------------- worth saturating
+
+
+def _transposed_product(n: int, loop_trips: int | None = None) -> str:
+    """(A^T B^T)^T: one dot between transposes, which the rules turn into B A (one dot, no
+    transposes); inside a counted loop of ``loop_trips`` iterations when given."""
+    t = f"tensor<{n}x{n}xf32>"
+    body = (f"%at = stablehlo.transpose %a, dims = [1, 0] : ({t}) -> {t}\n"
+            f"%bt = stablehlo.transpose %b, dims = [1, 0] : ({t}) -> {t}\n"
+            f"%d = stablehlo.dot_general %at, %bt, contracting_dims = [1] x [0] : ({t}, {t}) -> {t}\n"
+            f"%r = stablehlo.transpose %d, dims = [1, 0] : ({t}) -> {t}\n")
+    if loop_trips is None:
+        return _f(f"%a: {t}, %b: {t}", t, body.replace("%", "  %") + f"  return %r : {t}")
+    body = body.replace("%a", "%x").replace("%b", "%y")
+    return _f(f"%a: {t}, %b: {t}", t, f"""
+  %c0 = stablehlo.constant dense<0> : tensor<i64>
+  %w:3 = stablehlo.while(%i = %c0, %x = %a, %y = %b) : tensor<i64>, {t}, {t}
+   cond {{
+    %n = stablehlo.constant dense<{loop_trips}> : tensor<i64>
+    %p = stablehlo.compare LT, %i, %n : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }} do {{
+    %one = stablehlo.constant dense<1> : tensor<i64>
+    %i1 = stablehlo.add %i, %one : tensor<i64>
+    {body}
+    stablehlo.return %i1, %r, %y : tensor<i64>, {t}, {t}
+  }}
+  return %w#1 : {t}""")
+
+
+def test_segment_predicted_cheaper_than_the_bound_is_not_saturated():
+    m = parse(_transposed_product(16))
+    run_pipeline(m, ["eqsat"])
+    rep = eq.last_report()
+    assert rep.small == 1 and not rep.segments and count(m, "transpose") == 3
+    m = parse(_transposed_product(16))
+    run_pipeline(m, ["eqsat"], PassOptions(eqsat_min_cost_ns=0))
+    assert eq.last_report().small == 0 and count(m, "transpose") == 0
+    # large enough to win more than the bound per call: saturated by default
+    m = parse(_transposed_product(512))
+    run_pipeline(m, ["eqsat"])
+    assert eq.last_report().small == 0 and count(m, "transpose") == 0
+
+
+def test_worth_counts_the_trip_count_of_the_enclosing_loop():
+    # the same 16x16 segment run 5,000 times per call is worth saturating; run 2 times, not
+    m = parse(_transposed_product(16, loop_trips=5000))
+    run_pipeline(m, ["eqsat"])
+    assert eq.last_report().small == 0 and str(m).count("stablehlo.transpose") == 0
+    m = parse(_transposed_product(16, loop_trips=2))
+    run_pipeline(m, ["eqsat"])
+    assert eq.last_report().small == 1 and str(m).count("stablehlo.transpose") == 3
+
+
+def test_worth_bound_is_logged(monkeypatch, capsys):
+    monkeypatch.setenv("REACTANT_LOG", "1")
+    run_pipeline(parse(_transposed_product(16)), ["eqsat"])
+    assert "1 of 1 segments predicted under 10 us per call" in capsys.readouterr().err
+    monkeypatch.setenv("REACTANT_LOG", "recompile")  # only why a function is traced again
+    run_pipeline(parse(_transposed_product(16)), ["eqsat"])
+    assert "eqsat" not in capsys.readouterr().err
+
+
+def test_segments_share_one_egraph_and_get_what_they_get_alone(monkeypatch):
+    from reactant.optimize.eqsat import driver
+
+    built = []
+    real = driver._base_egraph
+    monkeypatch.setattr(driver, "_base_egraph", lambda *a: built.append(a) or real(*a))
+    # three independent segments (an opaque op between them cuts the block)
+    t = "tensor<64x64xf32>"
+    seg = (f"  %at{{k}} = stablehlo.transpose %a{{k}}, dims = [1, 0] : ({t}) -> {t}\n"
+           f"  %bt{{k}} = stablehlo.transpose %b, dims = [1, 0] : ({t}) -> {t}\n"
+           f"  %d{{k}} = stablehlo.dot_general %at{{k}}, %bt{{k}}, contracting_dims = [1] x [0] : ({t}, {t}) -> {t}\n"
+           f"  %r{{k}} = stablehlo.transpose %d{{k}}, dims = [1, 0] : ({t}) -> {t}\n"
+           f"  %a{{k1}} = stablehlo.custom_call @Sharding(%r{{k}}) : ({t}) -> {t}\n")
+    body = "".join(seg.format(k=k, k1=k + 1) for k in range(3))
+    text = _f(f"%a0: {t}, %b: {t}", t, body + f"  return %a3 : {t}")
+    before, after, rep = eqsat_and_check(text, limits=Limits(min_gain=1e-3))
+    assert len(rep.segments) == 3 and all(s.replaced for s in rep.segments), rep
+    assert len(built) == 1 and count(after, "transpose") == 0
+    alone = run_eqsat(parse(_transposed_product(64)), Limits(min_gain=1e-3)).segments[0]
+    for s in rep.segments:  # numbered apart, each segment finds what it finds alone
+        assert (s.nodes_start, s.nodes_end, s.cost_before, s.cost_after) == \
+            (alone.nodes_start, alone.nodes_end, alone.cost_before, alone.cost_after)
 
 
 # ----------------------------------------------------------------------------- budgets are work, not time
@@ -296,3 +384,20 @@ def test_compile_rejects_bad_ad_options_at_once():
 
     with pytest.raises(ValueError, match="ad_max_trip_count"):
         reactant.compile(lambda x: x, ad_max_trip_count=0)
+
+
+def test_a_segment_left_unsaturated_gets_no_company(monkeypatch):
+    # later iterations would go on rewriting it: the next segment starts a new e-graph
+    from reactant.optimize.eqsat import driver
+
+    built = []
+    real = driver._base_egraph
+    monkeypatch.setattr(driver, "_base_egraph", lambda *a: built.append(a) or real(*a))
+    one = _pathological(20).split("{\n", 1)[1].rsplit("\n  return", 1)[0]
+    t = "tensor<8x8xf32>"
+    second = one.replace("%x", "%y").replace("%t =", "%u =").replace("{cur}", "%s")
+    second = second.replace("stablehlo.multiply %a,", "stablehlo.multiply %s,", 1)
+    text = _f(f"%a: {t}, %b: {t}, %c: {t}", t,
+              one + f"\n  %s = stablehlo.custom_call @Sharding(%t) : ({t}) -> {t}\n" + second + f"\n  return %u : {t}")
+    rep = run_eqsat(parse(text), Limits(fast_math=True, iterations=2, node_limit=10**9, gainful_kinds=None))
+    assert [s.stop for s in rep.segments] == ["iterations", "iterations"] and len(built) == 2

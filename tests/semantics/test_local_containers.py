@@ -1,0 +1,147 @@
+"""NumPy arrays made in the traced code, held in local dicts, lists and objects, updated in
+place with traced values (``params["w"] -= lr * g``, ``s.w -= g``, an optimizer object's
+``self.m[k] *= beta``): NumPy's answer in every loop mode. Where another place still holds the
+array NumPy updates (a second name, a tuple, a dict entry), a clear error naming the line;
+never the old values silently (CPython does not track a dict of arrays for the garbage
+collector, so such a dict is found by searching the traced code's variables)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import reactant
+from reactant.tracing.errors import ConcretizationError, EscapedTracerError
+
+from .inplace_check import check
+
+MODES = [(loops, opt) for loops in ("auto", "keep", "unroll") for opt in ("O0", "O2")]
+
+
+class Box:
+    pass
+
+
+def dict_item(x):
+    params = {"w": np.zeros(4), "b": np.ones(4)}
+    params["w"] -= 0.5 * x
+    params["b"] *= x
+    return params["w"] + params["b"]
+
+
+def list_item(x):
+    layers = [np.zeros(4), np.ones(4)]
+    layers[1] += x
+    return layers[0] - layers[1]
+
+
+def attribute(x):
+    s = Box()
+    s.w = np.zeros(4)
+    s.w -= 0.5 * x
+    return s.w
+
+
+class Momentum:
+    """An optimizer written for NumPy: velocity per parameter in a dict, updated in place."""
+
+    def __init__(self, lr, beta):
+        self.lr, self.beta, self.velocity = lr, beta, {}
+
+    def __call__(self, params, grads):
+        for name in sorted(params):
+            if name not in self.velocity:
+                self.velocity[name] = np.zeros_like(params[name])
+            self.velocity[name] *= self.beta
+            self.velocity[name] -= self.lr * grads[name]
+            params[name] += self.velocity[name]
+
+
+def train(X, y):
+    params = {"w": np.zeros(X.shape[1]), "b": np.zeros(1)}
+    opt = Momentum(0.1, 0.9)
+    for _ in range(6):
+        err = X @ params["w"] + params["b"][0] - y
+        grads = {"w": X.T @ err / len(y), "b": np.array([err.mean()])}
+        opt(params, grads)
+    return params["w"], params["b"]
+
+
+@pytest.mark.parametrize("loops,optimize", MODES)
+def test_container_items_and_attributes_updated_in_place(loops, optimize):
+    x = np.array([1.0, -2.0, 0.5, 3.0])
+    for fn in (dict_item, list_item, attribute):
+        check(fn, x, loops=loops, optimize=optimize)
+
+
+@pytest.mark.parametrize("loops,optimize", MODES)
+def test_optimizer_object_with_a_velocity_dict(loops, optimize):
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((16, 3))
+    y = X @ np.array([1.0, -2.0, 0.5]) + 0.25
+    if loops != "keep":
+        check(train, X, y, loops=loops, optimize=optimize)
+        return
+    # a loop kept as a loop does not carry dict items yet: the clear error, naming the line
+    with pytest.raises(EscapedTracerError, match="kept in a list or attribute") as e:
+        check(train, X, y, loops=loops, optimize=optimize)
+    assert "err = X @ params" in str(e.value)
+
+
+# -- another place still holds the array: refused, naming the line ---------------------------------
+def second_name_via_dict(x):
+    p = {"w": np.zeros(4)}
+    v = p["w"]
+    v -= 0.5 * x  # NumPy: p["w"] changes too
+    return p["w"]
+
+
+def held_by_a_tuple(x):
+    w = np.zeros(4)
+    t = (w, 1)
+    w -= x
+    return t[0]
+
+
+def element_write_via_dict(x):
+    p = {"w": np.zeros(4)}
+    v = p["w"]
+    v[0] = x[1]
+    return p["w"]
+
+
+def item_also_named(x):
+    w = np.zeros(4)
+    p = {"w": w}
+    p["w"] -= 0.5 * x
+    return w
+
+
+def object_attribute_named(x):
+    s = Box()
+    s.w = np.zeros(4)
+    v = s.w
+    v += x
+    return s.w
+
+
+@pytest.mark.parametrize("fn,where", [(second_name_via_dict, "v -= 0.5 * x"), (held_by_a_tuple, "w -= x"),
+                                      (element_write_via_dict, "v[0] = x[1]"),
+                                      (item_also_named, 'p["w"] -= 0.5 * x'), (object_attribute_named, "v += x")])
+@pytest.mark.parametrize("loops", ["auto", "keep"])
+def test_a_second_holder_is_a_clear_error(fn, where, loops):
+    with pytest.raises(ConcretizationError) as e:
+        reactant.compile(fn, loops=loops)(reactant.to_rarray(np.arange(4.0)))
+    text = str(e.value)
+    assert "also reachable as" in text and where in text, text
+
+
+def test_updates_in_a_kept_loop_reach_the_dict():
+    def f(x):
+        acc = {"s": np.zeros(4)}
+        for i in range(40):
+            acc["s"] += x * i
+        return acc["s"]
+
+    for loops in ("auto", "keep", "unroll"):
+        check(f, np.array([1.0, 2.0, 3.0, 4.0]), loops=loops)

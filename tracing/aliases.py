@@ -1,0 +1,178 @@
+"""Who else sees a NumPy array that is about to become traced.
+
+A NumPy array made in the traced code that receives a traced value (``w -= x``,
+``p["w"] -= x``, ``w[0] = x[1]``) cannot hold it: it is replaced by a traced array in the one
+place being written (a name, or an item or attribute of a local container). NumPy would have
+updated the array itself, so every other place that still holds it (another name, a list, a
+tuple, a dict, an object, a view) would see the old values: that is refused with a clear
+error, never a silent difference.
+
+The other places are searched from the variables of the traced code's frames and their
+modules' globals, through lists, tuples, sets, dicts and objects' attributes, a few levels
+deep. (``gc.get_referrers`` cannot do it alone: CPython stops tracking a dict whose values are
+all atomic, a dict of NumPy arrays or an object's attributes among them; and it also finds
+reactant's own bookkeeping.) A search cut short by its budget falls back to refusing any
+container the garbage collector knows.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import os
+import sys
+
+import numpy as np
+
+from .errors import ConcretizationError
+
+_DEPTH = 4  # container levels searched below a variable
+_BUDGET = 20_000  # objects visited per search (beyond: the tracked-container check alone)
+_CONTAINERS = (list, tuple, dict, set, frozenset)
+_HINT = "create it from a traced array (np.zeros_like(x, shape=...)) or keep a single name for it"
+
+
+@functools.cache
+def _trace_entry():
+    """The code of the frame that runs the traced function (frames above it are the caller's)."""
+    from .trace import _trace
+
+    return _trace.__code__
+
+
+def is_reactant(path: str) -> bool:
+    """Whether a source file belongs to reactant itself (not to the user's code)."""
+    mod = sys.modules.get("reactant")
+    if mod is None:
+        return False
+    roots = {os.path.dirname(os.path.abspath(mod.__file__))}
+    for name in ("reactant.tracing", "reactant.optimize", "reactant.sharding"):
+        m = sys.modules.get(name)
+        if m is not None:
+            roots.add(os.path.dirname(os.path.abspath(m.__file__)))
+    return any(path.startswith(r + os.sep) for r in roots)
+
+
+def _user_frames() -> list[tuple[str, dict, dict]]:
+    """(function name, locals, globals) of the traced code's own frames, innermost first."""
+    frames, f = [], sys._getframe(2)
+    while f is not None and f.f_code is not _trace_entry():
+        if not is_reactant(os.path.abspath(f.f_code.co_filename)):
+            frames.append((f.f_code.co_name, f.f_locals, f.f_globals))
+        f = f.f_back
+    return frames
+
+
+def _generated(name: str) -> bool:
+    """Variables the source converter introduces (loop carries, flags): not the user's."""
+    return name.startswith("__rt") or name.startswith("__reactant")
+
+
+def _searchable(v) -> bool:
+    if isinstance(v, _CONTAINERS):
+        return True
+    # an instance of a user class: its attributes (not modules, classes, functions, arrays)
+    d = getattr(v, "__dict__", None)
+    return type(d) is dict and not isinstance(v, (type, np.ndarray)) and not callable(v) \
+        and type(v).__module__ not in ("builtins",) and not type(v).__module__.startswith(("numpy", "jax", "reactant"))
+
+
+def _items(v):
+    if isinstance(v, dict):
+        return ((k, x, f"[{k!r}]") for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        return ((i, x, f"[{i}]") for i, x in enumerate(v))
+    if isinstance(v, (set, frozenset)):
+        return ((None, x, " (an item)") for x in v)
+    return ((k, x, f".{k}") for k, x in vars(v).items())
+
+
+def places(arr: np.ndarray, frames) -> tuple[list[tuple], bool]:
+    """Where the traced code reaches ``arr``: ``(holder, key, text)`` per place (``holder``
+    a frame's locals for a name) and whether the search was complete."""
+    out, seen, budget = [], set(), [_BUDGET]
+
+    def search(v, text: str, depth: int) -> None:
+        for key, x, step in _items(v):
+            budget[0] -= 1
+            if budget[0] <= 0:
+                return
+            if x is arr:
+                out.append((v, key, text + step))
+            elif depth < _DEPTH and _searchable(x) and id(x) not in seen:
+                seen.add(id(x))
+                search(x, text + step, depth + 1)
+
+    for fname, local, _ in frames:
+        for name, v in local.items():
+            if _generated(name):
+                continue
+            if v is arr:
+                out.append((local, name, f"{name} (in {fname})"))
+            elif _searchable(v) and id(v) not in seen:
+                seen.add(id(v))
+                search(v, name, 1)
+    for _, _, glob in frames:  # containers in the modules' globals (a cache, a registry)
+        if id(glob) in seen:
+            continue
+        seen.add(id(glob))
+        for name, v in glob.items():
+            if v is arr:
+                out.append((glob, name, f"the global {name}"))
+            elif _searchable(v) and not name.startswith("__") and id(v) not in seen:
+                seen.add(id(v))
+                search(v, name, 1)
+    return out, budget[0] > 0
+
+
+def refuse_aliased(arr: np.ndarray, slot: tuple | None = None) -> None:
+    """Refuse to replace ``arr`` by a traced array when anything but the place written still
+    holds it. The place written is a name of the innermost user function (``slot`` None; seen
+    also from the converted loop or branch bodies it runs in, one name per frame) or the item
+    or attribute ``slot = (container, key)``."""
+    frames = _user_frames()
+    if arr.base is not None:
+        raise ConcretizationError(
+            "a NumPy array that is a view of another receives a traced value: the other would not see the update",
+            hint=_HINT)
+    # the frames of the function written in: its converted bodies (innermost) and itself
+    group = 0
+    while group < len(frames) - 1 and _generated(frames[group][0]):
+        group += 1
+    own = {id(d) for _, d, _ in frames}
+    holder_ids = set() if slot is None else {id(slot[0]), id(getattr(slot[0], "__dict__", None))}
+    found, complete = places(arr, frames)
+    others = []
+    for i, (fname, local, _) in enumerate(frames):
+        names = [k for h, k, t in found if h is local]
+        if slot is None and i <= group and len(names) > 1:  # ``b = a``: only the one written is rebound
+            raise ConcretizationError(
+                f"the NumPy array named {' and '.join(repr(n) for n in names)} in {fname} receives a traced "
+                "value through one of these names: the other would keep the old values", hint=_HINT)
+        if slot is not None or i > group:
+            others += [t for h, k, t in found if h is local]
+    others += [t for h, k, t in found if id(h) not in own and not (id(h) in holder_ids and k == slot[1])]
+    if others:
+        what = "a NumPy array"
+        if slot is not None:
+            at = f"[{slot[1]!r}]" if isinstance(slot[0], (dict, list)) else f".{slot[1]}"
+            what = f"the NumPy array at {at}"
+        mine = [t.split(" (in ")[0] for h, k, t in found if frames and h is frames[0][1]]
+        if slot is None and len(mine) == 1:
+            what = f"the NumPy array {mine[0]!r}"
+        raise ConcretizationError(
+            f"{what} receives a traced value, but it is also reachable as "
+            + ", ".join(repr(t) for t in others[:4])
+            + ": NumPy would update it there too, which a traced array cannot",
+            hint=_HINT)
+    if complete:
+        return
+    # a search cut short by its budget: any tracked container but the traced code's own
+    # locals, cells and tuples (the carries of converted loops) counts
+    holders = [r for r in gc.get_referrers(arr)
+               if type(r).__name__ not in ("frame", "cell", "tuple") and id(r) not in own and id(r) not in holder_ids]
+    if holders:
+        raise ConcretizationError(
+            "a NumPy array that is also referenced elsewhere (a view of it, or a list, dict or object holding "
+            "it) receives a traced value: those references would not see the update",
+            hint=_HINT)
