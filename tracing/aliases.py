@@ -1,4 +1,6 @@
-"""Who else sees a NumPy array that is about to become traced.
+"""What the traced code's variables reach: who else sees a NumPy array that is about to become
+traced (``refuse_aliased``), and the Python state an abandoned attempt puts back
+(``PythonState``).
 
 A NumPy array made in the traced code that receives a traced value (``w -= x``,
 ``p["w"] -= x``, ``w[0] = x[1]``) cannot hold it: it is replaced by a traced array in the one
@@ -53,11 +55,16 @@ def is_reactant(path: str) -> bool:
     return any(path.startswith(r + os.sep) for r in roots)
 
 
-def _user_frames() -> list[tuple[str, dict, dict]]:
-    """(function name, locals, globals) of the traced code's own frames, innermost first."""
-    frames, f = [], sys._getframe(2)
+_STDLIB = os.path.dirname(os.path.abspath(os.__file__)) + os.sep
+
+
+def user_frames() -> list[tuple[str, dict, dict]]:
+    """(function name, locals, globals) of the traced code's own frames, innermost first (not
+    reactant's, nor the standard library's, between them)."""
+    frames, f = [], sys._getframe(1)
     while f is not None and f.f_code is not _trace_entry():
-        if not is_reactant(os.path.abspath(f.f_code.co_filename)):
+        path = os.path.abspath(f.f_code.co_filename)
+        if not is_reactant(path) and not path.startswith(_STDLIB):
             frames.append((f.f_code.co_name, f.f_locals, f.f_globals))
         f = f.f_back
     return frames
@@ -69,12 +76,18 @@ def _generated(name: str) -> bool:
 
 
 def _searchable(v) -> bool:
-    if isinstance(v, _CONTAINERS):
+    t = type(v)
+    if t in _CONTAINERS or isinstance(v, _CONTAINERS):
         return True
-    # an instance of a user class: its attributes (not modules, classes, functions, arrays)
-    d = getattr(v, "__dict__", None)
-    return type(d) is dict and not isinstance(v, (type, np.ndarray)) and not callable(v) \
-        and type(v).__module__ not in ("builtins",) and not type(v).__module__.startswith(("numpy", "jax", "reactant"))
+    # an instance of a user class: its attributes (not modules, classes, functions, arrays,
+    # nor reactant's own objects, whose attribute access may raise: an undefined variable)
+    mod = getattr(t, "__module__", None) or ""
+    if mod == "builtins" or mod.startswith(("numpy", "jax", "reactant")) or issubclass(t, type) or callable(v):
+        return False
+    try:
+        return type(object.__getattribute__(v, "__dict__")) is dict
+    except Exception:  # noqa: BLE001 - no instance dict (slots) or an odd descriptor
+        return False
 
 
 def _items(v):
@@ -85,6 +98,30 @@ def _items(v):
     if isinstance(v, (set, frozenset)):
         return ((None, x, " (an item)") for x in v)
     return ((k, x, f".{k}") for k, x in vars(v).items())
+
+
+def reachable(frames) -> list:
+    """The lists, dicts, sets and user objects the traced code's variables (and its modules'
+    globals) reach, a few levels deep, within the search budget."""
+    out, seen, budget = [], set(), [_BUDGET]
+
+    def visit(v, depth: int) -> None:
+        seen.add(id(v))
+        out.append(v)
+        if depth >= _DEPTH:
+            return
+        for _, x, _ in _items(v):
+            budget[0] -= 1
+            if budget[0] <= 0:
+                return
+            if _searchable(x) and id(x) not in seen:
+                visit(x, depth + 1)
+
+    for i, (_, local, glob) in enumerate(frames):
+        for name, v in list(local.items()) + [(n, x) for n, x in glob.items() if not n.startswith("__")]:
+            if not _generated(name) and _searchable(v) and id(v) not in seen and budget[0] > 0:
+                visit(v, 1)
+    return out
 
 
 def places(arr: np.ndarray, frames) -> tuple[list[tuple], bool]:
@@ -130,7 +167,7 @@ def refuse_aliased(arr: np.ndarray, slot: tuple | None = None) -> None:
     holds it. The place written is a name of the innermost user function (``slot`` None; seen
     also from the converted loop or branch bodies it runs in, one name per frame) or the item
     or attribute ``slot = (container, key)``."""
-    frames = _user_frames()
+    frames = user_frames()
     if arr.base is not None:
         raise ConcretizationError(
             "a NumPy array that is a view of another receives a traced value: the other would not see the update",
@@ -176,3 +213,33 @@ def refuse_aliased(arr: np.ndarray, slot: tuple | None = None) -> None:
             "a NumPy array that is also referenced elsewhere (a view of it, or a list, dict or object holding "
             "it) receives a traced value: those references would not see the update",
             hint=_HINT)
+
+
+class PythonState:
+    """The contents of the lists, dicts, sets and objects the traced code reaches, to put back
+    after an attempt that is thrown away (a loop traced once as a ``while``, then unrolled):
+    what its body stored there (``self.value = ...`` in a method it called, an appended item)
+    would otherwise stay, holding values of the discarded attempt."""
+
+    def __init__(self):
+        self.saved = []
+        for v in reachable(user_frames()):
+            if isinstance(v, list):
+                self.saved.append((v, list(v)))
+            elif isinstance(v, (dict, set)):
+                self.saved.append((v, v.copy()))
+            elif not isinstance(v, (tuple, frozenset)):
+                self.saved.append((vars(v), dict(vars(v))))
+
+    def restore(self) -> None:
+        for obj, old in self.saved:
+            if isinstance(obj, list):
+                if len(obj) != len(old) or any(a is not b for a, b in zip(obj, old)):
+                    obj[:] = old
+            elif isinstance(obj, set):
+                if obj != old:
+                    obj.clear()
+                    obj.update(old)
+            elif obj.keys() != old.keys() or any(obj[k] is not old[k] for k in old):
+                obj.clear()
+                obj.update(old)

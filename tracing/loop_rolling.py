@@ -32,6 +32,7 @@ from jaxlib.mlir import ir
 from ..ir.regions import walk_nested
 from ..ir.types import num_elements
 from .context import TraceContext
+from .aliases import PythonState
 from .escape import Checkpoint
 
 # Unrolled size (trip count × body ops) from which a rollable loop stays a loop. Below it
@@ -154,6 +155,7 @@ class Attempt:
                                           loc=tc.unknown_loc, ip=tc.ip)
         self.block = self.holder.regions[0].blocks.append()
         self.checkpoint = Checkpoint(tc)
+        self.python_state = PythonState()
         self.committed = False
         self.done = False
         # loop decisions made inside the attempt: reported only if it is kept
@@ -181,6 +183,7 @@ class Attempt:
             return
         self.done = True
         self._close_log()
+        self.python_state.restore()
         self.checkpoint.undo("the loop body it was made in ended (it was kept in a list or attribute; carry "
                              "values out of loops in variables)", erase=self.holder)
 

@@ -145,3 +145,37 @@ def test_updates_in_a_kept_loop_reach_the_dict():
 
     for loops in ("auto", "keep", "unroll"):
         check(f, np.array([1.0, 2.0, 3.0, 4.0]), loops=loops)
+
+
+# -- a loop first traced as a while and then unrolled leaves no trace in Python objects -------------
+class EMA:
+    """A filter holding its state, updated by a method the loop body calls."""
+
+    def __init__(self, alpha):
+        self.alpha, self.value, self.history = alpha, None, []
+
+    def update(self, x):
+        if self.value is None:
+            self.value = x.copy()
+        else:
+            self.value = self.alpha * x + (1 - self.alpha) * self.value
+        self.history.append(self.value)
+        return self.value
+
+
+def ema_filter(sig):
+    ema = EMA(0.1)
+    out = np.empty_like(sig)
+    for t in range(sig.shape[0]):
+        out[t] = ema.update(sig[t])
+    return out, np.stack(ema.history[-3:])
+
+
+@pytest.mark.parametrize("loops,optimize", MODES)
+def test_state_written_by_an_abandoned_loop_attempt_is_put_back(loops, optimize):
+    sig = np.random.default_rng(0).standard_normal((40, 3))
+    if loops == "keep":  # (a kept loop cannot carry the object's attribute: the clear error)
+        with pytest.raises(EscapedTracerError):
+            check(ema_filter, sig, loops=loops, optimize=optimize)
+        return
+    check(ema_filter, sig, loops=loops, optimize=optimize)

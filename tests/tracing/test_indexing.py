@@ -6,6 +6,7 @@ import pytest
 from npcheck import check
 
 import reactant
+from reactant.tracing.errors import IndexError_
 
 X = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
 
@@ -120,6 +121,28 @@ def test_traced_mask_selections_compute_where_the_mask_holds(dtype):
     check(reductions, a, rtol=1e-5 if dtype == np.float32 else None)
     rows = reactant.compile(lambda x: x[x[:, 0] > 0].sum())(reactant.to_rarray(a))  # a mask of the leading dim
     np.testing.assert_allclose(np.asarray(rows), a[a[:, 0] > 0].sum())
+
+
+def test_reductions_over_the_selected_rows():
+    # k-means: centers[j] = X[labels == j].mean(axis=0): one value per column, a static shape
+    X = np.arange(24.0).reshape(8, 3) - 7.0
+    labels = np.array([0, 1, 2, 1, 0, 0, 2, 1])
+
+    def centers(X, labels):
+        s = X[labels == 1]
+        return (np.stack([X[labels == j].mean(axis=0) for j in range(3)]), s.sum(axis=0), s.max(0),
+                s.var(axis=0, ddof=1), s.std(0), np.min(s, axis=-2), s.sum(axis=(0, 1)),
+                s.sum(axis=0, keepdims=True), s.any(axis=0), s.mean())
+
+    check(centers, X, labels)
+    cube = np.arange(60.0).reshape(3, 4, 5)
+    check(lambda c: (c[c[:, :, 0] > 10].sum(axis=0), c[c[:, 0, 0] > 10].mean(axis=(0, 2))), cube)
+
+    def per_row(X, labels):
+        return X[labels == 1].sum(axis=1)  # one value per selected row: as long as the selection
+
+    with pytest.raises(IndexError_, match=r"traced mask bool\[8\] .*over axis 1"):
+        reactant.compile(per_row)(reactant.to_rarray(X), reactant.to_rarray(labels))
 
 
 def test_max_of_an_empty_float_selection_is_nan():
