@@ -19,3 +19,19 @@ import pytest  # noqa: E402
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+# -- tiers: ``slow`` marks the long-form property tests (the bulk of the generated differential
+# programs, hypothesis searches, thousand-op compiles). The README's test command skips them;
+# ``REACTANT_SLOW=1`` runs them too (``.ci/run`` does).
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: a long-form property test, skipped unless REACTANT_SLOW=1")
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("REACTANT_SLOW") == "1":
+        return
+    skip = pytest.mark.skip(reason="slow (long-form): set REACTANT_SLOW=1 to run")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

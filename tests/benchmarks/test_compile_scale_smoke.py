@@ -10,6 +10,8 @@ import jax
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow  # thousand-op compiles: the long-form tier (REACTANT_SLOW=1)
+
 import reactant
 
 jax.config.update("jax_enable_x64", True)

@@ -4,7 +4,8 @@ The CI part runs ``CI_PROGRAMS`` programs of the small profile (seeds 0..CI_PROG
 every mode, in chunks of ``CHUNK`` seeds (one test each, so that xdist spreads them), and
 fails on any mismatch or crash, printing each failing program's seed, mode and source. The
 saved regression cases (``cases/``) run in every mode too. The long form is
-``benchmarks/differential.py`` (and the ``slow`` tests here, run with REACTANT_SLOW=1).
+``benchmarks/differential.py`` (and the ``slow`` tests here, run with REACTANT_SLOW=1; the README's
+test command runs the first ``FAST_CHUNKS`` chunks only, ``.ci/run`` all of them).
 
 Reproduce a failure: ``python -c "from tests.differential.runner import run_seed;
 print(run_seed(SEED, 'small'))"`` from the repository root.
@@ -23,10 +24,11 @@ from .regressions import cases, dump, parse
 from .runner import (ALL_MODES, CLEAR_ERRORS, Reference, _Diff, _is_product_error, compare, failure_report, load,
                      reference, run_mode, run_pool, run_program, summary_line, unload)
 
-# 300 programs x 7-9 modes: ~280 s of CPU (~2.5 min on 2 xdist workers), most of it XLA
+# 300 programs x 7-9 modes: ~520 s of CPU (~4.5 min on 2 xdist workers), most of it XLA
 # compilations (6 per program, fewer where modes trace the same program) and eager operations
 CI_PROGRAMS = int(os.environ.get("REACTANT_DIFF_PROGRAMS", "300"))
 CHUNK = 10
+FAST_CHUNKS = 5  # 50 programs in the default tier; all CI_PROGRAMS with REACTANT_SLOW=1 (.ci/run)
 # The CI part runs each chunk in a worker process, so that a crash is reported as one (with the
 # seed and source) instead of killing the test session; a chunk whose worker died is run again
 # program by program (a warning names it: a crash that needs the history of the process), and a
@@ -121,7 +123,9 @@ def test_a_case_file_round_trips():
 
 
 # -- the CI part: every program in every mode ----------------------------------------------------
-@pytest.mark.parametrize("chunk", range(max(1, CI_PROGRAMS // CHUNK)))
+# (the first FAST_CHUNKS chunks run in the default tier, the rest with the slow tier)
+@pytest.mark.parametrize("chunk", [c if c < FAST_CHUNKS else pytest.param(c, marks=pytest.mark.slow)
+                                   for c in range(max(1, CI_PROGRAMS // CHUNK))])
 def test_generated_programs_in_every_mode(chunk):
     seeds = list(range(chunk * CHUNK, min((chunk + 1) * CHUNK, CI_PROGRAMS)))
     results = run_pool(seeds, ALL_MODES, jobs=1, profile="small")
@@ -158,7 +162,8 @@ def test_a_dead_worker_is_a_crash_of_that_mode_and_the_run_goes_on(monkeypatch):
     assert all(len(r.outcomes) == 3 for r in results)
 
 
-@pytest.mark.slow
+@pytest.mark.skipif("REACTANT_DIFF_LONG" not in os.environ,
+                    reason="the long form: REACTANT_DIFF_LONG=N runs N full-profile programs")
 def test_long_form_full_programs_in_every_mode():
-    count = int(os.environ.get("REACTANT_DIFF_LONG", "200"))
+    count = int(os.environ["REACTANT_DIFF_LONG"])
     _fail_on(run_pool(range(10_000, 10_000 + count), ALL_MODES, jobs=2, profile="full"))

@@ -18,6 +18,9 @@ from hypothesis import strategies as st
 
 from reactant.optimize import pipeline, run_pipeline
 from reactant.ir.context import parse_module, to_text
+import pytest
+
+pytestmark = pytest.mark.slow  # a hypothesis search: the long-form tier (REACTANT_SLOW=1)
 
 UNARY = ["negate", "abs", "tanh", "sine", "cosine", "exponential", "floor", "sign", "logistic"]
 BINARY = ["add", "subtract", "multiply", "maximum", "minimum"]

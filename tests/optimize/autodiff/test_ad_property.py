@@ -9,6 +9,9 @@ from hypothesis import strategies as st
 
 from adtest_util import check_function, jnp
 from jax import lax
+import pytest
+
+pytestmark = pytest.mark.slow  # a hypothesis search: the long-form tier (REACTANT_SLOW=1)
 
 UNARY = [jnp.sin, jnp.tanh, lambda x: jnp.exp(0.3 * x), lambda x: x * x, lambda x: jnp.log1p(x * x),
          lambda x: jnp.sqrt(x * x + 1.0), jnp.flip, lambda x: jnp.roll(x, 1), lambda x: jnp.cumsum(x) * 0.3,

@@ -8,6 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reactant.optimize.eqsat import Limits
+import pytest
+
+pytestmark = pytest.mark.slow  # a hypothesis search: the long-form tier (REACTANT_SLOW=1)
 
 
 def _t(shape) -> str:
