@@ -53,6 +53,9 @@ class PassOptions:
     # less than this per call (nanoseconds, times its loops' trip counts) is left as it is.
     # Saturating a segment takes 5-30 ms, and it can win at most its own time per call
     eqsat_min_cost_ns: int = 10_000
+    # ... and a segment's e-nodes are bounded by what saturating it can win back over this many
+    # calls (its predicted time, times its loops' trip counts; 0: no such bound)
+    eqsat_calls: int = 1_000
     # -- automatic differentiation
     ad_checkpoint: str | int | None = None  # reverse mode through loops: "sqrt" or a period
     ad_max_trip_count: int | None = None  # bound for loops whose trip count is known only at run time
@@ -62,7 +65,7 @@ class PassOptions:
         object.__setattr__(self, "disabled", frozenset(self.disabled))
         for name in ("saturation_node_limit", "saturation_iterations", "eqsat_max_segment_ops",
                      "eqsat_dag_extract_limit", "eqsat_extract_steps", "eqsat_pass_node_budget",
-                     "eqsat_min_cost_ns"):
+                     "eqsat_min_cost_ns", "eqsat_calls"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"PassOptions.{name} must be a non-negative int, got {v!r}")

@@ -50,7 +50,8 @@ same on a loaded and an idle machine: ``saturation_node_limit`` (e-nodes per seg
 ``eqsat_extract_steps`` (cost evaluations of the extraction's local search per segment),
 ``eqsat_pass_node_budget`` (e-nodes summed over a pass); ``eqsat_min_cost_ns`` leaves alone
 the segments the cost model predicts to take less per call (times their loops' trip counts),
-which have less to win than saturating them costs (``REACTANT_LOG=1`` says how many);
+which have less to win than saturating them costs (``REACTANT_LOG=1`` says how many), and
+``eqsat_calls`` bounds a segment's e-nodes by what it can win back over that many calls;
 ``fast_math`` adds the fast-math rules. ``last_report()`` returns the statistics of the latest run.
 """
 
@@ -74,6 +75,7 @@ def limits_from_options(options: PassOptions, scale: float = 1.0) -> Limits:
         dag_extract_limit=options.eqsat_dag_extract_limit,
         extract_steps=int(options.eqsat_extract_steps * scale),
         min_cost=options.eqsat_min_cost_ns * 1_000_000,
+        calls=options.eqsat_calls,
     )
 
 

@@ -77,6 +77,9 @@ class Limits:
     # a segment the cost model predicts to take less than this per call (femtoseconds; times
     # its loops' trip counts) is not saturated: it has less to win than saturating costs
     min_cost: int = 0
+    # with calls > 0, a segment's e-node limit is also what saturating it can win back over
+    # this many calls: its predicted time (times its loops' trip counts) x calls / NODE_FS
+    calls: int = 0
 
 
 @dataclass
@@ -174,6 +177,11 @@ def _base_egraph(ranks, fast_math: bool, consts: dict, present):
 
 # a shared e-graph is given up beyond this many e-nodes: extraction reads the whole e-graph
 SHARED_NODES = 3_000
+# the work of saturating one e-node (rewriting, analyses, extraction), in the cost model's
+# femtoseconds: ~0.1 ms (8,000 e-nodes of an MLP step in ~0.8 s on a 2-core machine). A
+# constant, not a measurement: budgets are work, so the result is the same on any machine
+NODE_FS = 100_000_000_000
+MIN_NODES = 500  # the e-node limit of any segment worth saturating at all
 
 
 class _Shared:
@@ -315,19 +323,20 @@ def _run_blocks(module: ir.Module, limits: Limits, consts: dict, report: EqsatRe
             if report.small:
                 log_pass("eqsat", f"{report.small} of {len(picked)} segments predicted under "
                          f"{limits.min_cost / 1e9:g} us per call: not saturated (nothing to win)")
+        runs = [r for _, r in plan]
         plan = [seg for seg, _ in plan]
         kinds = {k for seg, t in zip(plan, todo) if t for k in seg.kinds} | {"Leaf"}
         if "Concat" in kinds:
             kinds.add("Reshape")  # (a concatenate of one operand is encoded as a reshape)
         shared = _Shared(limits.fast_math, consts, frozenset(kinds))
-        for seg, t in zip(plan, todo):
+        for seg, t, r in zip(plan, todo, runs):
             if spent >= limits.pass_node_budget:
                 report.skipped += 1
                 continue
             if not t:
                 continue
             try:
-                stat = optimize_segment(seg, limits, consts, inspect=inspect, shared=shared)
+                stat = optimize_segment(seg, limits, consts, inspect=inspect, shared=shared, runs=r)
             except Exception as e:  # never let the optimizer break a compile
                 if inspect is not None:
                     raise
@@ -339,10 +348,10 @@ def _run_blocks(module: ir.Module, limits: Limits, consts: dict, report: EqsatRe
 
 
 def optimize_segment(seg: Segment, limits: Limits, consts: dict, *, inspect=None,
-                     shared: _Shared | None = None) -> SegmentStat:
+                     shared: _Shared | None = None, runs: int | None = 1) -> SegmentStat:
     """Saturate, extract and (when cheaper) rebuild one segment, in an e-graph of its own or
-    in ``shared``'s. ``inspect(frozen, encoded)`` is called with the saturated e-graph before
-    extraction (tests use it)."""
+    in ``shared``'s; it runs ``runs`` times per call (None: unknown). ``inspect(frozen,
+    encoded)`` is called with the saturated e-graph before extraction (tests use it)."""
     t0 = time.perf_counter()
     stat = SegmentStat(ops=len(seg.ops), roots=0)
     try:
@@ -365,7 +374,7 @@ def optimize_segment(seg: Segment, limits: Limits, consts: dict, *, inspect=None
         else:
             eg, encoder, base = shared.take(_present(enc), enc.ranks)
             enc = encoder.encode(seg)  # the same segment, numbered on from the e-graph's others
-        res = _saturate(eg, enc, limits, stat, consts, base)
+        res = _saturate(eg, enc, limits, stat, consts, base, runs)
         if shared is not None:
             shared.done(stat, res is not None)
         if res is not None:
@@ -408,7 +417,15 @@ def _segment_key(enc, limits: Limits, consts: dict) -> str:
     return h.hexdigest()
 
 
-def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict, base: int = 0):
+def _node_limit(limits: Limits, cost: int, runs: int | None) -> int:
+    """A segment's e-node limit: the budget, and with ``limits.calls`` at most what saturating
+    it can win back over that many calls (it cannot win more than its own time)."""
+    if not limits.calls or runs is None:
+        return limits.node_limit
+    return max(MIN_NODES, min(limits.node_limit, cost * runs * limits.calls // NODE_FS))
+
+
+def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict, base: int = 0, runs: int | None = 1):
     """Load ``enc`` into ``eg`` (holding ``base`` e-nodes of earlier, saturated segments),
     take the original cost, saturate under the limits and extract. Returns (frozen graph,
     choice, (cost, class order), root classes) or None."""
@@ -435,6 +452,7 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict, base: in
                      else "(run-schedule (saturate (run ana)) (run main))")
             stat.stop = "iterations"
             prev = max(1, stat.nodes_start)
+            node_limit = _node_limit(limits, stat.cost_before, runs)
             for it in range(limits.iterations):
                 out = _run(eg, sched)
                 stat.iterations = it + 1
@@ -445,7 +463,7 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict, base: in
                     break
                 # stop before an iteration that would overshoot the node limit (growth is
                 # roughly geometric)
-                if n > limits.node_limit or n * (n / prev) > 2 * limits.node_limit:
+                if n > node_limit or n * (n / prev) > 2 * node_limit:
                     stat.stop = "nodes"
                     break
                 prev = n

@@ -1,6 +1,7 @@
 """Cost model (constants, cache, DAG sharing), fast-math gating, saturation limits, and the
 pass / pipeline registration."""
 
+import dataclasses
 import json
 import time
 
@@ -401,3 +402,30 @@ def test_a_segment_left_unsaturated_gets_no_company(monkeypatch):
               one + f"\n  %s = stablehlo.custom_call @Sharding(%t) : ({t}) -> {t}\n" + second + f"\n  return %u : {t}")
     rep = run_eqsat(parse(text), Limits(fast_math=True, iterations=2, node_limit=10**9, gainful_kinds=None))
     assert [s.stop for s in rep.segments] == ["iterations", "iterations"] and len(built) == 2
+
+
+def _dot_chain(k: int, n: int = 8) -> str:
+    """(m0 m1 ... m_k-1)^T: matrix-chain reassociation and transposition grow the e-graph."""
+    t = f"tensor<{n}x{n}xf32>"
+    body, cur = [], "%m0"
+    for i in range(1, k):
+        body.append(f"  %d{i} = stablehlo.dot_general {cur}, %m{i}, contracting_dims = [1] x [0] : ({t}, {t}) -> {t}")
+        cur = f"%d{i}"
+    body += [f"  %r = stablehlo.transpose {cur}, dims = [1, 0] : ({t}) -> {t}", f"  return %r : {t}"]
+    return _f(", ".join(f"%m{i}: {t}" for i in range(k)), t, "\n".join(body))
+
+
+def test_node_limit_is_bounded_by_what_saturation_can_win_back():
+    # eleven 8x8 products, ~54 us per call: over 1,000 calls saturating can win back ~54 ms,
+    # the work of fewer than MIN_NODES e-nodes; without the bound it saturates at ~1,500
+    from reactant.optimize.eqsat import driver
+
+    lim = Limits(node_limit=20_000, gainful_kinds=None)
+    bounded = run_eqsat(parse(_dot_chain(11)), dataclasses.replace(lim, calls=1000)).segments[0]
+    free = run_eqsat(parse(_dot_chain(11)), lim).segments[0]
+    assert bounded.cost_before * 1000 // driver.NODE_FS < driver.MIN_NODES
+    assert bounded.stop == "nodes" and free.stop == "saturated"
+    assert bounded.nodes_end < 2 * driver.MIN_NODES < free.nodes_end
+    assert driver._node_limit(Limits(calls=1000), 10**11, 4) == 4 * 10**14 // driver.NODE_FS  # 4 runs of 0.1 ms
+    assert driver._node_limit(Limits(calls=1000), 10**15, None) == Limits().node_limit  # runs unknown
+    assert eq.limits_from_options(PassOptions()).calls == PassOptions().eqsat_calls == 1000
