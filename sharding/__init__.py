@@ -16,9 +16,7 @@ from .collectives import (  # noqa: F401
 from .constraint import constrain  # noqa: F401
 from .errors import ShardingError  # noqa: F401
 from .manual import shard_map  # noqa: F401
-from .mesh import Mesh, NamedSharding, Replicated, as_mesh, as_sharding, make_mesh  # noqa: F401
-
-PartitionSpec = tuple  # a spec is a plain tuple (jax's PartitionSpec, a tuple too, is accepted)
+from .mesh import Mesh, NamedSharding, PartitionSpec, Replicated, as_mesh, as_sharding, make_mesh  # noqa: F401
 
 __all__ = ["Mesh", "NamedSharding", "PartitionSpec", "Replicated", "ShardingError", "all_gather", "all_to_all",
            "axis_index", "axis_size", "constrain", "make_mesh", "pmax", "pmean", "pmin", "ppermute", "psum",

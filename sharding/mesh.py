@@ -17,6 +17,25 @@ from .errors import ShardingError
 AxisSpec = str | tuple[str, ...] | None
 
 
+class PartitionSpec(tuple):
+    """How an array's dimensions are split over mesh axes, one entry per dimension (as
+    ``jax.sharding.PartitionSpec``): a mesh axis name, a tuple of names (split over their
+    product) or None (not split); dimensions past the last entry are not split.
+    ``PartitionSpec("data")`` splits dimension 0 over axis ``data``. A tuple of entries is
+    accepted wherever a spec is."""
+
+    def __new__(cls, *parts: AxisSpec) -> "PartitionSpec":
+        for p in parts:
+            ok = p is None or isinstance(p, str) or (
+                isinstance(p, (tuple, list)) and all(isinstance(a, str) for a in p))
+            if not ok:
+                raise TypeError(f"PartitionSpec entries are mesh axis names, tuples of them or None, got {p!r}")
+        return super().__new__(cls, tuple(tuple(p) if isinstance(p, list) else p for p in parts))
+
+    def __repr__(self) -> str:
+        return f"PartitionSpec{tuple.__repr__(self) if len(self) != 1 else '(' + repr(self[0]) + ')'}"
+
+
 class Mesh:
     """``devices``: an ndarray of devices whose shape is the mesh's; ``axis_names``: one name
     per mesh dimension."""

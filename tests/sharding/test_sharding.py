@@ -30,6 +30,22 @@ def test_placement_shards_and_gather(mesh):
     np.testing.assert_array_equal(np.asarray(x), a)
 
 
+def test_partition_spec_names_axes_per_dimension(mesh2d):
+    P = reactant.sharding.PartitionSpec
+    assert P("data") == ("data",) and P("data", None) == ("data", None) and P() == ()  # not tuple("data")
+    assert P(("data", "model")) == (("data", "model"),) and repr(P("data")) == "PartitionSpec('data')"
+    a = R.standard_normal((8, 6)).astype(np.float32)
+    x = reactant.to_rarray(a, sharding=NamedSharding(mesh2d, P("data")))
+    assert {s.data.shape for s in x.addressable_shards} == {(2, 6)}
+    y = reactant.to_rarray(a, sharding=NamedSharding(mesh2d, P(None, "model")))
+    assert {s.data.shape for s in y.addressable_shards} == {(8, 3)}
+    z = reactant.to_rarray(a, sharding=NamedSharding(mesh2d, P(("data", "model"))))
+    assert {s.data.shape for s in z.addressable_shards} == {(1, 6)}
+    np.testing.assert_allclose(np.asarray(reactant.compile(lambda u, v: u @ v.T)(x, y)), a @ a.T, rtol=1e-5)
+    with pytest.raises(TypeError, match="mesh axis names"):
+        P(0)
+
+
 def test_matmul_over_the_sharded_contracting_dimension(mesh):
     a, b = R.standard_normal((8, 32)).astype(np.float32), R.standard_normal((32, 4)).astype(np.float32)
     ra = reactant.to_rarray(a, sharding=NamedSharding(mesh, (None, "x")))
