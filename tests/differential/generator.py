@@ -84,7 +84,8 @@ def _draw(rng: np.random.Generator, spec: ArgSpec) -> np.ndarray:
 PURE_FEATURES = ("loop", "triangular", "index_slice", "if", "while", "list", "reduce", "dot",
                  "negidx", "early_return")
 ALL_FEATURES = PURE_FEATURES + ("store_arg_loop", "store_arg", "store_local", "view", "aug_slice",
-                                "read_after_write", "helper", "int", "stencil", "stateful_helper")
+                                "read_after_write", "helper", "int", "stencil", "stateful_helper",
+                                "container")
 
 _CONSTS = ("0.5", "0.25", "0.75", "1.5", "-0.5", "2.0", "0.1", "-1.25", "0.3", "0.9", "-0.8", "1.1")
 
@@ -627,6 +628,37 @@ class _Gen:
             forms.append(f"out[:{L}] -= A[{a}, :{L}]")
         self.emit(r.choice(forms))
 
+    def f_container(self) -> None:
+        """Arrays made here, held in a dict, a list or an object and updated in place there
+        (``params["w"] -= lr * g``), sometimes in a loop; now and then through a second name,
+        which NumPy updates too (reactant: the clear error)."""
+        r = self.r
+        L = r.randint(1, self.n)
+        h = self.fresh("hold")
+        form = r.randrange(3)
+        if form == 0:
+            self.emit(f'{h} = {{"w": np.zeros({L}), "b": np.ones({L})}}')
+            slot = f'{h}["{r.choice("wb")}"]'
+        elif form == 1:
+            self.emit(f"{h} = [np.zeros({L}), np.full({L}, {self.c()})]")
+            slot = f"{h}[{r.randrange(2)}]"
+        else:
+            self.emit(f"{h} = types.SimpleNamespace(w=np.zeros({L}))")
+            slot = f"{h}.w"
+        op = r.choice(["+=", "-=", "*="])
+        if r.random() < 0.15:  # a second name for the array
+            alias = self.fresh("al")
+            self.emit(f"{alias} = {slot}")
+            self.emit(f"{alias} {op} {self.chain(self.fvec(L), L, r.randint(1, 2))}")
+        elif r.random() < 0.5:
+            with self.block(f"for i in range({self.trip()}):"):
+                self.emit(f"{slot} {op} {self.chain(self.fvec(L), L, r.randint(1, 3))} * {self.c()}")
+        else:
+            self.emit(f"{slot} {op} {self.chain(self.fvec(L), L, r.randint(1, 3))}")
+        v = self.fresh("cv")
+        self.emit(f"{v} = {slot} + 0.0")
+        self.define(v, (L,))
+
     def f_read_after_write(self) -> None:
         r = self.r
         t = self.fresh("rw")
@@ -827,7 +859,7 @@ def generate(seed: int, profile: str = "full", kind: str | None = None) -> Progr
 
 
 def _assemble(seed: int, g: _Gen, kind: str, chosen: list[str], profile: str) -> Program:
-    head = "import numpy as np\n\n\n" + "".join(h + "\n\n" for h in g.helpers)
+    head = "import types\n\nimport numpy as np\n\n\n" + "".join(h + "\n\n" for h in g.helpers)
     argnames = ", ".join(a.name for a in g.args)
     body = "\n".join(g.lines) + "\n"
     if kind == "class":
