@@ -445,6 +445,39 @@ class _Runtime:
         obj[index] = value
 
     @staticmethod
+    def store_in(holder, key, index, value, is_attr: bool) -> None:
+        """``holder[key][index] = value`` (``holder.key[...]`` when ``is_attr``): a NumPy array
+        there made in the traced code becomes a traced array in that place."""
+        cur = _place_value(holder, key, is_attr)
+        if type(cur) is np.ndarray and not isinstance(holder, np.ndarray) and (_has_traced(value) or _has_traced(index)):
+            h = state_array_handle(cur, item=None if is_attr else (holder, key))
+            if h is not None:  # an array of the Python state: updated through its handle
+                h[index] = value
+                return
+            _refuse_aliased(cur, slot=(holder, key))
+            t = as_traced(cur)
+            t[index] = value
+            _set_place(holder, key, is_attr, t)
+            return
+        _Runtime.store(cur, index, value)
+
+    @staticmethod
+    def aug_store_in(holder, key, index, op: str, value, is_attr: bool) -> None:
+        """``holder[key][index] op= value`` (``holder.key[...]`` when ``is_attr``)."""
+        cur = _place_value(holder, key, is_attr)
+        if type(cur) is np.ndarray and not isinstance(holder, np.ndarray) and (_has_traced(value) or _has_traced(index)):
+            h = state_array_handle(cur, item=None if is_attr else (holder, key))
+            if h is not None:
+                h[index] = getattr(operator, op)(h[index], value)
+                return
+            _refuse_aliased(cur, slot=(holder, key))
+            t = as_traced(cur)
+            t[index] = getattr(operator, op)(t[index], value)
+            _set_place(holder, key, is_attr, t)
+            return
+        _Runtime.aug_store(cur, index, op, value)
+
+    @staticmethod
     def aug_store(obj, index, op: str, value) -> None:
         """``obj[index] op= value`` where ``obj`` is not a plain name (``self.count[0] += v``)."""
         if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index)):
@@ -741,6 +774,20 @@ def _has_traced(x) -> bool:
     elif isinstance(x, slice):
         x = (x.start, x.stop, x.step)
     return contains_traced((x,))
+
+
+def _place_value(holder, key, is_attr: bool):
+    """``holder.key`` (a read recorded for the guards) or ``holder[key]``."""
+    if is_attr:
+        return _Runtime.attr(holder, key)
+    return _Runtime.getitem(holder, key)
+
+
+def _set_place(holder, key, is_attr: bool, value) -> None:
+    if is_attr:
+        setattr(holder, key, value)
+    else:
+        holder[key] = value
 
 
 def _combine_item(obj, key, cur, op: str, value, attr: bool = False):
@@ -1467,6 +1514,13 @@ def _host_array_writes(node, local_names=None):
         call = ast.Call(func=_attr("setitem"), args=[ast.Name(t.value.id, ast.Load()), _index_expr(t.slice),
                                                      node.value], keywords=[])
         return ast.copy_location(ast.Assign(targets=[name_store(t.value.id)], value=call), node)
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+            and _holder_parts(node.targets[0].value) is not None:
+        t = node.targets[0]  # d["a"][i] = v, obj.buf[i] = v: the array's place can be rebound
+        holder, key, is_attr = _holder_parts(t.value)
+        call = ast.Call(func=_attr("store_in"), args=[holder, key, _index_expr(t.slice), node.value,
+                                                      ast.Constant(is_attr)], keywords=[])
+        return ast.copy_location(ast.Expr(call), node)
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
         t = node.targets[0]  # a subscript of an expression: checked, not rebound
         call = ast.Call(func=_attr("store"), args=[t.value, _index_expr(t.slice), node.value], keywords=[])
@@ -1496,11 +1550,26 @@ def _host_array_writes(node, local_names=None):
         if local(t):
             call = ast.Call(func=_attr("aug_assign"), args=[ast.Name(t.id, ast.Load()), op, node.value], keywords=[])
             return ast.copy_location(ast.Assign(targets=[name_store(t.id)], value=call), node)
-        if isinstance(t, ast.Subscript):  # a subscript of an expression (self.count[0] += v)
+        if isinstance(t, ast.Subscript) and _holder_parts(t.value) is not None:  # self.count[0] += v
+            holder, key, is_attr = _holder_parts(t.value)
+            call = ast.Call(func=_attr("aug_store_in"), args=[holder, key, _index_expr(t.slice), op, node.value,
+                                                              ast.Constant(is_attr)], keywords=[])
+            return ast.copy_location(ast.Expr(call), node)
+        if isinstance(t, ast.Subscript):  # a subscript of another expression (f()[0] += v)
             call = ast.Call(func=_attr("aug_store"), args=[t.value, _index_expr(t.slice), op, node.value],
                             keywords=[])
             return ast.copy_location(ast.Expr(call), node)
     return node
+
+
+def _holder_parts(e):
+    """(holder, key, is attribute) when ``e`` is ``holder[key]`` or ``holder.key`` (a place an
+    array can be rebound in), else None."""
+    if isinstance(e, ast.Subscript) and not isinstance(e.slice, ast.Slice):
+        return e.value, _index_expr(e.slice), False
+    if isinstance(e, ast.Attribute):
+        return e.value, ast.Constant(e.attr), True
+    return None
 
 
 def _attr(name: str) -> ast.expr:

@@ -108,11 +108,18 @@ def test_aliased_host_arrays_are_refused():
 
     def in_a_dict(x):
         d = {"a": np.zeros(3)}
-        d["a"][0] = x[0, 0]  # cannot be rebound inside the dict
+        d["a"][0] = x[0, 0]  # rebound inside the dict (nothing else holds the array)
         return d["a"]
 
+    check(in_a_dict, X)
+
+    def from_a_call(x):
+        bufs = [np.zeros(3)]
+        (lambda: bufs[0])()[0] = x[0, 0]  # a place that cannot be rebound
+        return bufs[0]
+
     with pytest.raises(reactant.ConcretizationError, match="reached through an expression"):
-        reactant.compile(in_a_dict)(reactant.to_rarray(X))
+        reactant.compile(from_a_call)(reactant.to_rarray(X))
 
     def traced_in_a_dict(x):  # a traced array in a container is updated as before
         d = {"a": np.zeros_like(x[0])}
