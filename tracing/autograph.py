@@ -304,7 +304,7 @@ class _Runtime:
 
         def body(v):
             k = v[0]
-            i = ops.add(lo, ops.multiply(k, ops.constant(np.asarray(step, dt))))
+            i = _python_int(ops.add(lo, ops.multiply(k, ops.constant(np.asarray(step, dt)))))
             if index_range is None:
                 res = tuple(body_fn(i, *v[1:]))
             else:  # lets slices like x[i:i+3] keep a static size; only while the body is traced
@@ -317,8 +317,8 @@ class _Runtime:
             return (ops.add(k, ops.constant(np.asarray(1, dt))),) + res
 
         out = self._staged_loop(cond, body, state0, names0, where)
-        last = ops.add(lo, ops.multiply(ops.subtract(out[0], ops.constant(np.asarray(1, dt))),
-                                        ops.constant(np.asarray(step, dt))))
+        last = _python_int(ops.add(lo, ops.multiply(ops.subtract(out[0], ops.constant(np.asarray(1, dt))),
+                                                    ops.constant(np.asarray(step, dt)))))
         return tuple(out[1:]) + (last,), out[0].value.owner
 
     def _try_roll(self, tc, start, stop, step, body_fn, init, names, where, target, effects, live_after):
@@ -445,37 +445,19 @@ class _Runtime:
         obj[index] = value
 
     @staticmethod
-    def store_in(holder, key, index, value, is_attr: bool) -> None:
-        """``holder[key][index] = value`` (``holder.key[...]`` when ``is_attr``): a NumPy array
-        there made in the traced code becomes a traced array in that place."""
+    def store_in(holder, key, index, value, is_attr: bool, op: str | None = None) -> None:
+        """``holder[key][index] = value`` (``holder.key[...]`` when ``is_attr``; ``op=`` for
+        ``op=``): a NumPy array there receiving a traced value is updated as a traced array
+        (``_traced_for``) that then stands in its place."""
         cur = _place_value(holder, key, is_attr)
         if type(cur) is np.ndarray and not isinstance(holder, np.ndarray) and (_has_traced(value) or _has_traced(index)):
-            h = state_array_handle(cur, item=None if is_attr else (holder, key))
-            if h is not None:  # an array of the Python state: updated through its handle
-                h[index] = value
-                return
-            _refuse_aliased(cur, slot=(holder, key))
-            t = as_traced(cur)
-            t[index] = value
+            t = _traced_for(holder, key, cur, is_attr)
+            t[index] = value if op is None else getattr(operator, op)(t[index], value)
             _set_place(holder, key, is_attr, t)
-            return
-        _Runtime.store(cur, index, value)
-
-    @staticmethod
-    def aug_store_in(holder, key, index, op: str, value, is_attr: bool) -> None:
-        """``holder[key][index] op= value`` (``holder.key[...]`` when ``is_attr``)."""
-        cur = _place_value(holder, key, is_attr)
-        if type(cur) is np.ndarray and not isinstance(holder, np.ndarray) and (_has_traced(value) or _has_traced(index)):
-            h = state_array_handle(cur, item=None if is_attr else (holder, key))
-            if h is not None:
-                h[index] = getattr(operator, op)(h[index], value)
-                return
-            _refuse_aliased(cur, slot=(holder, key))
-            t = as_traced(cur)
-            t[index] = getattr(operator, op)(t[index], value)
-            _set_place(holder, key, is_attr, t)
-            return
-        _Runtime.aug_store(cur, index, op, value)
+        elif op is None:
+            _Runtime.store(cur, index, value)
+        else:
+            _Runtime.aug_store(cur, index, op, value)
 
     @staticmethod
     def aug_store(obj, index, op: str, value) -> None:
@@ -517,7 +499,8 @@ class _Runtime:
         traced result."""
         if type(obj) is np.ndarray and _has_traced(value):
             _refuse_aliased(obj)
-            return getattr(operator, op[1:])(as_traced(obj), value)
+            # (the in-place operator: NumPy's casting, w's dtype kept or a clear error)
+            return getattr(operator, op)(as_traced(obj), value)
         return getattr(operator, op)(obj, value)
 
     @staticmethod
@@ -776,6 +759,18 @@ def _has_traced(x) -> bool:
     return contains_traced((x,))
 
 
+def _python_int(i: TracedRArray) -> TracedRArray:
+    """A kept loop's index as the Python int it stands for: int64 when it is a value of its
+    own (returned, stored: as NumPy makes a Python int), weakly typed in arithmetic
+    (``x_f32 * i`` stays float32). The loop's counter itself may be narrower."""
+    from . import ops
+
+    if i.dtype != np.int64:
+        i = ops.convert(i, np.dtype(np.int64))
+    i.weak = True
+    return i
+
+
 def _place_value(holder, key, is_attr: bool):
     """``holder.key`` (a read recorded for the guards) or ``holder[key]``."""
     if is_attr:
@@ -790,18 +785,24 @@ def _set_place(holder, key, is_attr: bool, value) -> None:
         holder[key] = value
 
 
+def _traced_for(holder, key, cur: np.ndarray, is_attr: bool):
+    """The traced array that receives the traced values written into NumPy array ``cur``, held
+    at ``holder[key]`` (``holder.key`` when ``is_attr``): a state array's handle (updated in
+    place, state_writes), else a traced copy for that place, when nothing else holds the
+    array (anything else would keep the old values: refused)."""
+    h = state_array_handle(cur, item=None if is_attr else (holder, key))
+    if h is not None:
+        return h
+    _refuse_aliased(cur, slot=(holder, key))
+    return as_traced(cur)
+
+
 def _combine_item(obj, key, cur, op: str, value, attr: bool = False):
     """What ``obj[key] op= value`` (``obj.key`` when ``attr``) leaves in that place, ``cur``
-    being its value. A NumPy array of the Python state (``self.grads["W"] += dW``) is updated
-    in place through its handle (state_writes); one made in the traced code and held only
-    there becomes the traced result (anything else still holding it is refused: it would
-    keep the old values)."""
+    being its value: for a NumPy array meeting a traced value, the in-place operator applied
+    to its traced stand-in (NumPy's casting rules: its dtype is kept)."""
     if type(cur) is np.ndarray and _has_traced(value) and not isinstance(obj, np.ndarray):
-        h = state_array_handle(cur, item=None if attr else (obj, key))
-        if h is not None:
-            return getattr(operator, op)(h, value)
-        _refuse_aliased(cur, slot=(obj, key))
-        return getattr(operator, op[1:])(as_traced(cur), value)
+        return getattr(operator, op)(_traced_for(obj, key, cur, attr), value)
     return getattr(operator, op)(cur, value)
 
 
@@ -1552,8 +1553,8 @@ def _host_array_writes(node, local_names=None):
             return ast.copy_location(ast.Assign(targets=[name_store(t.id)], value=call), node)
         if isinstance(t, ast.Subscript) and _holder_parts(t.value) is not None:  # self.count[0] += v
             holder, key, is_attr = _holder_parts(t.value)
-            call = ast.Call(func=_attr("aug_store_in"), args=[holder, key, _index_expr(t.slice), op, node.value,
-                                                              ast.Constant(is_attr)], keywords=[])
+            call = ast.Call(func=_attr("store_in"), args=[holder, key, _index_expr(t.slice), node.value,
+                                                          ast.Constant(is_attr), op], keywords=[])
             return ast.copy_location(ast.Expr(call), node)
         if isinstance(t, ast.Subscript):  # a subscript of another expression (f()[0] += v)
             call = ast.Call(func=_attr("aug_store"), args=[t.value, _index_expr(t.slice), op, node.value],

@@ -18,12 +18,13 @@ def _leaves(x):
 
 def check(fn, *args, loops="auto", optimize="O2", eager=False, rtol=1e-10, atol=1e-12):
     """``fn(*args)`` in NumPy vs compiled with ``loops``/``optimize`` (or eagerly on device
-    arrays): same return value (shape, dtype kind, values) and same final arguments."""
+    arrays): same return value (shape, dtype, values) and same final arguments (dtype and values)."""
     ref_args = [np.array(a, copy=True) for a in args]
     expected = fn(*ref_args)
     dev = [reactant.to_rarray(np.array(a, copy=True)) for a in args]
     got = fn(*dev) if eager else reactant.compile(fn, loops=loops, optimize=optimize)(*dev)
     for k, (r, d) in enumerate(zip(ref_args, dev)):
+        assert np.asarray(d).dtype == r.dtype, (k, np.asarray(d).dtype, r.dtype)
         np.testing.assert_allclose(np.asarray(d), r, rtol=rtol, atol=atol,
                                    err_msg=f"argument {k} after the call ({loops}, {optimize}, eager={eager})")
     e_leaves, g_leaves = _leaves(expected), _leaves(got)
@@ -34,6 +35,6 @@ def check(fn, *args, loops="auto", optimize="O2", eager=False, rtol=1e-10, atol=
             continue
         g = np.asarray(g)
         assert np.shape(g) == np.shape(e), (np.shape(g), np.shape(e))
-        assert np.asarray(e).dtype.kind == g.dtype.kind, (np.asarray(e).dtype, g.dtype)
+        assert np.asarray(e).dtype == g.dtype, (np.asarray(e).dtype, g.dtype)
         np.testing.assert_allclose(g, e, rtol=rtol, atol=atol, err_msg=f"result ({loops}, {optimize})")
     return got

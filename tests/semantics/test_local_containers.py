@@ -215,3 +215,36 @@ def test_state_written_by_an_abandoned_loop_attempt_is_put_back(loops, optimize)
             check(ema_filter, sig, loops=loops, optimize=optimize)
         return
     check(ema_filter, sig, loops=loops, optimize=optimize)
+
+
+# -- dtypes as NumPy keeps them ----------------------------------------------------------------------
+def inplace_keeps_dtype(x):
+    w = np.zeros(4, np.float32)
+    w += x * 0.5  # float64 into float32, in place: stays float32
+    d = {"w": np.zeros(4, np.float32)}
+    d["w"] -= x
+    return w, d["w"]
+
+
+def loop_index_is_a_python_int(x):
+    acc = np.zeros(4, np.float32)
+    for i in range(40):
+        acc = acc + x * i  # i promotes like a Python int: float32 stays float32
+    return acc, i  # and is an int64 when it is a value of its own
+
+
+@pytest.mark.parametrize("loops", ["auto", "keep", "unroll"])
+def test_dtypes_of_in_place_updates_and_loop_indices(loops):
+    x = np.array([1.0, 2.0, -1.0, 0.5], np.float32)
+    check(inplace_keeps_dtype, np.arange(4.0), loops=loops)
+    check(loop_index_is_a_python_int, x, loops=loops, rtol=1e-6)
+
+    def int_plus_float(x):
+        w = np.zeros(4, np.int64)
+        w += x * 0.5  # NumPy: UFuncTypeError (same_kind casting)
+        return w
+
+    with pytest.raises(Exception, match="same_kind"):
+        int_plus_float(np.arange(4.0))
+    with pytest.raises(reactant.ReactantError, match="same_kind"):
+        reactant.compile(int_plus_float, loops=loops)(reactant.to_rarray(np.arange(4.0)))
