@@ -82,9 +82,9 @@ class PassOptions:
 
 def log_pass(name: str, msg: str) -> None:
     """A line about a pass's decision on stderr, when ``REACTANT_LOG`` asks for every stage
-    (set, not "0", and not only the ``recompile`` topic)."""
+    (set, not "0", and not only topics of reactant's: ``recompile``, ``cache``)."""
     value = os.environ.get("REACTANT_LOG", "")
-    if value not in ("", "0") and {t.strip() for t in value.split(",")} - {"recompile"}:
+    if value not in ("", "0") and {t.strip() for t in value.split(",")} - {"recompile", "cache"}:
         print(f"reactant: {name}: {msg}", file=sys.stderr)
 
 

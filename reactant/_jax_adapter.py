@@ -3,6 +3,7 @@ handlers, 64-bit scoping). A jax upgrade should only need changes here."""
 
 from __future__ import annotations
 
+import os
 from typing import Any, Sequence
 
 import jax
@@ -32,6 +33,28 @@ def single_device(sharding):
 def backend(platform: str | None = None):
     """The PJRT client (the embedded CPU client by default)."""
     return jax.extend.backend.get_backend(platform)
+
+
+def available_platforms() -> list[str]:
+    """Platforms jax can initialize here (e.g. ["cpu"]), without raising."""
+    found = []
+    for name in ("cpu", "cuda", "rocm", "tpu"):
+        try:
+            jax.extend.backend.get_backend(name)
+        except RuntimeError:
+            continue
+        found.append(name)
+    return found
+
+
+def profiler_trace(log_dir: str, perfetto: bool):
+    """jax's profiler session writing into ``log_dir`` (public API)."""
+    return jax.profiler.trace(log_dir, create_perfetto_trace=perfetto)
+
+
+def trace_annotation(name: str):
+    """A named span in the profiler's trace (public API)."""
+    return jax.profiler.TraceAnnotation(name)
 
 
 def x64_scope():
@@ -84,10 +107,40 @@ def device_put_sharded(value, sharding, *, copy: bool = False) -> Array:
 
 
 def compile_and_load(client, code: str | bytes, devices: Sequence[Any], options: CompileOptions):
+    _assign_devices(options, devices)
+    return client.compile_and_load(code, DeviceList(tuple(devices)), options)
+
+
+def _assign_devices(options: CompileOptions, devices: Sequence[Any]) -> None:
     # one partition per device, in this order (otherwise PJRT assigns device 0)
     ids = np.asarray([d.id for d in devices], dtype=np.int64).reshape(1, len(devices))
     options.device_assignment = xc.DeviceAssignment.create(ids)
-    return client.compile_and_load(code, DeviceList(tuple(devices)), options)
+
+
+# -- executables across processes (the persistent compile cache) -------------------------------
+
+
+def serialize_executable(client, executable) -> bytes:
+    """A loaded executable as bytes (``deserialize_executable`` loads it again)."""
+    return client.serialize_executable(executable)
+
+
+def deserialize_executable(client, blob: bytes, devices: Sequence[Any], options: CompileOptions):
+    """The executable ``serialize_executable`` gave, loaded on ``devices`` with the options it
+    was compiled with. Raises on bytes that are not such an executable (never trust them
+    beyond that: loading runs the code they hold)."""
+    _assign_devices(options, devices)
+    return client.deserialize_executable(blob, DeviceList(tuple(devices)), options)
+
+
+def runtime_fingerprint(client) -> dict[str, str]:
+    """What a compiled executable depends on besides its program and options: jax, jaxlib,
+    the PJRT platform and its version, the XLA flags of the environment."""
+    import jaxlib
+
+    return {"jax": jax.__version__, "jaxlib": jaxlib.__version__, "platform": client.platform,
+            "platform_version": client.platform_version,
+            "xla_flags": " ".join(sorted(os.environ.get("XLA_FLAGS", "").split()))}
 
 
 def optimized_hlo_text(executable) -> str:
@@ -222,3 +275,46 @@ def make_array_from_callback(shape: tuple, sharding, callback) -> Array:
     """A global array whose addressable shards are ``callback(index)`` (64-bit dtypes kept)."""
     with x64_scope():
         return jax.make_array_from_callback(shape, sharding, callback)
+
+
+# -- reactant.export: portable StableHLO and jax.export ----------------------------------------
+
+
+def portable_artifact(module, target: str) -> bytes:
+    """``module`` as a StableHLO portable artifact (VHLO bytecode) readable by StableHLO
+    ``target`` and newer, Shardy (``sdy``) ops and attributes kept: jax's own export
+    serializer. (The public ``stablehlo.serialize_portable_artifact`` converts the module in
+    place and rejects ``sdy`` ops; the ``_str`` form parses without the sdy dialect.)"""
+    from jax._src.lib import _jax
+
+    return _jax.mlir.serialize_portable_artifact(module, target, True)
+
+
+def jax_exported(fun_name: str, args_sample, in_specs: Sequence[tuple], out_sample, out_specs: Sequence[tuple],
+                 artifact: bytes, platform: str):
+    """A ``jax.export.Exported`` around a portable artifact whose ``@main`` takes the leaves of
+    ``args_sample`` (an ``(args, kwargs)`` pytree) as ``in_specs`` (shape, dtype) and returns
+    the leaves of ``out_sample`` as ``out_specs``; one device, no shardings, no VJP. The
+    constructor is public, but fields starting with ``_`` are jax's "do not rely" ones: kept here."""
+    from jax import export, tree_util
+
+    n, m = len(in_specs), len(out_specs)
+    return export.Exported(
+        fun_name=fun_name, in_tree=tree_util.tree_structure(args_sample),
+        in_avals=tuple(ShapedArray(tuple(s), np.dtype(d)) for s, d in in_specs),
+        out_tree=tree_util.tree_structure(out_sample),
+        out_avals=tuple(ShapedArray(tuple(s), np.dtype(d)) for s, d in out_specs),
+        _has_named_shardings=False, _in_named_shardings=(None,) * n, _out_named_shardings=(None,) * m,
+        in_shardings_hlo=(None,) * n, out_shardings_hlo=(None,) * m, nr_devices=1, platforms=(platform,),
+        ordered_effects=(), unordered_effects=(), disabled_safety_checks=(), mlir_module_serialized=artifact,
+        calling_convention_version=10, module_kept_var_idx=tuple(range(n)), uses_global_constants=False,
+        _get_vjp=None)
+
+
+def tree_leaves(tree) -> list:
+    """jax's leaves of a pytree (its own order: dict keys sorted)."""
+    return jax.tree_util.tree_leaves(tree)
+
+
+def x64_enabled() -> bool:
+    return bool(jax.config.jax_enable_x64)

@@ -381,7 +381,9 @@ def to_rarray(obj: Any, *, device=None, sharding=None, track_numbers: bool = Fal
     Python/NumPy scalar) in the pytree ``obj`` becomes a ``ConcreteRArray`` /
     ``ConcreteRNumber``; the structure is kept. NumPy scalars always become ConcreteRNumbers.
 
-    ``device`` defaults to this process's first device of the default (CPU) client.
+    ``device`` (a device, a platform name such as ``"cpu"``/``"gpu"``, or ``"gpu:1"``)
+    defaults to this process's first device of the default platform (``REACTANT_PLATFORM``,
+    else the CPU).
     ``sharding`` places the arrays over a mesh instead: one ``reactant.sharding.NamedSharding``
     for every leaf, or a pytree prefix of ``obj`` holding shardings (``None`` entries: the
     default device). Over a mesh spanning several processes (``reactant.distributed``), every
@@ -389,6 +391,7 @@ def to_rarray(obj: Any, *, device=None, sharding=None, track_numbers: bool = Fal
     are placed (like ``jax.make_array_from_callback``): the others are never read.
     """
     is_leaf = lambda x: isinstance(x, (ConcreteRArray, np.ndarray))  # noqa: E731
+    device = runtime.resolve_device(device)
     leaves, tree = flatten(obj, is_leaf)
     if sharding is None or _is_sharding(sharding):
         per_leaf = [sharding] * len(leaves)

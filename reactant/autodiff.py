@@ -26,7 +26,7 @@ def _entry(mode, f, *args, seed=None):
     return _ad.autodiff(mode, f, *args, seed=seed)
 
 
-_COMPILED = CompiledFunction(_entry, Options())
+_COMPILED = CompiledFunction(_entry, Options(warn_scalars=False))
 
 
 def autodiff(mode: Mode, f: Callable, *args, seed=None) -> Any:
@@ -118,4 +118,4 @@ def _jacobian_traced(f, x, mode):
     raise ValueError(f"mode must be 'forward' or 'reverse', got {mode!r}")
 
 
-_JACOBIAN = CompiledFunction(lambda f, x, mode: _jacobian_traced(f, x, mode), Options())
+_JACOBIAN = CompiledFunction(lambda f, x, mode: _jacobian_traced(f, x, mode), Options(warn_scalars=False))

@@ -28,20 +28,22 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from . import _jax_adapter as jx
+from . import cache as _disk_cache
 from . import guards as _guards
 from . import runtime
-from .arrays import ConcreteRArray, ConcreteRNumber, Signature, _sign_unknown, _signature, sig_id
+from .arrays import ConcreteRArray, ConcreteRNumber, Signature, _sign_unknown, _signature, sig_id, to_rarray
 from .decompositions import lower_decompositions
 from .ir.context import count_ops
 from .ir.contracts import strip_contract_attrs
+from .ir.custom_derivatives import is_marker as _is_ad_marker
 from .optimize import PassOptions, compile_pipeline, run_pipeline
 from .optimize.pipelines import SATURATION
-from .progress import CompileProgress, log_enabled
+from .progress import CompileProgress, CompileStats, log_enabled
 from .speculation import MAX_OPS as _SPECULATE_MAX_OPS
 from .speculation import Speculation
 from .tracing import active as _trace_active
 from .tracing import autograph
-from .tracing.errors import ArgumentError
+from .tracing.errors import ArgumentError, ReadOnlyError
 from .sharding import NamedSharding, Replicated, ShardingError, as_sharding
 from .sharding.shardy import annotate_main, propagated_result_shardings
 from .tracing.pytree import TreeDef, flatten, prefix_leaves, structure_key, unflatten
@@ -79,6 +81,8 @@ class Options:
     # (None: the shardings propagation gives)
     out_shardings: Any = None
     verbose: bool = False  # print every compilation stage's time and op count (also REACTANT_LOG=1)
+    device: Any = None  # where the program runs when no argument says (a device object)
+    warn_scalars: bool = True  # warn when new Python-scalar values keep recompiling (not for internal uses)
 
     def pass_options(self) -> PassOptions:
         return PassOptions(ad_checkpoint=self.ad_checkpoint, ad_max_trip_count=self.ad_max_trip_count)
@@ -112,6 +116,18 @@ class CompiledFunction(functools.partial):
         pass list: that one); returns the traced program (``.module``, ``.text()``)."""
         return self._state.lower(*args, optimize=optimize, **kwargs)
 
+    def compile_stats(self, *args, **kwargs) -> CompileStats:
+        """Where the compilation for these arguments spent its time (trace, each optimizer
+        pass, XLA), as data; compiles (without running) if this call signature is new."""
+        return self._state.entry_for(args, kwargs).stats
+
+    def export(self, *args, **kwargs):
+        """``reactant.export(self, *args, **kwargs)``: the program for these arguments as an
+        ``Exported`` (serializable, runs without the source)."""
+        from .export import export  # (reactant/export.py imports this module)
+
+        return export(self, *args, **kwargs)
+
     def __repr__(self) -> str:
         return f"<reactant.compile {getattr(self.fn, '__qualname__', self.fn)!r}>"
 
@@ -140,6 +156,10 @@ class _Compiled:
         self._exes: dict[tuple, Any] = {}
         self.xla_compile_count = 0
         self._warned = False  # about a signature traced again and again
+        # per call signature with its Python scalars masked: the scalar values compiled for
+        # (a warning names the argument when they keep changing)
+        self._scalar_values: dict[Any, set] = {}
+        self._scalars_warned = False
 
     # -- calling (the hot path is _dispatch, below the class) --------------------------------
     def _call(self, args: tuple, kwargs: dict):
@@ -151,7 +171,7 @@ class _Compiled:
         tree_key = None
         if structure_key(args, _ARRAYS, _SID, key, concretes) and (
                 not kwargs or structure_key(kwargs, _ARRAYS, _SID, key, concretes)):
-            tree_key = tuple(key)
+            tree_key = tuple(key) if _distinct(concretes) else None
             run = self._fast_trees.get(tree_key)
             if run is not None:
                 try:
@@ -159,12 +179,15 @@ class _Compiled:
                 except _Stale:  # the Python state it read changed
                     pass
         leaves, tree = flatten((args, kwargs), is_leaf=_is_concrete)
+        leaves, hosts = _host_inputs(leaves, self.options.device)
         key, bufs, concretes = self._key(leaves, tree)
         entry, bufs, concretes = self._entry(leaves, tree, key, bufs, concretes)
+        if hosts:  # NumPy arrays among the arguments: inputs, their in-place updates copied back
+            return _run_writing_hosts(entry, bufs, concretes, hosts)
         if tree_key is not None:  # later calls like this one: fast
             with self._lock:
                 _put(self._fast_trees, tree_key, entry.fast_checked, FAST_MAX)
-                if not kwargs and not entry.writeback and _all_arrays(args):
+                if not kwargs and not entry.writeback and _all_arrays(args) and _distinct(args):
                     # (before the trace check: must not write into arrays captured by a trace)
                     _put(self._fast, tuple(map(_SID, args)), entry.fast_checked, FAST_MAX)
         return entry.run(bufs, concretes)
@@ -177,8 +200,10 @@ class _Compiled:
             entry = entry.next  # programs for the same signature and other Python state
         if entry is None:
             if self.options.track_numbers:  # runtime inputs for Python numbers, converted once
-                leaves = [_track(x) if type(x) in _PY_NUMBERS else x for x in leaves]
+                leaves = [_track(x, self.options.device) if type(x) in _PY_NUMBERS else x for x in leaves]
             why = head.guards.explain() if head is not None else None
+            if head is None and self._cache and (self.options.verbose or log_enabled("recompile")):
+                why = self._new_signature(key, leaves, tree)
             if why is not None and not self._warned and _length(head) >= _guards.MAX_PER_SIGNATURE:
                 self._warned = True
                 warnings.warn(f"{getattr(self.fn, '__qualname__', self.fn)} is traced again and again for the same "
@@ -186,6 +211,8 @@ class _Compiled:
                               "updates state it reads is traced at every call (pass the value as an argument, or "
                               "keep the state in device arrays)", RuntimeWarning, stacklevel=4)
             entry = self._compile(leaves, tree, why)
+            if head is None:
+                self._note_scalars(leaves, tree, key)
             with self._lock:
                 entry.next = _trim(head, _guards.MAX_PER_SIGNATURE - 1)
                 _put(self._cache, key, entry, CACHE_MAX)
@@ -193,6 +220,55 @@ class _Compiled:
             concretes = [x for x in leaves if isinstance(x, ConcreteRArray)]
             bufs = [c._buf for c in concretes]
         return entry, bufs, concretes
+
+    def _new_signature(self, key, leaves, tree) -> str:
+        """Why a call needs a new program: its arguments against the closest signature
+        compiled before (which argument, which leaf, old and new shape/dtype/value)."""
+        best = None
+        for old in reversed(list(self._cache)):
+            if old[0] != key[0] or len(old[1]) != len(key[1]):
+                continue
+            diff = [i for i, (a, b) in enumerate(zip(old[1], key[1])) if a != b]
+            if best is None or len(diff) < len(best[1]):
+                best = (old, diff)
+        if best is None:
+            return "the arguments' pytree structure is new (other containers, keys or lengths)"
+        old, diff = best
+        return "; ".join(f"{_leaf_name(self.fn, tree, leaves, i)}: {_describe(old[1][i])} -> {_describe(key[1][i])}"
+                         if i < len(leaves) else "arguments passed twice differ" for i in diff)
+
+    def entry_for(self, args: tuple, kwargs: dict) -> "_Entry":
+        """The entry a call with these arguments runs (compiled now if it is new)."""
+        leaves, tree = flatten((args, kwargs), is_leaf=_is_concrete)
+        leaves, _ = _host_inputs(leaves, self.options.device)
+        key, bufs, concretes = self._key(leaves, tree)
+        return self._entry(leaves, tree, key, bufs, concretes)[0]
+
+    def _note_scalars(self, leaves, tree, key) -> None:
+        """Warn once when this function keeps compiling for new values of a static Python
+        scalar argument (``track_numbers=True`` makes such scalars inputs)."""
+        if self._scalars_warned or self.options.track_numbers or not self.options.warn_scalars:
+            return
+        parts = key[1]
+        pos = [i for i, x in enumerate(leaves) if type(x) in _PY_NUMBERS]
+        if not pos:
+            return
+        masked = list(parts)
+        for i in pos:
+            masked[i] = type(leaves[i])
+        seen = self._scalar_values.setdefault((key[0], tuple(masked)), set())
+        seen.add(tuple(parts[i] for i in pos))
+        if len(seen) <= SCALAR_RECOMPILES:
+            return
+        self._scalars_warned = True
+        values = list(seen)
+        varying = [i for k, i in enumerate(pos) if len({v[k] for v in values}) > 1]
+        name = getattr(self.fn, "__qualname__", repr(self.fn))
+        what = ", ".join(_leaf_name(self.fn, tree, leaves, i) for i in varying)
+        warnings.warn(f"{name} was compiled {len(seen)} times for new values of {what}: Python numbers "
+                      "among the arguments are compile-time constants; pass "
+                      "reactant.compile(..., track_numbers=True) to make them runtime inputs",
+                      RuntimeWarning, stacklevel=5)
 
     def call_viewing(self, args: tuple, kwargs: dict, make_view: Callable) -> Any:
         """Call; a result leaf that NumPy would return as a view of an argument is replaced by
@@ -221,27 +297,33 @@ class _Compiled:
                 bufs.append(leaf._buf)
                 concretes.append(leaf)
             elif track and type(leaf) in _PY_NUMBERS:
-                c = _track(leaf)
+                c = _track(leaf, self.options.device)
                 parts.append(c._sig)
                 bufs.append(c._buf)
                 concretes.append(c)
             else:
                 parts.append(_static_key(leaf))
+        if not _distinct(concretes):  # an array passed twice is one handle in the trace
+            ids = [id(c) for c in concretes]
+            parts.append(("same", tuple(ids.index(i) for i in ids)))
         return (tree, tuple(parts)), bufs, concretes
 
     # -- compiling --------------------------------------------------------------------------
     def lower(self, *args, optimize: bool | str | list = True, **kwargs) -> TracedProgram:
         """See ``CompiledFunction.lower``."""
         leaves, tree = flatten((args, kwargs), is_leaf=_is_concrete)
+        leaves, _ = _host_inputs(leaves, self.options.device)
         if self.options.track_numbers:
-            leaves = [_track(x) if type(x) in _PY_NUMBERS else x for x in leaves]
+            leaves = [_track(x, self.options.device) if type(x) in _PY_NUMBERS else x for x in leaves]
         level = self.options.optimize if optimize is True else optimize
         return self._lower(leaves, tree, level)
 
     def _lower(self, leaves, tree, level, progress: CompileProgress | None = None,
-               fork: Callable[[ir.Module, TracedProgram], None] | None = None) -> TracedProgram:
+               fork: Callable[[ir.Module, TracedProgram], None] | None = None,
+               cached: Callable[[TracedProgram], bool] | None = None) -> TracedProgram:
         """Trace and optimize. ``fork(copy, prog)`` is called with a copy of the module finished
-        without its last equality-saturation pass (see ``speculation``), when it has one."""
+        without its last equality-saturation pass (see ``speculation``), when it has one.
+        ``cached(prog)`` True: the persistent cache has the compiled program, nothing is optimized."""
         inputs = {}
         for i, leaf in enumerate(leaves):
             if isinstance(leaf, ConcreteRArray):
@@ -264,6 +346,8 @@ class _Compiled:
         mesh = _program_mesh(prog, leaves, mesh)
         if mesh is not None:  # one SPMD program over the mesh: Shardy annotations on @main
             annotate_main(prog.module, mesh, arg_shardings or [None] * len(prog.input_specs))
+        if cached is not None and cached(prog):  # persistent compile cache hit (cache.py)
+            return prog
         if level is not False:
             passes = compile_pipeline(list(level) if isinstance(level, (list, tuple)) else level,
                                       has_autodiff=_has_autodiff(prog.module))
@@ -279,6 +363,8 @@ class _Compiled:
                     fork(copy, prog)
                     passes = passes[cut:]
                 run_pipeline(prog.module, passes, self.options.pass_options(), stats=stats, on_pass=on_pass)
+            if progress is not None:
+                progress.enter("finalize")  # (ends the last pass's stage)
             for st in stats or ():
                 if not st.skipped:
                     progress.on_pass(st.name, st.seconds, st.ops_before, st.ops_after)
@@ -292,9 +378,11 @@ class _Compiled:
             print(f"reactant: {name}: traced again: {why}", file=sys.stderr, flush=True)
         progress = CompileProgress(name, self.options.verbose)
         try:
-            return self._compile_reporting(leaves, tree, progress)
+            entry = self._compile_reporting(leaves, tree, progress)
         finally:
             progress.close()
+        entry.stats = progress.stats()
+        return entry
 
     def _compile_reporting(self, leaves, tree, progress: CompileProgress) -> "_Entry":
         concretes = [x for x in leaves if isinstance(x, ConcreteRArray)]
@@ -307,15 +395,20 @@ class _Compiled:
                 return
             spec.append(Speculation(bc, compile_fn))
 
-        prog = self._lower(leaves, tree, self.options.optimize, progress, fork)
-        _check_no_autodiff_left(prog.module)
+        # -- persistent compile cache (reactant/cache.py): a hit skips the optimizer and XLA
+        disk = _disk_cache.Lookup(progress.name, self.options, progress,
+                                  lambda p: _common_device(concretes + p.captured, self.options.device))
+        prog = self._lower(leaves, tree, self.options.optimize, progress, fork, disk.find)
+        if disk.hit is None:
+            _check_no_autodiff_left(prog.module)
         guards = _guards.build(prog.reads)  # (before the XLA compile: a failure leaves no entry)
-        bc, outs, compile_fn = self._finalize(prog.module, prog, concretes)
+        bc, outs, compile_fn = disk.hit or self._finalize(prog.module, prog, concretes)
+        # -- end persistent compile cache
         mesh = prog.tc.extensions.get("mesh")
         stage = "XLA compile" if mesh is None else "XLA compile and partition"
         progress.enter(stage if mesh is None else f"{stage} over {mesh.size} devices")
         exe_key = (hashlib.blake2b(bc, digest_size=16).digest(),
-                   repr(mesh) if mesh is not None else _common_device(concretes + prog.captured).id,
+                   repr(mesh) if mesh is not None else _common_device(concretes + prog.captured, self.options.device).id,
                    tuple(map(repr, outs)))
         exe = self._exes.get(exe_key)
         note = "the executable of an earlier trace (the same program)" if exe is not None else ""
@@ -326,22 +419,30 @@ class _Compiled:
                 exe = compile_fn(bc)
             with self._lock:
                 _put(self._exes, exe_key, exe, EXES_MAX)
-                self.xla_compile_count += 1
+                if disk.hit is None:  # (persistent compile cache: a hit compiled nothing)
+                    self.xla_compile_count += 1
+            if disk.hit is not None:
+                note = "loaded from the persistent compile cache"
         progress.done(stage, note)
-        return _Entry(exe, prog, outs, self.options.donate, _host_put(mesh, concretes + prog.captured), guards)
+        progress.reused = note
+        disk.save(bc, outs, exe)  # (persistent compile cache: a miss is stored)
+        return _Entry(exe, prog, outs, self.options.donate,
+                      _host_put(mesh, concretes + prog.captured, self.options.device), guards)
 
     def _finalize(self, module: ir.Module, prog: TracedProgram, concretes: list):
         """Make ``module`` (``prog``'s, or a speculative copy) what XLA compiles: returns its
         bytecode, the results' placements and the compile function."""
         mesh = prog.tc.extensions.get("mesh")
         with prog.tc.ctx:
+            # XLA names the executable after the module: profiles and dumps show the function
+            module.operation.attributes["sym_name"] = ir.StringAttr.get(_module_name(self.fn))
             strip_contract_attrs(module)  # facts for our optimizer only
             lower_decompositions(module)  # the platform's LU/QR/SVD/eigen library calls
         if mesh is None:
             if self.options.out_shardings is not None:
                 raise ShardingError("out_shardings is for programs over a mesh: no argument is sharded",
                                     hint="place the arguments with reactant.to_rarray(x, sharding=...)")
-            device = _common_device(concretes + prog.captured)
+            device = _common_device(concretes + prog.captured, self.options.device)
             return (_bytecode(module), [device] * len(prog.output_specs),
                     lambda bc: runtime.compile_module(bc, [device]))
         with prog.tc.ctx:
@@ -365,7 +466,7 @@ def _dispatch(state: "_Compiled", *args, **kwargs):
         run = None
         if n == 2:
             a, b = args
-            if type(a) in _ARRAYS and type(b) in _ARRAYS:
+            if type(a) in _ARRAYS and type(b) in _ARRAYS and a is not b:
                 run = state._fast.get((a._sid, b._sid))
                 bufs = [a._buf, b._buf]
         elif n == 1:
@@ -375,10 +476,11 @@ def _dispatch(state: "_Compiled", *args, **kwargs):
                 bufs = [a._buf]
         elif n == 3:
             a, b, c = args
-            if type(a) in _ARRAYS and type(b) in _ARRAYS and type(c) in _ARRAYS:
+            if type(a) in _ARRAYS and type(b) in _ARRAYS and type(c) in _ARRAYS and a is not b \
+                    and b is not c and a is not c:
                 run = state._fast.get((a._sid, b._sid, c._sid))
                 bufs = [a._buf, b._buf, c._buf]
-        elif _all_arrays(args):
+        elif _all_arrays(args) and _distinct(args):
             run = state._fast.get(tuple(map(_SID, args)))
             bufs = list(map(_BUF, args))
         if run is not None:
@@ -395,7 +497,7 @@ class _Entry:
     __slots__ = ("exe", "execute", "handlers", "out_sigs", "out_sids", "out_classes", "out_tree",
                  "out_leaves", "writeback", "donate", "fast_run", "run", "calls", "captured", "host_put",
                  "guards", "fast_checked", "next", "out_views", "capture_writeback", "state_writes",
-                 "state_outputs", "assert_output", "asserts")
+                 "state_outputs", "assert_output", "asserts", "stats")
 
     def __init__(self, exe, prog: TracedProgram, placements: list, donate: bool,
                  host_put: Callable | None = None, guards: "_guards.Guards | None" = None):
@@ -433,6 +535,7 @@ class _Entry:
             and self.assert_output is None and self.out_leaves == [0] and prog.out_tree.kind is None
         self.fast_run = self._single_runner() if single else self._run
         self.calls = 0
+        self.stats: CompileStats | None = None  # set by the compilation that made it
         # arrays the function reads without receiving them (device arrays, large NumPy arrays
         # of the Python state): their current contents are passed after the arguments'
         self.captured = prog.captured
@@ -583,13 +686,13 @@ def _trim(entry: "_Entry | None", keep: int) -> "_Entry | None":
     return head if keep > 0 else None
 
 
-def _host_put(mesh, concretes: list) -> Callable[[np.ndarray], Any]:
+def _host_put(mesh, concretes: list, device=None) -> Callable[[np.ndarray], Any]:
     """Places a captured NumPy array where the program runs (a copy: the host array may change
     while the program still reads it)."""
     if mesh is not None:
         sharding = runtime.jax_sharding(Replicated(mesh))
         return lambda a: jx.device_put_sharded(a, sharding, copy=True)
-    device = _common_device(concretes)
+    device = _common_device(concretes, device)
     return lambda a: jx.device_put(a, device, copy=True)
 
 
@@ -690,13 +793,125 @@ def _all_arrays(args: tuple) -> bool:
     return True
 
 
+def _host_inputs(leaves: list, device=None) -> tuple[list, list]:
+    """NumPy arrays among the arguments become inputs, as in ``jax.jit``: each is moved to
+    where the other arguments live (replicated over their mesh), the program is compiled per
+    shape and dtype, not per value. Returns the leaves with device arrays in their place and
+    the (NumPy array, its device array, that array's buffer) triples; the same NumPy array
+    passed twice is one device array, so the program sees the aliasing NumPy would."""
+    hosts: list = []
+    for i, leaf in enumerate(leaves):
+        if type(leaf) is not np.ndarray or leaf.dtype == object:
+            continue
+        if not hosts:
+            place = _placement_of(leaves, device)
+            moved: dict[int, ConcreteRArray] = {}
+        c = moved.get(id(leaf))
+        if c is None:
+            c = moved[id(leaf)] = to_rarray(leaf, **place)
+            hosts.append((leaf, c, c._buf))
+        leaves[i] = c
+    if len(hosts) > 1:
+        _check_overlaps(hosts)
+    return leaves, hosts
+
+
+def _placement_of(leaves: list, device=None) -> dict:
+    """Where NumPy arguments go: the mesh (replicated), compile's ``device`` or the device
+    of the device arrays."""
+    if device is not None:
+        return {"device": device}
+    for x in leaves:
+        if isinstance(x, ConcreteRArray):
+            p = x._sig.placement
+            if isinstance(p, NamedSharding):
+                return {"sharding": Replicated(p.mesh)}
+            return {"device": x.device}
+    return {}
+
+
+def _check_overlaps(hosts: list) -> None:
+    """Two different NumPy arrays over the same memory (``a`` and ``a[1:]``) cannot both be
+    inputs: a write through one would not reach the other."""
+    for k, (a, _, _) in enumerate(hosts):
+        for b, _, _ in hosts[k + 1:]:
+            if np.may_share_memory(a, b):
+                raise ArgumentError(
+                    f"two NumPy array arguments share memory (shapes {a.shape} and {b.shape}, {a.dtype}): "
+                    "a compiled function receives each as its own input",
+                    hint="pass the base array once and take the view inside the function, or pass .copy()")
+
+
+def _run_writing_hosts(entry: "_Entry", bufs: list, concretes: list, hosts: list) -> Any:
+    """Run, then copy what the program wrote into NumPy-array arguments back into them (the
+    device array kept the argument's dtype: NumPy's casting is the identity). A read-only
+    argument the program writes is refused before anything runs."""
+    written = {id(concretes[i]) for i, _ in entry.writeback}
+    for arr, c, _ in hosts:
+        if id(c) in written and not arr.flags.writeable:
+            raise ReadOnlyError(f"a NumPy array argument ({arr.shape}, {arr.dtype}) that the function updates "
+                                "in place is read-only", hint="pass a writeable array (.copy())")
+    result = entry.run(bufs, concretes)
+    for arr, c, buf in hosts:
+        if c._buf is not buf:
+            np.copyto(arr, c.to_numpy())
+    return result
+
+
+SCALAR_RECOMPILES = 4  # compiles for new values of a Python scalar argument before the warning
+
+
+def _leaf_name(fn: Callable, tree: TreeDef, leaves: list, index: int) -> str:
+    """The argument holding leaf ``index`` of ``(args, kwargs)``, by its parameter name."""
+    import inspect
+
+    args, kwargs = unflatten(tree, list(leaves))
+    try:
+        params = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        params = []
+    start = 0
+    for k, a in enumerate(list(args) + list(kwargs.values())):
+        n = len(flatten(a, is_leaf=_is_concrete)[0])
+        if index < start + n:
+            label = (params[k] if k < len(params) else f"#{k}") if k < len(args) else list(kwargs)[k - len(args)]
+            return f"argument {label!r}" + ("" if n == 1 else f" (leaf {index - start})")
+        start += n
+    return f"argument leaf {index}"
+
+
+def _describe(part) -> str:
+    """A call signature's part for one leaf, in words."""
+    if isinstance(part, Signature):
+        where = part.placement if isinstance(part.placement, NamedSharding) else f"device {part.placement}"
+        return (f"array {np.dtype(part.dtype).name}{list(part.shape)} on {where}" + (" (weak)" if part.weak else "")
+                + (" (known >= 0)" if part.nonneg else ""))
+    if isinstance(part, tuple) and part and isinstance(part[0], type):
+        t = part[0]
+        if t is np.ndarray:
+            return f"NumPy array {part[2]}{list(part[1])}"
+        return f"{t.__name__} {part[1]!r}" if len(part) == 2 else t.__name__
+    return repr(part)
+
+
+def _module_name(fn: Callable) -> str:
+    """``reactant_<qualified name>`` with what XLA's names cannot hold replaced by ``_``."""
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or "fn"
+    return "reactant_" + "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+
+
+def _distinct(arrays) -> bool:
+    """No array object among ``arrays`` twice (calls passing one twice are keyed apart)."""
+    return len(set(map(id, arrays))) == len(arrays)
+
+
 def _is_concrete(x) -> bool:
     return isinstance(x, ConcreteRArray)
 
 
-def _track(v) -> ConcreteRNumber:
+def _track(v, device=None) -> ConcreteRNumber:
     """A Python number as a runtime input (a weak 0-d device array)."""
-    buf = jx.device_put(np.asarray(v), runtime.default_device())
+    buf = jx.device_put(np.asarray(v), device or runtime.default_device())
     return ConcreteRNumber._wrap(buf, _signature(buf, True))
 
 
@@ -734,8 +949,17 @@ def _static_key(v) -> Any:
     return (t, v)
 
 
-def _common_device(concretes):
+def _common_device(concretes, device=None):
+    """The one device of the device arrays (``device``, compile's option, if given: they
+    must be there); the default device when there are none."""
     concretes = [c for c in concretes if isinstance(c, ConcreteRArray)]  # (not host arrays)
+    if device is not None:
+        for c in concretes:
+            if c._sig.placement != device.id or c.device.client is not device.client:
+                raise ArgumentError(f"an argument ({c.dtype}{list(c.shape)}) lives on {c.device}, but the "
+                                    f"function is compiled for {device}",
+                                    hint="move it with reactant.to_rarray(x, device=...)")
+        return device
     if not concretes:
         return runtime.default_device()
     devs = {c._sig.placement for c in concretes}
@@ -763,7 +987,8 @@ def _autodiff_ops(module: ir.Module) -> list[str]:
     found = []
 
     def visit(op):
-        if op.name.startswith("enzyme."):
+        # (the user-defined-derivative markers need the AD pass too: it lowers them)
+        if op.name.startswith("enzyme.") or _is_ad_marker(op.operation):
             found.append(op.name)
         return ir.WalkResult.ADVANCE
 
@@ -792,7 +1017,7 @@ def _bytecode(module: ir.Module) -> bytes:
 def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_numbers: bool = False,
             donate: bool = True, loops: str = "auto", control_flow: bool = True,
             ad_checkpoint: str | int | None = None, ad_max_trip_count: int | None = None,
-            out_shardings: Any = None, verbose: bool = False):
+            out_shardings: Any = None, verbose: bool = False, device: Any = None):
     """Compile ``fn`` with XLA on first call for each call signature.
 
     Use bare (``@reactant.compile``) or with options (``@reactant.compile(optimize="O1")``).
@@ -809,12 +1034,16 @@ def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_nu
     ``out_shardings`` (a sharding or a pytree prefix of the result) fixes its results'
     shardings, otherwise they are the ones Shardy's propagation gives. ``verbose`` (or the
     environment variable ``REACTANT_LOG=1``) prints each compilation stage's time and op count;
-    a compilation over 5 s says which stage it is in either way.
+    a compilation over 5 s says which stage it is in either way. ``device`` (a device, a
+    platform name such as ``"gpu"``, or ``"gpu:1"``) runs the program there: NumPy and
+    Python-number arguments go there, device-array arguments must already live there
+    (default: where the arguments live, else the default platform's first device).
     """
     if loops not in ("auto", "unroll", "keep"):
         raise ValueError(f"loops must be 'auto', 'unroll' or 'keep', got {loops!r}")
     opts = Options(tuple(optimize) if isinstance(optimize, list) else optimize, track_numbers, donate, loops,
-                   control_flow, ad_checkpoint, ad_max_trip_count, out_shardings, verbose)
+                   control_flow, ad_checkpoint, ad_max_trip_count, out_shardings, verbose,
+                   runtime.resolve_device(device))
     opts.pass_options()  # validates the AD options now, naming a bad one
     if fn is None:
         return lambda f: CompiledFunction(f, opts)
@@ -842,4 +1071,4 @@ def cost_analysis(f: Callable, *args, **kwargs) -> dict[str, float]:
 def _entry_for(f: Callable, args: tuple, kwargs: dict) -> "_Entry":
     cf = f if isinstance(f, CompiledFunction) else CompiledFunction(f, Options())
     leaves, tree = flatten((args, kwargs), is_leaf=_is_concrete)
-    return cf._state._compile(leaves, tree)
+    return cf._state._compile(_host_inputs(leaves, cf.options.device)[0], tree)

@@ -23,6 +23,7 @@ from jaxlib.mlir import ir
 from . import _jax_adapter as jx
 from .ir import decompositions as D
 from .ir.context import functions, symbol_name
+from .ir.custom_derivatives import lower_markers
 from .ir.types import spec_of
 
 # lowered module text per (kind, options, operand specs): lowering costs 10-50 ms, and the
@@ -163,7 +164,10 @@ def _import(module: ir.Module, text: str, prefix: str) -> str:
 def lower_decompositions(module: ir.Module) -> int:
     """Replace every decomposition marker (and every LAPACK-typed ``cholesky`` and
     ``triangular_solve``) in ``module`` by a call of its implementation; returns how many were
-    replaced. Ops of the same kind, options and operand types share one imported implementation."""
+    replaced. Ops of the same kind, options and operand types share one imported implementation.
+    (User-defined-derivative markers left by a pipeline without the AD pass become plain
+    StableHLO here too: XLA knows no such custom call.)"""
+    lower_markers(module)
     markers = _markers(module)
     if not markers:
         return 0

@@ -11,7 +11,7 @@ import numpy as np
 
 from .compiler import CompiledFunction, Options, _put
 
-_EAGER = Options(optimize="O0")
+_EAGER = Options(optimize="O0", warn_scalars=False)
 EAGER_MAX = 1024  # NumPy functions with a compiled eager version (each caches its signatures)
 _cache: dict[Any, CompiledFunction] = {}
 _lock = threading.Lock()

@@ -10,11 +10,16 @@ import os
 import sys
 import threading
 import time
+from dataclasses import dataclass
+
+from . import profiler
 
 SLOW_SECONDS = 5.0
 
 
-TOPICS = frozenset({"recompile"})  # REACTANT_LOG=recompile: why a function is traced again
+# REACTANT_LOG=recompile: why a function is traced again; REACTANT_LOG=cache: the persistent
+# compile cache's hits, misses, writes, evictions and ignored entries (reactant/cache.py)
+TOPICS = frozenset({"recompile", "cache"})
 
 
 def log_enabled(topic: str | None = None) -> bool:
@@ -29,6 +34,32 @@ def log_enabled(topic: str | None = None) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class CompileStats:
+    """Where one compilation's time went (``CompiledFunction.compile_stats``): seconds per
+    stage in order (``"trace"``, ``"pass <name>"`` per optimizer pass, the XLA compile), and
+    the totals of the three phases. ``reused``: the XLA stage reused an executable (an earlier
+    trace's identical program, or one compiled during equality saturation)."""
+
+    function: str
+    stages: tuple[tuple[str, float], ...]
+    total_seconds: float
+    reused: str = ""
+
+    def seconds(self, phase: str) -> float:
+        """Total seconds of ``"trace"``, ``"optimize"`` (every pass) or ``"xla"``."""
+        key = {"trace": lambda n: n == "trace", "optimize": lambda n: n.startswith("pass "),
+               "xla": lambda n: n.startswith("XLA")}[phase]
+        return sum(t for n, t in self.stages if key(n))
+
+    def __str__(self) -> str:
+        rows = [f"{self.function}: compiled in {self.total_seconds:.3f} s "
+                f"(trace {self.seconds('trace'):.3f}, optimize {self.seconds('optimize'):.3f}, "
+                f"XLA {self.seconds('xla'):.3f})"]
+        rows += [f"  {n:<40} {1e3 * t:9.1f} ms" for n, t in self.stages]
+        return "\n".join(rows)
+
+
 class CompileProgress:
     """One compilation of ``name``: stages are entered in order; ``close`` ends it."""
 
@@ -37,6 +68,11 @@ class CompileProgress:
         self.verbose = verbose or log_enabled()
         self.stage = "tracing"
         self.t0 = self.t_stage = time.perf_counter()
+        self.stages: list[tuple[str, float]] = []  # (stage, seconds), finished ones
+        self._open = True  # the current stage is not in ``stages`` yet
+        self.reused = ""
+        self._span = None
+        self._span_start()
         self._timer = threading.Timer(SLOW_SECONDS, self._slow)
         self._timer.daemon = True
         self._timer.start()
@@ -54,14 +90,35 @@ class CompileProgress:
                     "(REACTANT_LOG=1 prints every stage)")
 
     def enter(self, stage: str) -> None:
-        self.stage = stage
-        self.t_stage = time.perf_counter()
+        now = time.perf_counter()
+        if self._open:
+            self.stages.append((self.stage, now - self.t_stage))
+            self._span_end()
+        self.stage, self.t_stage, self._open = stage, now, True
+        self._span_start()
+
+    def _span_start(self) -> None:
+        if profiler.active():  # a span per stage in ``reactant.profile``'s trace
+            self._span = profiler.annotate(f"reactant compile {self.name}: {self.stage}")
+            self._span.__enter__()
+
+    def _span_end(self) -> None:
+        if self._span is not None:
+            self._span.__exit__(None, None, None)
+            self._span = None
 
     def done(self, what: str, detail: str = "") -> None:
         """Report the stage just finished (``detail``: e.g. ``"1200 -> 950 ops"``)."""
+        dt = time.perf_counter() - self.t_stage
+        self.stages.append((what, dt))
+        self._open = False
+        self._span_end()
         if self.verbose:
-            dt = time.perf_counter() - self.t_stage
             self._print(f"{self.name}: {what} {1e3 * dt:.1f} ms" + (f", {detail}" if detail else ""))
+
+    def stats(self) -> CompileStats:
+        """The finished compilation's stages as data."""
+        return CompileStats(self.name, tuple(self.stages), time.perf_counter() - self.t0, self.reused)
 
     def on_pass(self, name: str, seconds: float, before: int, after: int) -> None:
         if self.verbose:
@@ -69,5 +126,6 @@ class CompileProgress:
 
     def close(self) -> None:
         self._timer.cancel()
+        self._span_end()
         if self.verbose:
             self._print(f"{self.name}: compiled in {time.perf_counter() - self.t0:.3f} s")

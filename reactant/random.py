@@ -70,9 +70,10 @@ def _eager(method):
         if active() is not None or isinstance(self.state, TracedRArray):
             return method(self, *args, **kwargs)
         if compiled is None:
-            from .compiler import compile as _compile
+            from .compiler import CompiledFunction, Options
 
-            compiled = _compile(lambda g, *a, **k: method(g, *a, **k))
+            # (scalar parameters such as scale= are static: no advice about track_numbers)
+            compiled = CompiledFunction(lambda g, *a, **k: method(g, *a, **k), Options(warn_scalars=False))
         return compiled(self, *args, **kwargs)
 
     return call

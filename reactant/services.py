@@ -15,9 +15,9 @@ class ReactantRuntime:
         return to_rarray(x, sharding=sharding)
 
     def compiled(self, fn: Callable) -> Callable:
-        from .compiler import compile
+        from .compiler import CompiledFunction, Options
 
-        return compile(fn)
+        return CompiledFunction(fn, Options(warn_scalars=False))
 
 
 F.register_runtime(ReactantRuntime())

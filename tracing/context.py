@@ -66,6 +66,8 @@ class TraceContext:
         self.handles: list = []
         self.pure_depth = 0  # calls being traced for caching (functions.cached_call)
         self.where = None
+        # (NumPy function name, user line) of the NumPy call being traced (``numpy_calling``)
+        self.numpy_call: tuple[str, tuple] | None = None
         # the Python state (globals, attributes, items...) the traced code reads (state_reads)
         self.reads = StateReads(self.ctx)
         # (traced truth value, message, user line, exception type) of checks made when the
@@ -104,15 +106,39 @@ class TraceContext:
         return t
 
     # -- locations --------------------------------------------------------------------------
-    def location(self) -> ir.Location:
-        """Location of the user's current source line (cached per line)."""
+    def location(self, name: str | None = None) -> ir.Location:
+        """Location of the user's current source line (cached per line). Ops that a NumPy call
+        made on that line (``numpy_call``), or given a ``name``, get a name location around it,
+        ``loc("np.cumprod"("model.py":4:0))``, so that errors found later in the module (the AD
+        pass's) can speak of the NumPy call rather than of the op."""
         where = self.where = user_location()
         if where is None:
             return self.unknown_loc
-        loc = self._locs.get(where)
+        if name is None:
+            call = self.numpy_call
+            if call is not None and call[1] == where:  # (not a user callback's line inside it)
+                name = call[0]
+        key = where if name is None else (where, name)
+        loc = self._locs.get(key)
         if loc is None:
-            loc = self._locs[where] = ir.Location.file(where[0], where[1], 0, self.ctx)
+            loc = ir.Location.file(where[0], where[1], 0, self.ctx)
+            if name is not None:
+                loc = ir.Location.name(name, childLoc=loc, context=self.ctx)
+            self._locs[key] = loc
         return loc
+
+    def numpy_calling(self, name: str, impl, args, kwargs):
+        """``impl(*args, **kwargs)``, the ops it makes on the user's line of the call located with
+        ``name`` (the NumPy function the user called; the outermost call on a line names it)."""
+        where = user_location()
+        outer = self.numpy_call
+        if outer is not None and outer[1] == where:
+            return impl(*args, **kwargs)
+        self.numpy_call = (name, where)
+        try:
+            return impl(*args, **kwargs)
+        finally:
+            self.numpy_call = outer
 
     # -- insertion points -------------------------------------------------------------------
     @property

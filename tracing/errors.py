@@ -55,3 +55,7 @@ class ReadOnlyError(ReactantError, ValueError):
 
 class DomainError(ReactantError, ValueError):
     """Operand values NumPy refuses with ValueError (integers to negative integer powers)."""
+
+
+class PlatformError(ReactantError, RuntimeError):
+    """A device platform (``"gpu"``, ``"tpu"``...) or device that this machine does not have."""

@@ -98,8 +98,11 @@ def _trace(tc: TraceContext, fn, leaves, tree, inputs, name) -> TracedProgram:
                 t = TracedRNumber(a, shape, dt, weak) if shape == () else TracedRArray(a, shape, dt)
                 tracers.append(t)
             new_leaves = list(leaves)
-            for pos, t in zip(order, tracers):
-                new_leaves[pos] = t
+            first: dict[int, int] = {}
+            for k, pos in enumerate(order):
+                # the same array passed twice is one handle: a write through one name is seen
+                # through the other, as in NumPy (the second block argument stays unused)
+                new_leaves[pos] = tracers[first.setdefault(id(leaves[pos]), k)]
             args, kwargs = unflatten(tree, new_leaves)
             tc.reads.start(fn, leaves, inputs)
             watch = GeneratorWatch(fn, leaves)

@@ -17,7 +17,7 @@ from jaxlib.mlir import ir
 from ...ir.manual import MANUAL
 from ...ir.regions import TERMINATORS, captured_values, terminator
 from ...ir.types import is_inexact_tensor
-from .rules import NONDIFF
+from .rules import NONDIFF, stops_derivative
 
 
 def _diff(v) -> bool:
@@ -89,7 +89,7 @@ class Activity:
                 for r, v in zip(op.results, terminator(body).operands):
                     if v in varied and _diff(r):
                         varied.add(r)
-            elif name in NONDIFF or name in TERMINATORS:
+            elif name in NONDIFF or name in TERMINATORS or stops_derivative(op):
                 continue
             else:
                 ins = any(v in varied for v in op.operands)
@@ -140,7 +140,7 @@ class Activity:
                 for v, a in zip(op.operands, body.arguments):
                     if a in useful and v in varied:
                         useful.add(v)
-            elif name in NONDIFF or name in TERMINATORS:
+            elif name in NONDIFF or name in TERMINATORS or stops_derivative(op):
                 continue
             else:
                 if any(r in useful for r in op.results):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from jaxlib.mlir import ir
 
 from ...ir.context import functions
+from ...ir.custom_derivatives import lower_markers
 from ...ir.markers import MARKERS, SEEDED, WITH_DERIVATIVE, WITH_TANGENT, Activity as A
 from ...ir.regions import callee_name, terminator, walk_nested
 from ..passes import PassOptions
@@ -74,13 +75,17 @@ def _ready(name: str, funcs: dict, info: dict, visiting: set) -> bool:
 
 
 def expand_all(module: ir.Module, options: PassOptions | None = None) -> int:
-    """Expand every marker in ``module`` (in place). Returns the number expanded."""
+    """Expand every marker in ``module`` (in place), then lower the user-defined-derivative
+    markers (``reactant.ir.custom_derivatives``). Returns the number of AD markers expanded."""
     options = options or PassOptions()
     count = 0
     with module.context, ir.Location.unknown():
         while True:
             markers = _collect_markers(module)
             if not markers:
+                # no derivative is taken any more: the user-defined-derivative markers become
+                # plain StableHLO (the optimizer after this pass sees through them)
+                lower_markers(module)
                 return count
             funcs = functions(module)
             info: dict = {}

@@ -26,9 +26,10 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from ...ir import build as B
-from ...ir.attrs import copy_attrs
+from ...ir.attrs import copy_attrs, i64_list
 from ...ir.manual import (MANUAL, axis_groups, create_manual, manual_axes, mesh_axes, per_value_shardings,
                           sharding_axes, varying)
+from ...ir.custom_derivatives import SAVED_VALUE, target_of
 from ...ir.markers import Activity as A, RETURNS_PRIMAL, SEEDED
 from ...ir.regions import block_ops, captured_values, clone_op, terminator
 from ...ir.types import element_type_of, is_integer_type, ranked, shape_of
@@ -176,6 +177,27 @@ def forward_sweep(scope: Scope, ops) -> None:
             scope.P[a] = b
         if op.name in ("stablehlo.while", "stablehlo.if", "stablehlo.case", MANUAL):
             scope.plain[op] = new
+        elif target_of(op) == SAVED_VALUE:
+            _take_saved(scope, op)
+
+
+def _take_saved(scope: Scope, op) -> None:
+    """``saved_value(saved, recomputed)`` (a checkpoint's saved value): from here on the primal
+    of ``recomputed`` is ``saved``, and so is that of what ``recomputed`` is a reshape or
+    transpose of (where the optimizer moved those after the saved op): the rules read these
+    primals, so the recomputation is left unused (dead code)."""
+    s = scope.get(op.operands[0])
+    r = op.operands[1]
+    scope.P[r] = s
+    d = defining_op(r)
+    while d is not None and d.operation.name in ("stablehlo.reshape", "stablehlo.transpose"):
+        src = d.operands[0]
+        if d.operation.name == "stablehlo.reshape":
+            s = B.reshape(s, list(shape_of(src)))
+        else:
+            s = B.transpose(s, B.inverse_permutation(i64_list(d.attributes["permutation"])))
+        scope.P[src] = s
+        d = defining_op(src)
 
 
 def reverse_block(scope: Scope, ops) -> None:

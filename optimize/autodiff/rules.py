@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ...ir import build as B
+from ...ir.custom_derivatives import STOP_GRADIENT, target_of
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,12 @@ def register_custom_call(target: str, fwd: Callable | None, rev: Callable | None
     if target in CUSTOM_CALLS:
         raise ValueError(f"derivative rule for custom_call @{target} registered twice")
     CUSTOM_CALLS[target] = Rule(fwd, rev)
+
+
+def stops_derivative(op) -> bool:
+    """Whether ``op``'s results never carry derivatives although it is not in NONDIFF (the
+    ``stop_gradient`` marker): activity analysis stops there."""
+    return op.name == "stablehlo.custom_call" and target_of(op) == STOP_GRADIENT
 
 
 # ---------------------------------------------------------------------------------------------
@@ -134,3 +141,4 @@ from . import rules_linalg  # noqa: E402,F401
 from . import rules_control  # noqa: E402,F401
 from . import rules_decompositions  # noqa: E402,F401
 from . import rules_collective  # noqa: E402,F401
+from . import rules_custom  # noqa: E402,F401

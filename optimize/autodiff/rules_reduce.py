@@ -1,5 +1,5 @@
 """Derivative rules: reductions (reduce with add/max/min/mul bodies, argmax-style variadic
-reduce) and windowed reductions (reduce_window add/max/min)."""
+reduce) and windowed reductions (reduce_window add/max/min, and cumulative products)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from ...ir.attrs import i64_array, i64_list, padding_attr
 from ...ir.regions import terminator
 from ...ir.types import element_type_of, is_integer_type, rank_of, ranked, shape_of
 from . import emit as E
+from . import scans as S
 from .errors import ADError
 from .ir_util import iota_dimension
 from .rules import prim, register, res, tadd
@@ -216,6 +217,51 @@ def _rw_params(op):
     return win, strides, bdil, wdil, padding
 
 
+def _cumulative(op, win, strides, bdil, wdil, padding) -> tuple[int | None, bool] | None:
+    """For a windowed product that is a cumulative product: ``(axis, from_the_end)``, with axis
+    None when every window holds one element (a product with the init value); else None."""
+    xs = list(shape_of(op.operands[0]))
+    if any(s != 1 for s in strides + bdil + wdil):
+        return None
+    axes = [d for d in range(len(xs)) if win[d] != 1]
+    if any(padding[d] != (0, 0) for d in range(len(xs)) if d not in axes):
+        return None
+    if not axes:
+        return None, False
+    if len(axes) != 1:
+        return None
+    d = axes[0]
+    w, n = win[d], xs[d]
+    if w < n:  # a moving product, not a cumulative one
+        return None
+    if padding[d] == (w - 1, 0):
+        return d, False
+    if padding[d] == (0, w - 1):
+        return d, True
+    return None
+
+
+_NOT_CUMULATIVE = ("no derivative rule for this windowed product: only cumulative products (np.cumprod, "
+                   "np.multiply.accumulate) are differentiable")
+
+
+def _cumprod(cx, op, t, vjp: bool):
+    """The tangent (or, ``vjp``, the cotangent of the operand) of a windowed product for the
+    (co)tangent ``t``."""
+    c = _cumulative(op, *_rw_params(op))
+    if c is None:
+        raise ADError(_NOT_CUMULATIVE, op)
+    axis, from_end = c
+    x, init = prim(cx, op, 0), prim(cx, op, 1)
+    if axis is None:  # one element per window: y = init * x
+        return B.multiply(t, B.broadcast_in_dim(init, list(shape_of(x)), []))
+    y = res(cx, op)
+    if from_end:  # the same along the reversed axis
+        x, y, t = (B.reverse(v, [axis]) for v in (x, y, t))
+    out = (S.cumprod_vjp if vjp else S.cumprod_jvp)(x, y, init, t, axis)
+    return B.reverse(out, [axis]) if from_end else out
+
+
 def _rw_fwd(cx, op, ts):
     if len(op.results) != 1:
         raise ADError("no derivative rule for a variadic reduce_window", op)
@@ -242,8 +288,10 @@ def _rw_fwd(cx, op, ts):
             pick = B.compare(ax, bx, "GE" if kind == "max" else "LE")
             B.create("stablehlo.return", [B.select(pick, ax, bx), B.select(pick, at, bt)], [])
         return [o.results[1]]
-    raise ADError("no derivative rule for a reduce_window with this body (add, max and min are "
-                  "differentiable)", op)
+    if kind == "mul":
+        return [_cumprod(cx, op, t, vjp=False)]
+    raise ADError("no derivative rule for a reduce_window with this body (add, max, min and cumulative "
+                  "products are differentiable)", op)
 
 
 def _rw_rev(cx, op, cts, want):
@@ -288,8 +336,10 @@ def _rw_rev(cx, op, cts, want):
         with ir.InsertionPoint(sc):
             B.create("stablehlo.return", [B.add(sc.arguments[0], sc.arguments[1])], [])
         return [o.result, None]
-    raise ADError("no derivative rule for a reduce_window with this body (add, max and min are "
-                  "differentiable)", op)
+    if kind == "mul":
+        return [_cumprod(cx, op, g, vjp=True), None]
+    raise ADError("no derivative rule for a reduce_window with this body (add, max, min and cumulative "
+                  "products are differentiable)", op)
 
 
 register("stablehlo.reduce_window", _rw_fwd, _rw_rev)

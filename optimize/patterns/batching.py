@@ -27,12 +27,13 @@ from typing import Callable
 
 import numpy as np
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ...ir import build as B
-from ...ir.attrs import copy_attrs, i64_array, i64_list, int_attr_value
+from ...ir.attrs import copy_attrs, i64_array, i64_list, int_attr_value, padding_attr
 from ...ir.evaluate import scalar_int_value
 from ...ir.opinfo import ELEMENTWISE, is_pure_op
-from ...ir.regions import captured_values, clone_op
+from ...ir.regions import captured_values, clone_op, single_block, terminator
 from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import defining_op
 
@@ -211,7 +212,7 @@ class Batcher:
                 raise Reject(f"{name}: its regions read a batched value")
         if flag and rule is None:
             raise Reject(f"no batching rule for {name}")
-        if flag and len(op.results) != 1 and name != "stablehlo.reduce":
+        if flag and len(op.results) != 1 and name not in _SEVERAL_RESULTS:
             raise Reject(f"{name}: several results")
         if flag and self.max_elements is not None \
                 and any(self.n * num_elements(r) > self.max_elements for r in op.results):
@@ -304,6 +305,9 @@ class Batcher:
 
 
 _MAX_WINDOW = 16  # rows of a sliding window read at the counter (one slice per row)
+# ops whose rules batch every result (the others must have one)
+_SEVERAL_RESULTS = frozenset({"stablehlo.reduce", "stablehlo.sort", "stablehlo.if", "stablehlo.case",
+                              "stablehlo.while"})
 
 
 def _shift(dims) -> list[int]:
@@ -476,18 +480,24 @@ def _dynamic_slice_check(b: Batcher, op) -> bool:
     xb, ib = b.check(x), [b.check(ix) for ix in idx]
     if not any(ib):
         return xb
-    if xb:
-        raise Reject("dynamic_slice of a batched array at batched indices (a gather)")
-    moving = [e for e, f in enumerate(ib) if f]
+    return True  # rows at the counter (_row_read), or else a gather (_gathered_slice, at the end)
+
+
+def _row_read(b: Batcher, x: ir.Value, idx: list, sizes: list) -> int | None:
+    """The dimension of an unbatched ``x`` read at rows ``counter + c`` (one moving index,
+    a window of at most ``_MAX_WINDOW`` rows, in bounds), else None."""
+    if b.check(x):
+        return None
+    moving = [e for e, ix in enumerate(idx) if b.check(ix)]
     if len(moving) != 1:
-        raise Reject("dynamic_slice: indices that move in several dimensions")
+        return None
     e = moving[0]
     off = b.offset(idx[e])
     if off is None or not 1 <= sizes[e] <= _MAX_WINDOW:
-        raise Reject("dynamic_slice: an index that is not the counter plus a constant")
+        return None
     if b.lo + off < 0 or b.lo + off + b.n - 1 + sizes[e] > shape_of(x)[e]:
-        raise Reject("dynamic_slice: rows out of bounds (clamped)")
-    return True
+        return None  # (rows out of bounds: clamped, which the gather does too)
+    return e
 
 
 def _row_range(b: Batcher, x: ir.Value, idx: list, sizes: list, dim: int, off: int) -> ir.Value:
@@ -522,21 +532,266 @@ def _dynamic_slice(b: Batcher, op) -> list[ir.Value]:
         starts = [zero] + [zero if e == dim else b.get(ix).value for e, ix in enumerate(idx)]
         return [B.dynamic_slice(b.slab(x), starts, [b.n, *sizes])]
     xv = b.get(x)
-    if xv.batched:
+    if not b.any_batched(idx):
         starts = [b.index_zero(idx)] + [b.get(ix).value for ix in idx]
         return [B.dynamic_slice(xv.value, starts, [b.n, *sizes])]
-    e = next(k for k, ix in enumerate(idx) if b.check(ix))
+    e = _row_read(b, x, idx, sizes)
+    if e is None:
+        return [_gathered_slice(b, op)]
     return [_row_range(b, xv.value, idx, sizes, e, b.offset(idx[e]))]
 
 
 def _dynamic_update_slice_check(b: Batcher, op) -> bool:
-    if b.any_batched(op.operands[2:]):
-        raise Reject("dynamic_update_slice at a batched index (a scatter)")
-    return b.any_batched(op.operands[:2])
+    return b.any_batched(op.operands)  # (at batched indices: a scatter, _scattered_update at the end)
 
 
 @batching_rule("stablehlo.dynamic_update_slice", check=_dynamic_update_slice_check)
 def _dynamic_update_slice(b: Batcher, op) -> list[ir.Value]:
     idx = list(op.operands[2:])
+    if b.any_batched(idx):
+        return [_scattered_update(b, op)]
     starts = [b.index_zero(idx)] + [b.get(ix).value for ix in idx]
     return [B.dynamic_update_slice(b.batched(op.operands[0]), b.batched(op.operands[1]), starts)]
+
+
+# -- indexing at batched indices, windows, factorizations (for vmap's loops) -------------------
+def _stacked_starts(b: Batcher, starts: list) -> ir.Value:
+    """The batched scalar start indices ``starts`` side by side, ``[n, len(starts)]`` (of one
+    integer type: i64 when they differ)."""
+    types = {str(element_type_of(s)) for s in starts}
+    et = element_type_of(starts[0]) if len(types) == 1 else ir.IntegerType.get_signless(64)
+    cols = [B.reshape(s if element_type_of(s) == et else B.convert(s, et), [b.n, 1]) for s in starts]
+    return cols[0] if len(cols) == 1 else B.concatenate(cols, 1)
+
+
+def _gathered_slice(b: Batcher, op) -> ir.Value:
+    """A ``dynamic_slice`` at batched start indices as one gather (which clamps its starts
+    into bounds exactly as ``dynamic_slice`` does)."""
+    x, idx = op.operands[0], list(op.operands[1:])
+    sizes = i64_list(op.attributes["slice_sizes"])
+    starts = _stacked_starts(b, [b.batched(ix) for ix in idx])
+    dims = list(range(1, len(idx) + 1))
+    xv = b.get(x)
+    if xv.batched:  # iteration t slices row t of the batched operand
+        return B.gather(xv.value, starts, offset_dims=dims, collapsed_slice_dims=[], start_index_map=dims,
+                        index_vector_dim=1, slice_sizes=[1, *sizes], operand_batching_dims=[0],
+                        start_indices_batching_dims=[0])
+    return B.gather(xv.value, starts, offset_dims=dims, collapsed_slice_dims=[], start_index_map=list(range(len(idx))),
+                    index_vector_dim=1, slice_sizes=sizes)
+
+
+def _scattered_update(b: Batcher, op) -> ir.Value:
+    """A ``dynamic_update_slice`` at batched start indices as one scatter into the batched
+    operand (row t written at iteration t's indices). ``dynamic_update_slice`` clamps its
+    starts so that the update fits, a scatter would skip it: the starts are clamped first."""
+    x, upd, idx = op.operands[0], op.operands[1], list(op.operands[2:])
+    xs, us = shape_of(x), shape_of(upd)
+    clamped = []
+    for d, ix in enumerate(idx):
+        t = ranked([], element_type_of(ix))
+        clamped.append(B.clamp(B.full(0, t), b.batched(ix), B.full(xs[d] - us[d], t)))
+    dims = list(range(1, len(idx) + 1))
+    return B.scatter(b.batched(x), _stacked_starts(b, clamped), b.batched(upd), update_window_dims=dims,
+                     inserted_window_dims=[], scatter_dims_to_operand_dims=dims, index_vector_dim=1,
+                     input_batching_dims=[0], scatter_indices_batching_dims=[0], combiner=None)
+
+
+def _gather_dims(op):
+    d = hlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
+    return (list(d.offset_dims), list(d.collapsed_slice_dims), list(d.operand_batching_dims),
+            list(d.start_indices_batching_dims), list(d.start_index_map), int(d.index_vector_dim))
+
+
+@batching_rule("stablehlo.gather")
+def _gather(b: Batcher, op) -> list[ir.Value]:
+    offset, collapsed, obd, sibd, sim, ivd = _gather_dims(op)
+    sizes = i64_list(op.attributes["slice_sizes"])
+    x = b.get(op.operands[0])
+    if not x.batched:  # batched indices only: a new leading index dimension, the result's first
+        return [B.gather(x.value, b.get(op.operands[1]).value, offset_dims=_shift(offset),
+                         collapsed_slice_dims=collapsed, start_index_map=sim, index_vector_dim=ivd + 1,
+                         slice_sizes=sizes, operand_batching_dims=obd, start_indices_batching_dims=_shift(sibd))]
+    # a batched operand: iteration t gathers from row t (a batching dimension of both)
+    return [B.gather(x.value, b.batched(op.operands[1]), offset_dims=_shift(offset),
+                     collapsed_slice_dims=_shift(collapsed), start_index_map=_shift(sim), index_vector_dim=ivd + 1,
+                     slice_sizes=[1, *sizes], operand_batching_dims=[0, *_shift(obd)],
+                     start_indices_batching_dims=[0, *_shift(sibd)])]
+
+
+def _scatter_check(b: Batcher, op) -> bool:
+    if captured_values(op):
+        raise Reject("scatter: an update computation that reads outside values")
+    return b.any_batched(op.operands)
+
+
+@batching_rule("stablehlo.scatter", check=_scatter_check)
+def _scatter(b: Batcher, op) -> list[ir.Value]:
+    # every operand batched: iteration t scatters its updates into row t
+    d = hlo.ScatterDimensionNumbers(op.attributes["scatter_dimension_numbers"])
+    dn = B.scatter_dimension_numbers(
+        update_window_dims=_shift(d.update_window_dims), inserted_window_dims=_shift(d.inserted_window_dims),
+        scatter_dims_to_operand_dims=_shift(d.scattered_dims_to_operand_dims), index_vector_dim=d.index_vector_dim + 1,
+        input_batching_dims=[0, *_shift(d.input_batching_dims)],
+        scatter_indices_batching_dims=[0, *_shift(d.scatter_indices_batching_dims)])
+    attrs = copy_attrs(op)
+    attrs["scatter_dimension_numbers"] = dn
+    attrs["indices_are_sorted"] = ir.BoolAttr.get(False)  # (not across the new dimension)
+    types = [ranked([b.n, *shape_of(r)], element_type_of(r)) for r in op.results]
+    return _with_body_of(op, [b.batched(x) for x in op.operands], types, attrs)
+
+
+def _reduce_window_check(b: Batcher, op) -> bool:
+    k = len(op.operands) // 2
+    if b.any_batched(op.operands[k:]):
+        raise Reject("reduce_window: an init value that changes per iteration")
+    if captured_values(op):
+        raise Reject("reduce_window: a body that reads outside values")
+    return b.any_batched(op.operands[:k])
+
+
+@batching_rule("stablehlo.reduce_window", check=_reduce_window_check)
+def _reduce_window(b: Batcher, op) -> list[ir.Value]:
+    # a window of one along the new dimension
+    k = len(op.operands) // 2
+    a = op.attributes
+    attrs = copy_attrs(op)
+    for name in ("window_dimensions", "window_strides", "base_dilations", "window_dilations"):
+        if name in a:
+            attrs[name] = i64_array([1, *i64_list(a[name])])
+    if "padding" in a:
+        pad = i64_list(a["padding"])
+        attrs["padding"] = padding_attr([(0, 0), *zip(pad[0::2], pad[1::2])])
+    types = [ranked([b.n, *shape_of(r)], element_type_of(r)) for r in op.results]
+    return _with_body_of(op, [b.batched(x) for x in op.operands[:k]] + [b.get(x).value for x in op.operands[k:]],
+                         types, attrs)
+
+
+@batching_rule("stablehlo.cholesky")
+def _cholesky(b: Batcher, op) -> list[ir.Value]:  # it factors the trailing two dimensions
+    return [B.op1(op.operation.name, [b.get(op.operands[0]).value], _out(b, op), copy_attrs(op))]
+
+
+@batching_rule("stablehlo.triangular_solve")
+def _triangular_solve(b: Batcher, op) -> list[ir.Value]:  # leading dimensions are batch dimensions
+    return [B.op1(op.operation.name, [b.batched(x) for x in op.operands], _out(b, op), copy_attrs(op))]
+
+
+# -- branches (a traced if in a mapped function): both computed, the results selected --------
+class _RegionBatcher(Batcher):
+    """Vectorizes the ops of a block nested in the loop body (a branch of an ``if``/``case``,
+    the condition or body of an inner loop): ``args`` gives its block arguments' vectorized
+    values, every value from outside the block is the enclosing batcher's."""
+
+    def __init__(self, parent: Batcher, block: ir.Block, args: dict | None = None):
+        super().__init__(block, parent.counter, parent.lo, parent.n, {}, {}, parent.max_elements)
+        self.parent = parent
+        self.args = args or {}
+
+    def _outside(self, v: ir.Value) -> bool:
+        d = defining_op(v)
+        return d is None or d.operation.block != self.body
+
+    def check(self, v: ir.Value) -> bool:
+        if v in self.args:
+            return self.args[v].batched
+        return self.parent.check(v) if self._outside(v) else super().check(v)
+
+    def get(self, v: ir.Value) -> BVal:
+        if v in self.args:
+            return self.args[v]
+        return self.parent.get(v) if self._outside(v) else super().get(v)
+
+    def slab_of(self, v: ir.Value):
+        return self.parent.slab_of(v) if self._outside(v) else super().slab_of(v)
+
+    def slab(self, v: ir.Value) -> ir.Value:
+        return self.parent.slab(v) if self._outside(v) else super().slab(v)
+
+    def offset(self, v: ir.Value, depth: int = 8) -> int | None:
+        return self.parent.offset(v, depth) if self._outside(v) else super().offset(v, depth)
+
+
+def _branch_parts(b: Batcher, op) -> tuple[list, list]:
+    """The batchers of the branches of ``op`` and the values each returns."""
+    blocks = [single_block(r) for r in op.regions]
+    if any(blk is None for blk in blocks):
+        raise Reject(f"{op.operation.name}: a branch with several blocks")
+    return [_RegionBatcher(b, blk) for blk in blocks], [list(terminator(blk).operands) for blk in blocks]
+
+
+def _branches_check(b: Batcher, op) -> bool:
+    subs, rets = _branch_parts(b, op)
+    flags = [b.check(op.operands[0])] + [sb.check(v) for sb, ret in zip(subs, rets) for v in ret]
+    return any(flags)
+
+
+@batching_rule("stablehlo.if", "stablehlo.case", check=_branches_check)
+def _branches(b: Batcher, op) -> list[ir.Value]:
+    # every branch computed for every iteration (their ops are pure), the taken one selected:
+    # case takes its last branch for an index out of range
+    subs, rets = _branch_parts(b, op)
+    sel = b.get(op.operands[0])
+    outs = []
+    for k, r in enumerate(op.results):
+        full = [b.n, *shape_of(r)]
+        vals = [sb.batched(ret[k]) for sb, ret in zip(subs, rets)]
+
+        def pick(p: ir.Value) -> ir.Value:  # a predicate for select: per iteration, or one for all
+            return B.broadcast_in_dim(p, full, [0]) if sel.batched else p
+
+        if op.operation.name == "stablehlo.if":
+            outs.append(B.select(pick(sel.value), vals[0], vals[1]))
+            continue
+        acc = vals[-1]
+        for j in reversed(range(len(vals) - 1)):
+            eq = B.compare(sel.value, B.full(j, sel.value.type), "EQ")
+            acc = B.select(pick(eq), vals[j], acc)
+        outs.append(acc)
+    return outs
+
+
+# -- an inner loop (a loop in a mapped function): one loop over batched carried values ---------
+def _inner_loop_slots(b: Batcher, op) -> list[bool]:
+    """Which carried slots of the inner loop ``op`` are batched: those whose initial value is,
+    and those the body makes so (to a fixed point). Its condition must be the same for every
+    iteration of the outer loop (the trip count stays one number)."""
+    cond, body = single_block(op.regions[0]), single_block(op.regions[1])
+    if cond is None or body is None:
+        raise Reject("while: a region with several blocks")
+    if any(b.slab_of(v) is not None for v in captured_values(op)):
+        raise Reject("while: reads a carried array of the outer loop")
+    flags = [b.check(v) for v in op.operands]
+    while True:
+        sb = _RegionBatcher(b, body, {a: BVal(a, f) for a, f in zip(body.arguments, flags)})
+        new = [f or sb.check(y) for f, y in zip(flags, terminator(body).operands)]
+        if new == flags:
+            break
+        flags = new
+    sc = _RegionBatcher(b, cond, {a: BVal(a, f) for a, f in zip(cond.arguments, flags)})
+    if sc.check(terminator(cond).operands[0]):
+        raise Reject("while: a trip count that differs between iterations of the outer loop")
+    return flags
+
+
+def _inner_loop_check(b: Batcher, op) -> bool:
+    return any(_inner_loop_slots(b, op))
+
+
+@batching_rule("stablehlo.while", check=_inner_loop_check)
+def _inner_loop(b: Batcher, op) -> list[ir.Value]:
+    flags = _inner_loop_slots(b, op)
+    for v in captured_values(op):  # built here, before the loop (not inside its regions)
+        b.get(v)
+    inits = [b.batched(v) if f else b.get(v).value for v, f in zip(op.operands, flags)]
+    types = [v.type for v in inits]
+    new = B.create("stablehlo.while", inits, types, copy_attrs(op), regions=2)
+    for k in range(2):
+        old = single_block(op.regions[k])
+        blk = ir.Block.create_at_start(new.regions[k], types)
+        rb = _RegionBatcher(b, old, {a: BVal(na, f) for a, na, f in zip(old.arguments, blk.arguments, flags)})
+        with ir.InsertionPoint(blk):
+            ys = list(terminator(old).operands)
+            outs = [rb.get(ys[0]).value] if k == 0 else [
+                rb.batched(y) if f else rb.get(y).value for y, f in zip(ys, flags)]
+            B.create("stablehlo.return", outs, [])
+    return list(new.results)

@@ -76,6 +76,13 @@ def row_cumsums(x):
     return out
 
 
+def row_solves(m, b):
+    out = np.zeros_like(b)
+    for i in range(m.shape[0]):
+        out[i] = np.linalg.solve(m[i], b[i])
+    return out
+
+
 def sorted_rows(x):
     out = np.zeros_like(x)
     for i in range(x.shape[0]):
@@ -93,10 +100,12 @@ RAISED = {
     "outer_rows": (outer_rows, (RNG.standard_normal((5, 3)), RNG.standard_normal((5, 2)))),
     "moving_sums": (moving_sums, (RNG.standard_normal(11),)),
     "sorted_rows": (sorted_rows, (RNG.standard_normal((4, 5)),)),
+    "row_cumsums": (row_cumsums, (RNG.standard_normal((4, 5)),)),
 }
 KEPT = {
     "linear_recurrence": (linear_recurrence, (RNG.standard_normal((6, 2)),)),
-    "row_cumsums": (row_cumsums, (RNG.standard_normal((4, 5)),)),  # reduce_window: no batching rule
+    # a library call (LAPACK) per row: not batched by the loop raising
+    "row_solves": (row_solves, (RNG.standard_normal((3, 4, 4)) + 4 * np.eye(4), RNG.standard_normal((3, 4)))),
 }
 
 

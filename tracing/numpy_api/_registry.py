@@ -40,6 +40,32 @@ def _qualname(f) -> str:
     return f"{mod}.{getattr(f, '__name__', repr(f))}"
 
 
+_NAMES: dict = {}
+
+
+def numpy_name(func, method: str = "__call__") -> str:
+    """How the user wrote the call: ``np.cumprod``, ``np.linalg.eig``, ``np.multiply.accumulate``."""
+    key = (func, method)
+    name = _NAMES.get(key)
+    if name is None:
+        base = "np." + func.__name__ if isinstance(func, np.ufunc) else _qualname(func)
+        if base.startswith("numpy"):
+            base = "np" + base[len("numpy"):]
+        name = _NAMES[key] = base if method == "__call__" else f"{base}.{method}"
+    return name
+
+
+def _named_call(name: str, impl, args, kwargs):
+    """``impl(*args, **kwargs)`` with the ops it makes named after the NumPy call (see
+    ``TraceContext.location``)."""
+    from ..context import active
+
+    tc = active()
+    if tc is None:
+        return impl(*args, **kwargs)
+    return tc.numpy_calling(name, impl, args, kwargs)
+
+
 def _deferred(args) -> bool:
     """Whether an operand's type handles mixed calls itself (a ``Window``): traced arrays then
     return NotImplemented so that NumPy asks it."""
@@ -63,7 +89,7 @@ def dispatch_function(func, args, kwargs):
     # out= is handled here, once, for every function: the implementation computes the result
     # and it is written into ``out`` (an implementation never sees out=, so none can ignore it)
     out = kwargs.pop("out", None)
-    result = impl(*args, **kwargs)
+    result = _named_call(numpy_name(func), impl, args, kwargs)
     if out is not None:
         return _write_out(out, result)
     return result
@@ -81,7 +107,7 @@ def dispatch_ufunc(ufunc: np.ufunc, method: str, inputs, kwargs):
         raise UnsupportedError(f"{name} has no traced implementation in reactant",
                                hint="rewrite it with supported NumPy functions")
     out = kwargs.pop("out", None)
-    result = impl(*inputs, **kwargs)
+    result = _named_call(numpy_name(ufunc, method), impl, inputs, kwargs)
     if out is not None:
         return _write_out(out, result)
     return result

@@ -244,7 +244,7 @@ SORT_ROWS = loop(
     %next_out = stablehlo.dynamic_update_slice %out, %s, %i, %zi : (tensor<4x5xf32>, tensor<1x5xf32>, tensor<i32>, tensor<i32>) -> tensor<4x5xf32>""",
     "%w#1")
 
-# rows i + 1 of a 6-row array for i = 0..5: the last read is clamped, so it stays a loop
+# rows i + 1 of a 6-row array for i = 0..5: the last read is clamped (a gather, which clamps too)
 CLAMPED = loop(
     "%x: tensor<6xf32>, %o: tensor<6xf32>", "tensor<6xf32>", 6, "%out = %o : tensor<6xf32>", """
     %c1 = stablehlo.constant dense<1> : tensor<i32>
@@ -253,7 +253,7 @@ CLAMPED = loop(
     %next_out = stablehlo.dynamic_update_slice %out, %b, %i : (tensor<6xf32>, tensor<1xf32>, tensor<i32>) -> tensor<6xf32>""",
     "%w#1")
 
-# a gather: row x[j[i]] of an index table
+# a gather: row x[j[i]] of an index table (a dynamic_slice at a batched index)
 GATHER = loop(
     "%x: tensor<6xf32>, %j: tensor<6xi32>, %o: tensor<6xf32>", "tensor<6xf32>", 6,
     "%out = %o : tensor<6xf32>", """
@@ -273,8 +273,8 @@ HUGE_TEMPORARIES = loop(
     %next_s = stablehlo.add %s, %o : tensor<1024x1024xf32>""",
     "%w#1")
 
-# reduce_window (a cumulative sum) has no batching rule: the loop stays
-NO_RULE = loop(
+# reduce_window (a cumulative sum per row): a window of one along the new dimension
+REDUCE_WINDOW = loop(
     "%x: tensor<4x5xf32>, %o: tensor<4x5xf32>", "tensor<4x5xf32>", 4, "%out = %o : tensor<4x5xf32>", """
     %r = stablehlo.dynamic_slice %x, %i, %zi, sizes = [1, 5] : (tensor<4x5xf32>, tensor<i32>, tensor<i32>) -> tensor<1x5xf32>
     %z = stablehlo.constant dense<0.0> : tensor<f32>
@@ -284,6 +284,30 @@ NO_RULE = loop(
       stablehlo.return %s : tensor<f32>
     }) : (tensor<1x5xf32>, tensor<f32>) -> tensor<1x5xf32>
     %next_out = stablehlo.dynamic_update_slice %out, %c, %i, %zi : (tensor<4x5xf32>, tensor<1x5xf32>, tensor<i32>, tensor<i32>) -> tensor<4x5xf32>""",
+    "%w#1")
+
+# an if on a value of the row: both branches computed, the results selected
+IF_ROWS = loop(
+    "%x: tensor<4x5xf32>, %o: tensor<4x5xf32>", "tensor<4x5xf32>", 4, "%out = %o : tensor<4x5xf32>", """
+    %r = stablehlo.dynamic_slice %x, %i, %zi, sizes = [1, 5] : (tensor<4x5xf32>, tensor<i32>, tensor<i32>) -> tensor<1x5xf32>
+    %z = stablehlo.constant dense<0.0> : tensor<f32>
+    %s = stablehlo.reduce(%r init: %z) applies stablehlo.add across dimensions = [0, 1] : (tensor<1x5xf32>, tensor<f32>) -> tensor<f32>
+    %p = stablehlo.compare GT, %s, %z : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %c = "stablehlo.if"(%p) ({
+      stablehlo.return %r : tensor<1x5xf32>
+    }, {
+      %n = stablehlo.negate %r : tensor<1x5xf32>
+      stablehlo.return %n : tensor<1x5xf32>
+    }) : (tensor<i1>) -> tensor<1x5xf32>
+    %next_out = stablehlo.dynamic_update_slice %out, %c, %i, %zi : (tensor<4x5xf32>, tensor<1x5xf32>, tensor<i32>, tensor<i32>) -> tensor<4x5xf32>""",
+    "%w#1")
+
+# bitcast_convert has no batching rule: the loop stays
+NO_RULE = loop(
+    "%x: tensor<4x5xf32>, %o: tensor<4x5xi32>", "tensor<4x5xi32>", 4, "%out = %o : tensor<4x5xi32>", """
+    %r = stablehlo.dynamic_slice %x, %i, %zi, sizes = [1, 5] : (tensor<4x5xf32>, tensor<i32>, tensor<i32>) -> tensor<1x5xf32>
+    %c = stablehlo.bitcast_convert %r : (tensor<1x5xf32>) -> tensor<1x5xi32>
+    %next_out = stablehlo.dynamic_update_slice %out, %c, %i, %zi : (tensor<4x5xi32>, tensor<1x5xi32>, tensor<i32>, tensor<i32>) -> tensor<4x5xi32>""",
     "%w#1")
 
 # sums of sliding windows x[i : i + 3] (one range of rows per window position), and an FFT
@@ -324,9 +348,15 @@ CASES = [
     rcase("while_raise", SORT_ROWS, id="sort-rows", present=[r"dimension = 2"], absent=[r"stablehlo.while"]),
     rcase("while_raise", WINDOWS, id="sliding-windows-fft", present=[r"stablehlo.fft .*tensor<7x3xcomplex<f32>>"],
           absent=[r"stablehlo.while"], rtol=1e-4, atol=1e-5),
+    rcase("while_raise", REDUCE_WINDOW, id="reduce-window-rows",
+          present=[r"window_dimensions = array<i64: 1, 1, 5>"], absent=[r"stablehlo.while"]),
+    rcase("while_raise", IF_ROWS, id="if-on-row-values", present=[r"stablehlo.select", r"stablehlo.negate"],
+          absent=[r"stablehlo.while", r"stablehlo.if"]),
     rcase("while_raise", NO_RULE, changed=False, id="no-batching-rule-stays"),
-    rcase("while_raise", CLAMPED, changed=False, id="clamped-read-stays"),
-    rcase("while_raise", GATHER, changed=False, id="gather-stays", int_range=(0, 6)),
+    rcase("while_raise", CLAMPED, id="clamped-read-gathers", present=[r"stablehlo.gather"],
+          absent=[r"stablehlo.while"]),
+    rcase("while_raise", GATHER, id="gather", int_range=(0, 6), present=[r"stablehlo.gather"],
+          absent=[r"stablehlo.while"]),
     rcase("while_raise", HUGE_TEMPORARIES, changed=False, id="huge-temporaries-stay", run=False),
 ]
 
