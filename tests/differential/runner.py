@@ -50,7 +50,8 @@ from .generator import Program, generate
 
 COMPILED_MODES = tuple(f"{loops}-{opt}" for loops in ("auto", "keep", "unroll") for opt in ("O0", "O2"))
 GRAD_MODES = ("grad", "grad-keep")
-ALL_MODES = COMPILED_MODES + ("eager",) + GRAD_MODES
+# "numpy": compiled (auto, O2) and called with NumPy arrays, as NumPy users call it (inputs, written back)
+ALL_MODES = COMPILED_MODES + ("eager", "numpy") + GRAD_MODES
 STATUSES = ("ok", "error", "crash", "mismatch")
 RTOL = ATOL = 1e-9
 # gradients against central differences (step FD_STEP along random directions)
@@ -276,8 +277,12 @@ def _compiled_run(program: Program, module, mode: str, ref: Reference) -> None:
     """Run a compiled or eager mode and compare; raises ``_Diff`` on a difference."""
     import reactant
 
+    place = _device
     if mode == "eager":
         wrap = lambda f: f  # noqa: E731
+    elif mode == "numpy":
+        wrap = reactant.compile
+        place = lambda tree: [np.array(a, copy=True) for a in tree]  # noqa: E731
     else:
         loops, opt = mode.split("-")
         wrap = lambda f: reactant.compile(f, loops=loops, optimize=opt)  # noqa: E731
@@ -290,10 +295,10 @@ def _compiled_run(program: Program, module, mode: str, ref: Reference) -> None:
             diffs.append(str(d))
 
     if program.kind == "class":
-        obj = module.Model(*_device([a.copy() for a in program.init_values()]))
+        obj = module.Model(*place([a.copy() for a in program.init_values()]))
         step = wrap(obj.step)
         for c in range(program.calls):
-            args = _device(program.inputs(c))
+            args = place(program.inputs(c))
             got = step(*args)
             check(got, ref.returns[c], f"call {c} return")
             for a, spec, want in zip(args, program.args, ref.args[c]):
@@ -307,7 +312,7 @@ def _compiled_run(program: Program, module, mode: str, ref: Reference) -> None:
                 else:
                     check(getattr(obj, name), want, f"state self.{name}")
     else:
-        args = _device(program.inputs(0))
+        args = place(program.inputs(0))
         got = wrap(module.prog)(*args)
         check(got, ref.returns[0], "return")
         for a, spec, want in zip(args, program.args, ref.args[0]):
