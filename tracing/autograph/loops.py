@@ -1,0 +1,249 @@
+"""``while`` and ``for ... in range(...)`` loops: Python's loop while the test or the bounds
+are concrete, one ``stablehlo.while`` when they are traced, and for plain-int bounds the
+choice between unrolling and keeping the loop (``loop_rolling``, the trace's loop mode)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import control_flow as cf
+from .. import loop_rolling as rolling
+from ..context import active as _active
+from ..context import current as current_tc
+from ..errors import ConcretizationError, NonUniformLoopError, ReactantError
+from ..loop_rolling import KeepLoop, UnrollLoop
+from ..numpy_api.convert import PY_SCALARS, as_traced
+from ..traced import TracedRArray
+from .undefined import _is_undef, _undefined
+
+
+def while_stmt(cond_fn, body_fn, init: tuple, names: tuple, where: str):
+    vals = tuple(init)
+    while True:  # Python semantics while the test is concrete
+        t = cond_fn(*vals)
+        if isinstance(t, TracedRArray):
+            break
+        if not t:
+            return vals
+        vals = tuple(body_fn(*vals))
+    return _staged_loop(lambda v: cond_fn(*v), lambda v: tuple(body_fn(*v)), vals, names, where)
+
+
+def _staged_loop(cond, body, vals, names, where):
+    undef = [k for k, v in enumerate(vals) if _is_undef(v)]
+    kept = [k for k in range(len(vals)) if k not in undef]
+    names_kept = [names[k] for k in kept]
+
+    def full(v):
+        out = list(vals)
+        for k, x in zip(kept, v):
+            out[k] = x
+        return tuple(out)
+
+    def body_kept(v):
+        res = body(full(v))
+        return tuple(res[k] for k in kept)
+
+    body_kept.__reactant_where__ = where
+
+    res = cf.while_loop(lambda v: cond(full(v)), body_kept, tuple(vals[k] for k in kept), names=names_kept)
+    out = list(full(res))
+    for k in undef:
+        out[k] = _undefined(names[k], f"it is assigned only inside the loop at {where}, whose condition is traced")
+    return tuple(out)
+
+
+def for_range(args: tuple, body_fn, init: tuple, names: tuple, where: str, target: str,
+              effects: str | None = None, live_after: tuple = ()):
+    """``for target in range(*args)``: unrolled, or one ``stablehlo.while`` (traced bounds,
+    or plain-int bounds where ``loop_rolling`` decides so). ``effects``: why the body cannot
+    run once for all iterations (from its source); ``live_after``: per carried name,
+    whether it is read after the loop."""
+    start, stop, step = _range_args(args)
+    traced = any(isinstance(a, TracedRArray) for a in (start, stop, step))
+    if not traced:
+        tc = _active()
+        mode = "keep" if any(isinstance(a, KeepLoop) for a in args) else \
+            "unroll" if any(isinstance(a, UnrollLoop) for a in args) else (tc.loops if tc else "unroll")
+        if mode == "auto":
+            rolled = _try_roll(tc, start, stop, step, body_fn, init, names, where, target, effects,
+                               live_after)
+            if rolled is not None:
+                return rolled
+        if mode != "keep":
+            vals = tuple(init)
+            i = _undefined(target, "the loop did not run")
+            for i in range(int(start), int(stop), int(step)):
+                vals = tuple(body_fn(i, *vals))
+            return vals + (i,)
+    if isinstance(step, TracedRArray):
+        raise ReactantError(f"a traced step in range() at {where} is not supported",
+                            hint="use a constant step")
+    out, _ = _stage_range(start, stop, int(step), body_fn, init, names, where)
+    return out
+
+
+def _stage_range(start, stop, step: int, body_fn, init, names, where):
+    """The loop as a ``stablehlo.while`` over a counter; returns (carried values + the last
+    index, the while op)."""
+    if step == 0:
+        raise ValueError("range() arg 3 must not be zero")
+    from .. import ops
+
+    wide = any(isinstance(a, TracedRArray) and a.dtype.itemsize == 8 for a in (start, stop)) or \
+        any(not isinstance(a, TracedRArray) and not -2**31 <= int(a) < 2**31 for a in (start, stop))
+    dt = np.dtype(np.int64 if wide else np.int32)
+    lo = ops.convert(as_traced(start), dt) if isinstance(start, TracedRArray) else ops.constant(np.asarray(start, dt))
+    hi = ops.convert(as_traced(stop), dt) if isinstance(stop, TracedRArray) else ops.constant(np.asarray(stop, dt))
+    # trip count max(0, ceil((hi - lo) / step)), then i = lo + k * step
+    span = ops.subtract(hi, lo)
+    if step < 0:
+        span = ops.negate(span)
+    a = abs(step)
+    n = ops.divide(ops.add(span, ops.constant(np.asarray(a - 1, dt))), ops.constant(np.asarray(a, dt)))
+    n = ops.maximum(n, ops.constant(np.asarray(0, dt)))
+    state0 = (ops.constant(np.asarray(0, dt)),) + tuple(init)
+    names0 = ("<loop counter>",) + tuple(names)
+
+    def cond(v):
+        return ops.compare(v[0], n, "LT")
+
+    index_range = _index_range(lo, hi, step)
+
+    def body(v):
+        k = v[0]
+        i = _python_int(ops.add(lo, ops.multiply(k, ops.constant(np.asarray(step, dt)))))
+        if index_range is None:
+            res = tuple(body_fn(i, *v[1:]))
+        else:  # lets slices like x[i:i+3] keep a static size; only while the body is traced
+            ranges = current_tc().int_ranges  # (the body's values may be erased afterwards)
+            ranges[i.value] = index_range
+            try:
+                res = tuple(body_fn(i, *v[1:]))
+            finally:
+                del ranges[i.value]
+        return (ops.add(k, ops.constant(np.asarray(1, dt))),) + res
+
+    out = _staged_loop(cond, body, state0, names0, where)
+    last = _python_int(ops.add(lo, ops.multiply(ops.subtract(out[0], ops.constant(np.asarray(1, dt))),
+                                                ops.constant(np.asarray(step, dt)))))
+    return tuple(out[1:]) + (last,), out[0].value.owner
+
+
+def _try_roll(tc, start, stop, step, body_fn, init, names, where, target, effects, live_after):
+    """The loop as one while when ``loop_rolling``'s conditions hold, else None (unroll)."""
+    start, stop, step = int(start), int(stop), int(step)
+    trip = len(range(start, stop, step))
+    if trip < 2:
+        return None
+    what = f"loop at {where} (range({start}, {stop}, {step}): {trip} iterations)"
+    if effects:
+        return _decided(tc, what, f"unrolled: the body changes a Python object ({effects})")
+    vals = tuple(init)
+    undef_live = [nm for nm, v, live in zip(names, vals, live_after) if _is_undef(v) and live]
+    peeled = 0
+    why = None  # why not: set inside the attempt, reported once it is thrown away
+    with rolling.attempt(tc) as att:
+        try:
+            if undef_live:  # first assigned in the body and read afterwards: peel one iteration
+                vals = tuple(body_fn(start, *vals))
+                peeled = 1
+            out, loop = _stage_range(start + peeled * step, stop, step, body_fn, vals, names, where)
+        except (ReactantError, TypeError) as e:
+            why = _why_unrolled(e)
+            if why is None:  # not a reason to unroll: a bug, reported as it is
+                raise
+        if why is None:
+            body_ops = rolling.body_op_count(loop)
+            host = _host_slots(vals, names, live_after)
+            if trip * body_ops < rolling.ROLL_MIN_OPS and not (trip > 1 and rolling.updates_large_windows(loop)):
+                why = f"unrolled: {trip} x {body_ops} ops is below {rolling.ROLL_MIN_OPS} unrolled ops"
+            elif host and rolling.host_carries_stay_static(loop, host, 0):
+                why = "unrolled: a carried variable would stay a Python/NumPy value when unrolled (e.g. a counter)"
+            else:
+                att.commit()
+    if why is not None:
+        return _decided(tc, what, why)
+    _decided(tc, what, f"kept as stablehlo.while ({trip - peeled} iterations x {body_ops} ops"
+                       + (", first iteration peeled" if peeled else "") + ")")
+    return tuple(out[:-1]) + (start + (trip - 1) * step,)
+
+
+def _python_int(i: TracedRArray) -> TracedRArray:
+    """A kept loop's index as the Python int it stands for: int64 when it is a value of its
+    own (returned, stored: as NumPy makes a Python int), weakly typed in arithmetic
+    (``x_f32 * i`` stays float32). The loop's counter itself may be narrower."""
+    from .. import ops
+
+    if i.dtype != np.int64:
+        i = ops.convert(i, np.dtype(np.int64))
+    i.weak = True
+    return i
+
+
+def _index_range(lo, hi, step: int):
+    """(min, max) of a loop index running from ``lo`` towards ``hi`` by ``step``, when the
+    ranges of the bounds are known (constants, or indices of enclosing loops); else None."""
+    from ...ir.loops import int_range
+
+    known = current_tc().int_ranges
+    rlo, rhi = int_range(lo.value, env=known), int_range(hi.value, env=known)
+    if rlo is None or rhi is None:
+        return None
+    if step > 0:
+        return (rlo[0], max(rlo[0], rhi[1] - 1))
+    return (min(rlo[1], rhi[0] + 1), rlo[1])
+
+
+def _host_slots(vals: tuple, names: tuple, live_after: tuple) -> list[int]:
+    """The while slots (after the counter, slot 0) holding Python/NumPy values of carried
+    variables read after the loop: if such a value would stay one when unrolled, rolling
+    would turn it into a traced value under the user's feet."""
+    slots, k = [], 1
+    for v, live in zip(vals, live_after or (True,) * len(vals)):
+        if _is_undef(v):
+            continue
+        for leaf in cf._leaves(v)[0]:
+            if isinstance(leaf, TracedRArray):
+                k += 1
+            elif type(leaf) in PY_SCALARS or isinstance(leaf, (np.ndarray, np.generic)):
+                if live:
+                    slots.append(k)
+                k += 1
+    return slots
+
+
+def _why_unrolled(e: Exception) -> str | None:
+    """Why a loop whose body failed when traced once is unrolled instead, or None when the
+    failure is not one that unrolling answers. (Unrolled, the user's own errors are raised
+    again at the right iteration.)"""
+    if getattr(e, "no_unroll", False):
+        return None
+    first = str(e).splitlines()[0] if str(e) else ""
+    detail = f"({type(e).__name__}: {first})"
+    if isinstance(e, ConcretizationError) or (isinstance(e, TypeError) and not isinstance(e, ReactantError) and any(
+            k in first for k in ("unhashable", "must be integers", "interpreted as an integer", "Traced"))):
+        # (a TypeError naming a traced type: Python or NumPy wanted a concrete value there)
+        return f"unrolled: the body needs the index as a Python int {detail}"
+    if isinstance(e, NonUniformLoopError):
+        return f"unrolled: what a variable refers to changes between iterations {detail}"
+    if isinstance(e, ReactantError):
+        return f"unrolled: the body cannot be traced once for all iterations {detail}"
+    return None
+
+
+def _decided(tc, what: str, decision: str) -> None:
+    """Report a loop decision (when the trace logs them); None: the caller unrolls."""
+    if tc is not None and tc.log is not None:
+        tc.log(f"{what}: {decision}")
+    return None
+
+
+def _range_args(args: tuple):
+    if len(args) == 1:
+        return 0, args[0], 1
+    if len(args) == 2:
+        return args[0], args[1], 1
+    if len(args) == 3:
+        return args
+    raise TypeError(f"range expected 1 to 3 arguments, got {len(args)}")
