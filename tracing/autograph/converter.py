@@ -67,6 +67,7 @@ def _convert(fn: types.FunctionType) -> types.FunctionType:
     fdef.body = tr.block(_HostArrayWrites(local_names).visit_body(_single_exit(fdef.body)), set())
     if tr.counter == 0 and not _has_calls(fdef):
         return fn
+    _strip_def_time_expressions(fdef)
     freevars = fn.__code__.co_freevars
     factory = ast.FunctionDef(
         name="__reactant_factory__",
@@ -97,6 +98,18 @@ def _convert(fn: types.FunctionType) -> types.FunctionType:
     return new
 
 
+def _strip_def_time_expressions(fdef: ast.FunctionDef) -> None:
+    """Default values and annotations are evaluated where the function was defined (``def
+    g(a, k=i)`` in a loop reads the loop's ``i``): the factory must not evaluate them again in
+    its own scope; the converted function takes the original's ``__defaults__``."""
+    a = fdef.args
+    a.defaults = [ast.Constant(None) for _ in a.defaults]
+    a.kw_defaults = [None if d is None else ast.Constant(None) for d in a.kw_defaults]
+    for arg in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x is not None]:
+        arg.annotation = None
+    fdef.returns = None
+
+
 def _lambda_def(fn) -> ast.FunctionDef | None:
     """The lambda as ``def (params): return <body>`` (only its calls get converted: a lambda
     has no statements). The body's source span comes from the code object's instruction
@@ -116,6 +129,11 @@ def _lambda_def(fn) -> ast.FunctionDef | None:
         body = ast.parse("(" + text + ")", mode="eval").body
     except SyntaxError:
         return None
+    for node in ast.walk(body):  # columns of the first line as in the file (not after "(")
+        if getattr(node, "lineno", None) == 1:
+            node.col_offset += c0 - 1
+        if getattr(node, "end_lineno", None) == 1:
+            node.end_col_offset += c0 - 1
     ast.increment_lineno(body, l0 - 1)
     n = code.co_argcount
     params = list(code.co_varnames[:n])

@@ -1,0 +1,43 @@
+"""The source converter rebuilds functions from their source text: nested lambdas keep their
+own columns, and defaults/annotations are the ones evaluated where the function was defined."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import reactant
+
+X = np.arange(6.0).reshape(2, 3)
+
+
+def test_lambda_inside_a_converted_lambda():
+    # the inner lambda's source is found by column: it must be read from the file's columns
+    f = lambda x: reactant.vmap(lambda a, p=2: a ** p)(x)  # noqa: E731
+    np.testing.assert_array_equal(np.asarray(reactant.compile(f)(X)), X ** 2)
+    g = lambda x: (lambda y: np.sin(y) * 2)(x) + (lambda z: z[0])(x)  # noqa: E731
+    np.testing.assert_allclose(np.asarray(reactant.compile(g)(X)), g(X), rtol=1e-13)
+
+
+def _def_with_loop_default(x):
+    out = x * 0
+    for i in range(3):
+        def g(a, k=i):  # the default is the loop's i at definition time
+            return a * k + x[0]
+        out = out + g(x)
+    return out
+
+
+def _def_with_annotation(x):
+    def g(a: "NotDefinedAnywhere", *, k: int = 2) -> "AlsoUndefined":  # noqa: F821
+        return a * k if a[0] > -1 else a
+    return g(x)
+
+
+@pytest.mark.parametrize("loops", ["auto", "keep", "unroll"])
+def test_nested_def_defaults_are_the_definition_time_values(loops):
+    x = np.arange(3.0)
+    np.testing.assert_array_equal(np.asarray(reactant.compile(_def_with_loop_default, loops=loops)(x)),
+                                  _def_with_loop_default(x))
+    np.testing.assert_array_equal(np.asarray(reactant.compile(_def_with_annotation, loops=loops)(x)),
+                                  _def_with_annotation(x))
