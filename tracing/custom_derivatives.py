@@ -257,15 +257,13 @@ def _emit_marker(target: str, functions: Sequence[str], operands: Sequence[Trace
     return [_wrap(r, s) for r, s in zip(op.results, result_specs)]
 
 
-# -- custom_vjp -----------------------------------------------------------------------------------
-def custom_vjp_call(fun: Callable, fwd: Callable, bwd: Callable, args: tuple,
-                    nondiff_argnums: Sequence[int] = ()) -> Any:
-    """``fun(*args)`` whose reverse-mode derivative is ``bwd(*nondiff, residuals, cotangent)``
-    with the residuals of ``fwd(*args) -> (output, residuals)`` (JAX's ``custom_vjp``)."""
+def _primal(fun: Callable, args: tuple, nondiff_argnums: Sequence[int], kind: str) -> tuple:
+    """``fun`` traced into its own function: (name, description, arguments, the traced function,
+    the output tree)."""
     from .autograph import convert
 
     name = _fn_name(fun)
-    what = f"custom_vjp function {name}"
+    what = f"{kind} function {name}"
     A = _Args(args, nondiff_argnums, what)
     box: dict = {}
 
@@ -273,8 +271,20 @@ def custom_vjp_call(fun: Callable, fwd: Callable, bwd: Callable, args: tuple,
         outs, box["out_tree"] = _as_outputs(convert(fun)(*A.full(ts)), what)
         return outs
 
-    pf = _trace(primal, A.specs, f"__custom_vjp_{name}", what)
-    out_tree, out_specs = box["out_tree"], pf.out_specs
+    pf = _trace(primal, A.specs, f"__{kind}_{name}", what)
+    return name, what, A, pf, box["out_tree"]
+
+
+# -- custom_vjp -----------------------------------------------------------------------------------
+def custom_vjp_call(fun: Callable, fwd: Callable, bwd: Callable, args: tuple,
+                    nondiff_argnums: Sequence[int] = ()) -> Any:
+    """``fun(*args)`` whose reverse-mode derivative is ``bwd(*nondiff, residuals, cotangent)``
+    with the residuals of ``fwd(*args) -> (output, residuals)`` (JAX's ``custom_vjp``)."""
+    from .autograph import convert
+
+    name, what, A, pf, out_tree = _primal(fun, args, nondiff_argnums, "custom_vjp")
+    out_specs = pf.out_specs
+    box: dict = {}
 
     def forward(*ts):
         r = convert(fwd)(*A.full(ts))
@@ -326,17 +336,8 @@ def custom_jvp_call(fun: Callable, jvp: Callable, args: tuple, nondiff_argnums: 
     (output, tangent)`` (JAX's ``custom_jvp``); reverse mode transposes it."""
     from .autograph import convert
 
-    name = _fn_name(fun)
-    what = f"custom_jvp function {name}"
-    A = _Args(args, nondiff_argnums, what)
-    box: dict = {}
-
-    def primal(*ts):
-        outs, box["out_tree"] = _as_outputs(convert(fun)(*A.full(ts)), what)
-        return outs
-
-    pf = _trace(primal, A.specs, f"__custom_jvp_{name}", what)
-    out_tree, out_specs = box["out_tree"], pf.out_specs
+    name, what, A, pf, out_tree = _primal(fun, args, nondiff_argnums, "custom_jvp")
+    out_specs = pf.out_specs
     K = len(A.specs)
 
     def static_tangent(x):
