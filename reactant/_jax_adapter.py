@@ -1,30 +1,69 @@
 """The one place that touches jax/jaxlib runtime internals (PJRT client, executables, result
-handlers, 64-bit scoping). A jax upgrade should only need changes here."""
+handlers, 64-bit scoping). A jax upgrade should only need changes here.
+
+jax is imported on first use, never at ``import reactant`` (it is most of that time): every
+function imports what it needs, ``Array``/``DeviceList``/``CompileOptions`` are resolved by the
+module ``__getattr__``, and ``is_array`` answers without importing jax. Nothing has to happen
+before jax loads except ``TF_CPP_MIN_LOG_LEVEL`` (``reactant/__init__.py``); 64-bit values are
+kept by ``x64_scope`` at each use, not by a global setting, and ``XLA_FLAGS`` is read when
+the first client starts, as before."""
 
 from __future__ import annotations
 
 import os
-from typing import Any, Sequence
+import sys
+from typing import TYPE_CHECKING, Any, Sequence
 
-import jax
-import jax.extend
-import jaxlib.xla_client as xc
 import numpy as np
-from jax.core import ShapedArray
-from jax.sharding import SingleDeviceSharding
 
-Array = jax.Array
-DeviceList = xc.DeviceList
-CompileOptions = xc.CompileOptions
+if TYPE_CHECKING:
+    from jax import Array
+    from jaxlib.xla_client import CompileOptions, DeviceList
+
+
+def __getattr__(name: str):
+    """``Array``, ``DeviceList``, ``CompileOptions``: jax's, imported on first access."""
+    if name == "Array":
+        import jax
+
+        return jax.Array
+    if name in ("DeviceList", "CompileOptions"):
+        return getattr(_xc(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _xc():
+    """jaxlib's runtime bindings, after jax itself (its import sets up the runtime as usual)."""
+    import jax  # noqa: F401
+    import jaxlib.xla_client as xc
+
+    return xc
+
+
+def is_array(value: Any) -> bool:
+    """Whether ``value`` is a ``jax.Array``, without importing jax: none can exist before it is."""
+    if "jax" not in sys.modules:
+        return False
+    import jax
+
+    return isinstance(value, jax.Array)
 
 
 def version_key() -> str:
-    """Names this runtime in caches of machine measurements (the jax version)."""
-    return f"jax{jax.__version__}"
+    """Names this runtime in caches of machine measurements (the jax version), without
+    importing jax (the installed distribution's version is jax's ``__version__``)."""
+    jax = sys.modules.get("jax")
+    if jax is not None and hasattr(jax, "__version__"):
+        return f"jax{jax.__version__}"
+    from importlib.metadata import version
+
+    return f"jax{version('jax')}"
 
 
 def single_device(sharding):
     """The device of a single-device sharding, else None (public API only)."""
+    from jax.sharding import SingleDeviceSharding
+
     if isinstance(sharding, SingleDeviceSharding):
         return next(iter(sharding.device_set))
     return None
@@ -32,11 +71,15 @@ def single_device(sharding):
 
 def backend(platform: str | None = None):
     """The PJRT client (the embedded CPU client by default)."""
+    import jax.extend
+
     return jax.extend.backend.get_backend(platform)
 
 
 def available_platforms() -> list[str]:
     """Platforms jax can initialize here (e.g. ["cpu"]), without raising."""
+    import jax.extend
+
     found = []
     for name in ("cpu", "cuda", "rocm", "tpu"):
         try:
@@ -49,16 +92,22 @@ def available_platforms() -> list[str]:
 
 def profiler_trace(log_dir: str, perfetto: bool):
     """jax's profiler session writing into ``log_dir`` (public API)."""
+    import jax
+
     return jax.profiler.trace(log_dir, create_perfetto_trace=perfetto)
 
 
 def trace_annotation(name: str):
     """A named span in the profiler's trace (public API)."""
+    import jax
+
     return jax.profiler.TraceAnnotation(name)
 
 
 def x64_scope():
     """A scope where jax keeps 64-bit dtypes (device_put would otherwise narrow them)."""
+    import jax
+
     return jax.enable_x64(True)
 
 
@@ -66,6 +115,8 @@ def device_put(value: np.ndarray, device, *, copy: bool = False) -> Array:
     """A committed single-device buffer holding ``value`` exactly (64-bit dtypes kept).
     ``copy``: never share the host array's memory (on CPU the buffer may otherwise alias it,
     and see later writes to it)."""
+    import jax
+
     if copy:  # (jax's may_alias=False does not stop it for host arrays)
         value = np.array(value, copy=True)
     with x64_scope():
@@ -74,6 +125,8 @@ def device_put(value: np.ndarray, device, *, copy: bool = False) -> Array:
 
 def copy_buffer(buf: Array) -> Array:
     """A fresh buffer with the same contents (so donating it cannot invalidate the original)."""
+    import jax
+
     with x64_scope():
         return jax.device_put(buf, buf.sharding, donate=False, may_alias=False)
 
@@ -81,6 +134,11 @@ def copy_buffer(buf: Array) -> Array:
 def result_handler(shape: tuple[int, ...], dtype: np.dtype, placement):
     """A prebuilt handler turning an executable's output (on a device, or sharded over a mesh
     as a jax NamedSharding says) into a jax.Array without checks."""
+    import jax.sharding
+    from jax.core import ShapedArray
+    from jax.sharding import SingleDeviceSharding
+
+    xc = _xc()
     sharding = placement if isinstance(placement, jax.sharding.Sharding) else SingleDeviceSharding(placement)
     return xc.array_result_handler(ShapedArray(shape, dtype), sharding, committed=True, _skip_checks=True)
 
@@ -90,6 +148,8 @@ _JAX_MESHES: dict = {}
 
 def named_sharding(devices: np.ndarray, axis_names: tuple, spec: tuple):
     """The jax NamedSharding of a mesh (devices ndarray, axis names) and a spec (public API)."""
+    import jax.sharding
+
     key = (tuple(d.id for d in devices.flat), devices.shape, axis_names)
     mesh = _JAX_MESHES.get(key)
     if mesh is None:
@@ -100,6 +160,8 @@ def named_sharding(devices: np.ndarray, axis_names: tuple, spec: tuple):
 def device_put_sharded(value, sharding, *, copy: bool = False) -> Array:
     """``value`` (host array or jax Array) placed by a jax sharding, 64-bit dtypes kept
     (``copy``: as for ``device_put``)."""
+    import jax
+
     if copy and isinstance(value, np.ndarray):
         value = np.array(value, copy=True)
     with x64_scope():
@@ -108,13 +170,13 @@ def device_put_sharded(value, sharding, *, copy: bool = False) -> Array:
 
 def compile_and_load(client, code: str | bytes, devices: Sequence[Any], options: CompileOptions):
     _assign_devices(options, devices)
-    return client.compile_and_load(code, DeviceList(tuple(devices)), options)
+    return client.compile_and_load(code, _xc().DeviceList(tuple(devices)), options)
 
 
 def _assign_devices(options: CompileOptions, devices: Sequence[Any]) -> None:
     # one partition per device, in this order (otherwise PJRT assigns device 0)
     ids = np.asarray([d.id for d in devices], dtype=np.int64).reshape(1, len(devices))
-    options.device_assignment = xc.DeviceAssignment.create(ids)
+    options.device_assignment = _xc().DeviceAssignment.create(ids)
 
 
 # -- executables across processes (the persistent compile cache) -------------------------------
@@ -130,12 +192,13 @@ def deserialize_executable(client, blob: bytes, devices: Sequence[Any], options:
     was compiled with. Raises on bytes that are not such an executable (never trust them
     beyond that: loading runs the code they hold)."""
     _assign_devices(options, devices)
-    return client.deserialize_executable(blob, DeviceList(tuple(devices)), options)
+    return client.deserialize_executable(blob, _xc().DeviceList(tuple(devices)), options)
 
 
 def runtime_fingerprint(client) -> dict[str, str]:
     """What a compiled executable depends on besides its program and options: jax, jaxlib,
     the PJRT platform and its version, the XLA flags of the environment."""
+    import jax
     import jaxlib
 
     return {"jax": jax.__version__, "jaxlib": jaxlib.__version__, "platform": client.platform,
@@ -154,7 +217,7 @@ def cost_analysis(executable) -> dict[str, float]:
 
 
 def default_compile_options() -> CompileOptions:
-    return xc.CompileOptions()
+    return _xc().CompileOptions()
 
 
 def block_until_ready(buf: Array) -> None:
@@ -209,6 +272,8 @@ def detect_cluster(coordinator_address, num_processes, process_id, local_device_
 
 def ensure_cpu_collectives() -> None:
     """Cross-process collectives on the CPU go through gloo unless another implementation was chosen."""
+    import jax
+
     if jax.config.jax_cpu_collectives_implementation in (None, "", "none"):
         jax.config.update("jax_cpu_collectives_implementation", "gloo")
 
@@ -216,12 +281,16 @@ def ensure_cpu_collectives() -> None:
 def distributed_initialize(coordinator_address: str, num_processes: int, process_id: int,
                            local_device_ids, timeout: int) -> None:
     """jax's distributed runtime with every parameter given (no detection of its own)."""
+    import jax
+
     jax.distributed.initialize(coordinator_address=coordinator_address, num_processes=num_processes,
                                process_id=process_id, local_device_ids=local_device_ids,
                                cluster_detection_method="deactivate", initialization_timeout=timeout)
 
 
 def distributed_is_initialized() -> bool:
+    import jax
+
     return jax.distributed.is_initialized()
 
 
@@ -256,23 +325,33 @@ def kv_get(key: str, timeout_s: float) -> str:
 
 
 def process_index() -> int:
+    import jax
+
     return jax.process_index()
 
 
 def process_count() -> int:
+    import jax
+
     return jax.process_count()
 
 
 def global_devices() -> list:
+    import jax
+
     return list(jax.devices())
 
 
 def local_devices() -> list:
+    import jax
+
     return list(jax.local_devices())
 
 
 def make_array_from_callback(shape: tuple, sharding, callback) -> Array:
     """A global array whose addressable shards are ``callback(index)`` (64-bit dtypes kept)."""
+    import jax
+
     with x64_scope():
         return jax.make_array_from_callback(shape, sharding, callback)
 
@@ -297,6 +376,7 @@ def jax_exported(fun_name: str, args_sample, in_specs: Sequence[tuple], out_samp
     the leaves of ``out_sample`` as ``out_specs``; one device, no shardings, no VJP. The
     constructor is public, but fields starting with ``_`` are jax's "do not rely" ones: kept here."""
     from jax import export, tree_util
+    from jax.core import ShapedArray
 
     n, m = len(in_specs), len(out_specs)
     return export.Exported(
@@ -313,8 +393,12 @@ def jax_exported(fun_name: str, args_sample, in_specs: Sequence[tuple], out_samp
 
 def tree_leaves(tree) -> list:
     """jax's leaves of a pytree (its own order: dict keys sorted)."""
+    import jax
+
     return jax.tree_util.tree_leaves(tree)
 
 
 def x64_enabled() -> bool:
+    import jax
+
     return bool(jax.config.jax_enable_x64)

@@ -356,7 +356,7 @@ def _to_buffer(data: Any, device, sharding=None):
         shape = np.shape(data)
         s.dims(len(shape))  # rank check, naming the spec
         s.check_shape(shape)
-        if not isinstance(data, jx.Array):
+        if not jx.is_array(data):
             arr = np.asarray(data)
             if arr.dtype == object:
                 raise ArgumentError(f"cannot move {type(data).__name__} to a device: it is not an array of numbers")
@@ -365,7 +365,7 @@ def _to_buffer(data: Any, device, sharding=None):
             return jx.make_array_from_callback(arr.shape, runtime.jax_sharding(s), arr.__getitem__), \
                 _known_nonneg(arr)
         return jx.device_put_sharded(data, runtime.jax_sharding(s)), nonneg
-    if isinstance(data, jx.Array):
+    if jx.is_array(data):
         # our own copy: donating it later must not invalidate the caller's jax array
         buf = jx.copy_buffer(data) if device is None else jx.device_put(np.asarray(data), device)
         return buf, nonneg
@@ -415,7 +415,7 @@ def _move(leaf, device, sharding, track_numbers: bool):
         if device is None and sharding is None:
             return leaf
         return type(leaf)(leaf, device=device, sharding=sharding)
-    if isinstance(leaf, (np.ndarray, jx.Array)) or (
+    if isinstance(leaf, np.ndarray) or jx.is_array(leaf) or (
         hasattr(leaf, "__array__") and not isinstance(leaf, (str, bytes)) and not np.isscalar(leaf)
     ):
         arr = ConcreteRArray(leaf, device=device, sharding=sharding)

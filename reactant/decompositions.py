@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import threading
 
-import jax
-import jax.numpy as jnp
 import numpy as np
-from jax import lax
 from jaxlib.mlir import ir
 
 from . import _jax_adapter as jx
@@ -34,6 +31,9 @@ _LOCK = threading.Lock()
 
 
 def _lu_solve(a, b):
+    import jax.numpy as jnp
+    from jax import lax
+
     lu, _, perm = lax.linalg.lu(a)
     pb = jnp.take_along_axis(b, perm[..., :, None].astype(np.int32), axis=-2)
     y = lax.linalg.triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
@@ -41,6 +41,10 @@ def _lu_solve(a, b):
 
 
 def _implementation(kind: str, options: dict):
+    # jax is imported where a module has a decomposition, not with reactant (its import cost)
+    import jax.numpy as jnp
+    from jax import lax
+
     if kind == "cholesky":
         return _cholesky(options["lower"])
     if kind == "triangular_solve":
@@ -93,6 +97,9 @@ def _library_op(op) -> tuple[str, dict] | None:
 
 
 def _cholesky(lower: bool):
+    import jax.numpy as jnp
+    from jax import lax
+
     def chol(a):
         if lower:
             return lax.linalg.cholesky(a, symmetrize_input=False)
@@ -110,6 +117,8 @@ def _lowered_text(kind: str, options: dict, specs: tuple) -> str:
     key = (kind, tuple(sorted(options.items())), specs)
     text = _TEXT.get(key)
     if text is None:
+        import jax
+
         avals = [jax.ShapeDtypeStruct(s, d) for s, d in specs]
         with jx.x64_scope():
             # keep_unused: the call passes every operand, even one an empty problem never reads
