@@ -1,5 +1,5 @@
-"""Builders of StableHLO ops on ``ir.Value``s: one function per op, its result type computed
-by the op's shape rule (``reactant.ir.shapes``), never by MLIR inference.
+"""Builders of StableHLO (and CHLO) ops on ``ir.Value``s: one function per op, its result type
+computed by the op's shape rule (``reactant.ir.shapes``), never by MLIR inference.
 
 Every builder takes keyword-only ``loc`` and ``ip`` (``None``: the ambient ``ir.Location``
 and ``ir.InsertionPoint``, as inside ``with rewriter.ip:`` in a rewrite pattern) and returns
@@ -7,20 +7,24 @@ the result value. Builders of data-movement ops return their operand unchanged w
 would be an identity (a reshape to the same shape, an identity permutation, a full slice,
 zero padding, a single-operand concatenate, a reduction over no dimension), so callers never
 emit no-op ops.
+
+Ops with a region take its ``Body``: an op name (a reduction's combiner) or a callable that
+builds the block's ops; the tracer passes callables that trace the user's Python body.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from . import decompositions as D
 from . import shapes
 from .attrs import bool_attr, compare_attrs, dense_attr, i64_array, i64_attr, padding_attr, splat_attr
-from .types import (complex_part_type, element_type_of, i1, is_any_float_type, is_complex_type,
-                    ranked, shape_of, tensor_type)
+from .types import (complex_part_type, element_type, element_type_of, from_element_type, i1,
+                    is_any_float_type, is_complex_type, ranked, shape_of, tensor_type)
 
 Loc = ir.Location | None
 IP = ir.InsertionPoint | None
@@ -48,15 +52,31 @@ def elementwise(name: str, operands: Sequence[ir.Value], *, elem: ir.Type | None
     return op1(name, operands, rt, loc=loc, ip=ip)
 
 
+# a region's body: an op name (a reduction's combiner: result i combines block arguments i and
+# n + i, n half their number) or a callable that builds the block's ops and returns the values
+# the block returns
+Body = str | Callable[[ir.Block], Sequence[ir.Value]]
+
+
+def region_body(region: ir.Region, arg_types: Sequence[ir.Type], body: Body, *, loc: Loc = None) -> ir.Block:
+    """Fill ``region`` with one block of arguments ``arg_types`` ending in ``stablehlo.return``
+    of what ``body`` gives (a callable ``body(block)`` runs with the block's end as the ambient
+    insertion point)."""
+    blk = ir.Block.create_at_start(region, list(arg_types))
+    with ir.InsertionPoint(blk):
+        if isinstance(body, str):
+            n = len(arg_types) // 2
+            outs = [op1(body, [blk.arguments[i], blk.arguments[n + i]], arg_types[i], loc=loc) for i in range(n)]
+        else:
+            outs = list(body(blk))
+        create("stablehlo.return", outs, [], loc=loc)
+    return blk
+
+
 def scalar_body(region: ir.Region, elem: ir.Type, name: str, n: int = 1, *, loc: Loc = None) -> ir.Block:
     """Fill ``region`` with the body of a reduction over ``n`` operands combining each pair of
     scalars with op ``name`` (``reduce``, ``reduce_window``, ``scatter``...)."""
-    t = ranked([], elem)
-    blk = ir.Block.create_at_start(region, [t] * (2 * n))
-    with ir.InsertionPoint(blk):
-        outs = [op1(name, [blk.arguments[i], blk.arguments[n + i]], t, loc=loc) for i in range(n)]
-        create("stablehlo.return", outs, [], loc=loc)
-    return blk
+    return region_body(region, [ranked([], elem)] * (2 * n), name, loc=loc)
 
 
 # -- constants ---------------------------------------------------------------------------------
@@ -140,7 +160,47 @@ logistic = _unary("stablehlo.logistic")
 sign = _unary("stablehlo.sign")
 floor = _unary("stablehlo.floor")
 ceil = _unary("stablehlo.ceil")
+round_nearest_even = _unary("stablehlo.round_nearest_even")
+round_nearest_afz = _unary("stablehlo.round_nearest_afz")
 not_ = _unary("stablehlo.not")
+popcnt = _unary("stablehlo.popcnt")
+count_leading_zeros = _unary("stablehlo.count_leading_zeros")
+shift_left = _binary("stablehlo.shift_left")
+shift_right_arithmetic = _binary("stablehlo.shift_right_arithmetic")
+shift_right_logical = _binary("stablehlo.shift_right_logical")
+
+# CHLO: ops XLA expands into StableHLO when it compiles (the special functions)
+sinh = _unary("chlo.sinh")
+cosh = _unary("chlo.cosh")
+asin = _unary("chlo.asin")
+acos = _unary("chlo.acos")
+atan = _unary("chlo.atan")
+asinh = _unary("chlo.asinh")
+acosh = _unary("chlo.acosh")
+atanh = _unary("chlo.atanh")
+erf = _unary("chlo.erf")
+erfc = _unary("chlo.erfc")
+erf_inv = _unary("chlo.erf_inv")
+lgamma = _unary("chlo.lgamma")
+digamma = _unary("chlo.digamma")
+conj = _unary("chlo.conj")
+next_after = _binary("chlo.next_after")
+polygamma = _binary("chlo.polygamma")
+zeta = _binary("chlo.zeta")
+
+
+def _predicate(name: str):
+    def build(x: ir.Value, *, loc: Loc = None, ip: IP = None) -> ir.Value:
+        return elementwise(name, [x], elem=i1(), loc=loc, ip=ip)
+    build.__name__ = name.split(".")[1]
+    build.__doc__ = f"``{name}`` (an i1 per element)."
+    return build
+
+
+is_finite = _predicate("stablehlo.is_finite")
+is_inf = _predicate("chlo.is_inf")
+is_pos_inf = _predicate("chlo.is_pos_inf")
+is_neg_inf = _predicate("chlo.is_neg_inf")
 
 
 def abs(x: ir.Value, *, loc: Loc = None, ip: IP = None) -> ir.Value:  # noqa: A001
@@ -202,6 +262,11 @@ def convert(x: ir.Value, elem: ir.Type, *, loc: Loc = None, ip: IP = None) -> ir
     if element_type_of(x) == elem:
         return x
     return elementwise("stablehlo.convert", [x], elem=elem, loc=loc, ip=ip)
+
+
+def bitcast_convert(x: ir.Value, elem: ir.Type, *, loc: Loc = None, ip: IP = None) -> ir.Value:
+    """``stablehlo.bitcast_convert`` to an element type of the same width (same shape)."""
+    return elementwise("stablehlo.bitcast_convert", [x], elem=elem, loc=loc, ip=ip)
 
 
 # -- data movement -----------------------------------------------------------------------------
@@ -309,17 +374,33 @@ def reverse(x: ir.Value, dims: Sequence[int], *, loc: Loc = None, ip: IP = None)
 
 
 # -- reductions and contractions ---------------------------------------------------------------
+def _scalars(xs: Sequence[ir.Value]) -> list[ir.Type]:
+    """The rank-0 types of the elements of ``xs`` (a region's arguments)."""
+    return [ranked([], element_type_of(x)) for x in xs]
+
+
+def variadic_reduce(xs: Sequence[ir.Value], inits: Sequence[ir.Value], dims: Sequence[int], body: Body, *,
+                    loc: Loc = None, ip: IP = None) -> list[ir.Value]:
+    """``stablehlo.reduce`` of same-shaped ``xs`` over ``dims`` (none: still an op, since the
+    body combines every element with the init values); the body combines scalars
+    ``(acc..., x...)`` into new accumulators."""
+    dims = sorted(int(d) for d in dims)
+    shape = shapes.reduce(shape_of(xs[0]), dims)
+    op = create("stablehlo.reduce", [*xs, *inits], [ranked(shape, element_type_of(x)) for x in xs],
+                {"dimensions": i64_array(dims)}, regions=1, loc=loc, ip=ip)
+    scal = _scalars(xs)
+    region_body(op.regions[0], scal + scal, body, loc=loc)
+    return list(op.results)
+
+
 def reduce(x: ir.Value, init: ir.Value, dims: Sequence[int], kind: str = "stablehlo.add", *,
            loc: Loc = None, ip: IP = None) -> ir.Value:
-    """A single-input ``stablehlo.reduce`` of ``x`` over ``dims`` whose body is op ``kind``."""
+    """A single-input ``stablehlo.reduce`` of ``x`` over ``dims`` whose body is op ``kind``
+    (``init`` its identity: over no dims, ``x`` itself)."""
     dims = sorted(int(d) for d in dims)
     if not dims:
         return x
-    et = element_type_of(x)
-    op = create("stablehlo.reduce", [x, init], [ranked(shapes.reduce(shape_of(x), dims), et)],
-                {"dimensions": i64_array(dims)}, regions=1, loc=loc, ip=ip)
-    scalar_body(op.regions[0], et, kind, loc=loc)
-    return op.result
+    return variadic_reduce([x], [init], dims, kind, loc=loc, ip=ip)[0]
 
 
 def reduce_sum(x: ir.Value, dims: Sequence[int], *, loc: Loc = None, ip: IP = None) -> ir.Value:
@@ -336,18 +417,38 @@ def reduce_window_attrs(window: Sequence[int], strides: Sequence[int], padding: 
             "padding": padding_attr(padding)}
 
 
+def variadic_reduce_window(xs: Sequence[ir.Value], inits: Sequence[ir.Value], window: Sequence[int],
+                           strides: Sequence[int], base_dilations: Sequence[int], window_dilations: Sequence[int],
+                           padding: Sequence[tuple[int, int]], body: Body, *,
+                           loc: Loc = None, ip: IP = None) -> list[ir.Value]:
+    """``stablehlo.reduce_window`` of same-shaped ``xs``: a reduction (the body, as for
+    ``variadic_reduce``) over every strided, dilated, padded window."""
+    out = shapes.reduce_window(shape_of(xs[0]), window, strides, padding, base_dilations, window_dilations)
+    op = create("stablehlo.reduce_window", [*xs, *inits], [ranked(out, element_type_of(x)) for x in xs],
+                reduce_window_attrs(window, strides, padding, base_dilations, window_dilations), regions=1,
+                loc=loc, ip=ip)
+    scal = _scalars(xs)
+    region_body(op.regions[0], scal + scal, body, loc=loc)
+    return list(op.results)
+
+
 def reduce_window(x: ir.Value, init: ir.Value, window: Sequence[int], strides: Sequence[int],
                   base_dilations: Sequence[int], window_dilations: Sequence[int],
                   padding: Sequence[tuple[int, int]], kind: str = "stablehlo.add", *,
                   loc: Loc = None, ip: IP = None) -> ir.Value:
     """A single-input ``stablehlo.reduce_window`` whose body is op ``kind``."""
-    et = element_type_of(x)
-    out = shapes.reduce_window(shape_of(x), window, strides, padding, base_dilations, window_dilations)
-    op = create("stablehlo.reduce_window", [x, init], [ranked(out, et)],
-                reduce_window_attrs(window, strides, padding, base_dilations, window_dilations), regions=1,
-                loc=loc, ip=ip)
-    scalar_body(op.regions[0], et, kind, loc=loc)
-    return op.result
+    return variadic_reduce_window([x], [init], window, strides, base_dilations, window_dilations, padding, kind,
+                                  loc=loc, ip=ip)[0]
+
+
+def sort(xs: Sequence[ir.Value], dim: int, comparator: Body, *, stable: bool = True,
+         loc: Loc = None, ip: IP = None) -> list[ir.Value]:
+    """``stablehlo.sort`` of same-shaped ``xs`` along ``dim``; the comparator's block takes two
+    scalars per operand ``(a0, b0, a1, b1...)`` and returns an i1: whether a goes before b."""
+    op = create("stablehlo.sort", xs, [x.type for x in xs],
+                {"dimension": i64_attr(dim), "is_stable": bool_attr(stable)}, regions=1, loc=loc, ip=ip)
+    region_body(op.regions[0], [t for t in _scalars(xs) for _ in range(2)], comparator, loc=loc)
+    return list(op.results)
 
 
 def dot_dimension_numbers(lb: Sequence[int], rb: Sequence[int], lc: Sequence[int], rc: Sequence[int]):
@@ -368,7 +469,8 @@ def dot_general(lhs: ir.Value, rhs: ir.Value, lb: Sequence[int], rb: Sequence[in
                 like=None, precision=None, loc: Loc = None, ip: IP = None) -> ir.Value:
     """``stablehlo.dot_general``. The result type is computed (element type ``elem``, default
     the lhs's) unless ``result_type``; ``like`` (a dot_general op) lends its precision config
-    and algorithm, ``precision`` sets a precision config."""
+    and algorithm, ``precision`` sets a precision config (an attribute, or the name of one
+    precision for both operands: ``"HIGHEST"``)."""
     if result_type is None:
         out = shapes.dot_general(shape_of(lhs), shape_of(rhs), lb, rb, lc, rc)
         result_type = ranked(out, elem or element_type_of(lhs))
@@ -377,6 +479,9 @@ def dot_general(lhs: ir.Value, rhs: ir.Value, lb: Sequence[int], rb: Sequence[in
         for k in ("precision_config", "algorithm"):
             if k in like.attributes:
                 attrs[k] = like.attributes[k]
+    if isinstance(precision, str):
+        p = hlo.PrecisionAttr.get(precision)
+        precision = ir.ArrayAttr.get([p, p])
     if precision is not None:
         attrs["precision_config"] = precision
     return op1("stablehlo.dot_general", [lhs, rhs], result_type, attrs, loc=loc, ip=ip)
@@ -418,11 +523,11 @@ def gather(operand: ir.Value, indices: ir.Value, *, offset_dims, collapsed_slice
 
 def scatter(operand: ir.Value, indices: ir.Value, updates: ir.Value, *, update_window_dims,
             inserted_window_dims, scatter_dims_to_operand_dims, index_vector_dim: int,
-            input_batching_dims=(), scatter_indices_batching_dims=(), combiner: str | None = "stablehlo.add",
+            input_batching_dims=(), scatter_indices_batching_dims=(), combiner: Body | None = "stablehlo.add",
             indices_are_sorted: bool = False, unique_indices: bool = False, extra_attributes: dict | None = None,
             loc: Loc = None, ip: IP = None) -> ir.Value:
-    """``stablehlo.scatter`` of one operand whose update region combines old and new with op
-    ``combiner`` (``None``: the new value replaces the old)."""
+    """``stablehlo.scatter`` of one operand whose update region combines old and new (block
+    arguments ``(old, new)``) with ``combiner`` (``None``: the new value replaces the old)."""
     dn = scatter_dimension_numbers(update_window_dims=update_window_dims,
                                    inserted_window_dims=inserted_window_dims,
                                    scatter_dims_to_operand_dims=scatter_dims_to_operand_dims,
@@ -431,12 +536,12 @@ def scatter(operand: ir.Value, indices: ir.Value, updates: ir.Value, *, update_w
     attrs = {"scatter_dimension_numbers": dn, "indices_are_sorted": bool_attr(indices_are_sorted),
              "unique_indices": bool_attr(unique_indices), **(extra_attributes or {})}
     op = create("stablehlo.scatter", [operand, indices, updates], [operand.type], attrs, regions=1, loc=loc, ip=ip)
-    t = ranked([], element_type_of(operand))
-    blk = ir.Block.create_at_start(op.regions[0], [t, t])
-    with ir.InsertionPoint(blk):
-        r = blk.arguments[1] if combiner is None else op1(combiner, [blk.arguments[0], blk.arguments[1]], t, loc=loc)
-        create("stablehlo.return", [r], [], loc=loc)
+    region_body(op.regions[0], _scalars([operand]) * 2, _overwrite if combiner is None else combiner, loc=loc)
     return op.result
+
+
+def _overwrite(block: ir.Block) -> list[ir.Value]:
+    return [block.arguments[1]]
 
 
 def triangular_solve(a: ir.Value, b: ir.Value, *, left_side: bool, lower: bool, unit_diagonal: bool = False,
@@ -445,6 +550,29 @@ def triangular_solve(a: ir.Value, b: ir.Value, *, left_side: bool, lower: bool, 
                {"left_side": bool_attr(left_side), "lower": bool_attr(lower),
                 "unit_diagonal": bool_attr(unit_diagonal), "transpose_a": hlo.TransposeAttr.get(transpose_a)},
                loc=loc, ip=ip)
+
+
+def cholesky(a: ir.Value, *, lower: bool = True, loc: Loc = None, ip: IP = None) -> ir.Value:
+    """``stablehlo.cholesky`` of (a batch of) positive definite matrices (NaN where it fails)."""
+    return op1("stablehlo.cholesky", [a], a.type, {"lower": bool_attr(lower)}, loc=loc, ip=ip)
+
+
+def decomposition(kind: str, operands: Sequence[ir.Value], options: dict, *,
+                  loc: Loc = None, ip: IP = None) -> list[ir.Value]:
+    """The marker ``stablehlo.custom_call @reactant.linalg.<kind>`` of a matrix decomposition
+    (``reactant.ir.decompositions``: its shape rule and attributes)."""
+    specs = D.result_specs(kind, [(shape_of(x), from_element_type(element_type_of(x))) for x in operands], options)
+    types = [ranked(shape, element_type(dt)) for shape, dt in specs]
+    return list(create("stablehlo.custom_call", operands, types, D.attributes(kind, options), loc=loc, ip=ip).results)
+
+
+def rng_bit_generator(state: ir.Value, shape: Sequence[int], elem: ir.Type, algorithm: str = "THREE_FRY", *,
+                      loc: Loc = None, ip: IP = None) -> tuple[ir.Value, ir.Value]:
+    """``stablehlo.rng_bit_generator``: (the advanced state, random bits of ``shape`` and
+    unsigned integer type ``elem``); the same state always gives the same bits."""
+    op = create("stablehlo.rng_bit_generator", [state], [state.type, ranked(shape, elem)],
+                {"rng_algorithm": ir.Attribute.parse(f"#stablehlo<rng_algorithm {algorithm}>")}, loc=loc, ip=ip)
+    return op.results[0], op.results[1]
 
 
 def fft(x: ir.Value, fft_type: str, lengths: Sequence[int], *, loc: Loc = None, ip: IP = None) -> ir.Value:

@@ -19,11 +19,10 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from .context import functions
+from .opinfo import info
 from .regions import callee_name, captured_values, terminator
 
 MANUAL = "sdy.manual_computation"
-COLLECTIVES = frozenset({"stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter",
-                         "stablehlo.collective_permute", "stablehlo.all_to_all"})
 
 _DIM = re.compile(r"\{([^{}]*)\}")
 
@@ -127,10 +126,14 @@ def varying(body: ir.Block, arg_vary: Sequence[frozenset], sizes: dict[str, int]
             op = op.operation
             name = op.name
             ins = frozenset().union(*(of(v) for v in op.operands)) if len(op.operands) else frozenset()
-            if name in COLLECTIVES:
-                axes = collective_axes(op, sizes)
-                out = ins - axes if name == "stablehlo.all_reduce" else (
-                    ins if name == "stablehlo.all_gather" else ins | axes)
+            if info(name).collective:
+                # JAX's rule: a psum is invariant over its axes, an all_gather (or a broadcast
+                # from one device) varies as its operand, the other collectives vary over theirs
+                if name in ("stablehlo.all_gather", "stablehlo.collective_broadcast"):
+                    out = ins
+                else:
+                    axes = collective_axes(op, sizes)
+                    out = ins - axes if name == "stablehlo.all_reduce" else ins | axes
             elif name in ("stablehlo.partition_id", "stablehlo.replica_id"):
                 out = everything
             elif name == "func.call" and _callee(op) is not None:

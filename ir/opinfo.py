@@ -1,10 +1,11 @@
-"""One table of facts per StableHLO op name (``OPS``): arity, elementwise, commutative, purity,
-reduction kind and identity, cost class, and its NumPy kernel (``reactant.ir.kernels``).
+"""One table of facts per StableHLO op name (``OPS``): arity, elementwise, commutative, purity
+(side effects), collective, reduction kind and identity, cost classes (transcendental, cheap,
+data movement), and its NumPy kernel (``reactant.ir.kernels``).
 
 Every classification the layers need reads this table (the rewrite patterns, equality
-saturation's language and cost model, the loop analyses, the AD pass, scatter tiling), so an
-op's facts are written once. Ops missing from the table are treated conservatively: not
-elementwise, not pure.
+saturation's language and cost model, the loop analyses, rerolling, the AD pass, scatter
+tiling, the manual computations' variance), so an op's facts are written once. Ops missing
+from the table are treated conservatively: not elementwise, not pure.
 """
 
 from __future__ import annotations
@@ -25,15 +26,29 @@ class OpInfo:
     arity: int | None = None  # number of operands (None: variadic or with regions)
     elementwise: bool = False  # each result element depends on the same-index operand elements
     commutative: bool = False
-    pure: bool = True  # no side effects (ops with regions: when their bodies are pure too)
+    # no side effects (ops with regions: when their bodies are pure too); an impure op (I/O, a
+    # random state, a custom call, communication between devices) is never removed, moved,
+    # duplicated or rolled into a loop
+    pure: bool = True
+    collective: bool = False  # communicates between the devices of an SPMD program (impure)
     transcendental: bool = False  # a math-library call per element (cost model)
-    reducible: bool = False  # can be the body of a reduction (has an identity)
+    # as the body of a reduction (it has an identity): "add", "mul", "max", "min", "and", "or"
+    reduce_kind: str | None = None
     cheap: bool = False  # fused by XLA into its consumers: not worth hoisting on its own
+    # moves or converts one operand's elements, no arithmetic (reshape, broadcast, transpose,
+    # slice, convert): recomputing it from its operand beats storing it (the AD pass
+    # recomputes rather than tapes it)
+    move: bool = False
     kernel: Callable | None = None  # elementwise kernel on NumPy arrays (reactant.ir.kernels)
 
     @property
     def short(self) -> str:
         return self.name.split(".", 1)[1]
+
+    @property
+    def reducible(self) -> bool:
+        """Can be the body of a reduction (has an identity)."""
+        return self.reduce_kind is not None
 
 
 def _table() -> dict[str, OpInfo]:
@@ -45,35 +60,39 @@ def _table() -> dict[str, OpInfo]:
     transcendental = {"cosine", "exponential", "exponential_minus_one", "log", "log_plus_one", "logistic",
                       "rsqrt", "sine", "sqrt", "cbrt", "tan", "tanh", "power", "atan2", "divide", "remainder"}
     commutative = {"add", "multiply", "maximum", "minimum", "and", "or", "xor"}
-    reducible = {"add", "multiply", "maximum", "minimum", "and", "or"}
+    reduce_kinds = {"add": "add", "multiply": "mul", "maximum": "max", "minimum": "min", "and": "and", "or": "or"}
     for short, fn in K.UNARY.items():
         add(short, arity=1, elementwise=True, transcendental=short in transcendental, kernel=fn)
     for short, fn in K.BINARY.items():
         add(short, arity=2, elementwise=True, commutative=short in commutative,
-            transcendental=short in transcendental, reducible=short in reducible, kernel=fn)
+            transcendental=short in transcendental, reduce_kind=reduce_kinds.get(short), kernel=fn)
     for short in ("real", "imag", "reduce_precision"):
         add(short, arity=1, elementwise=True)
     add("complex", arity=2, elementwise=True)
-    add("convert", arity=1, elementwise=True, cheap=True)
+    add("convert", arity=1, elementwise=True, cheap=True, move=True)
     add("bitcast_convert", arity=1, cheap=True)  # to another width it adds or drops a dimension
     add("compare", arity=2, elementwise=True)
     add("select", arity=3, elementwise=True)
     add("clamp", arity=3, elementwise=True)
     for short in ("constant", "iota"):
         add(short, arity=0, cheap=True)
-    add("broadcast_in_dim", arity=1, cheap=True)
-    add("reshape", arity=1, cheap=True)
-    for short in ("transpose", "slice", "reverse", "dynamic_slice", "dynamic_update_slice", "concatenate",
+    for short in ("broadcast_in_dim", "broadcast", "reshape"):  # (broadcast: the legacy form)
+        add(short, arity=1, cheap=True, move=True)
+    for short in ("transpose", "slice"):
+        add(short, arity=1, move=True)
+    for short in ("reverse", "dynamic_slice", "dynamic_update_slice", "concatenate",
                   "pad", "dot_general", "dot", "reduce", "gather", "scatter", "select_and_scatter", "sort",
                   "reduce_window", "convolution", "get_tuple_element", "tuple", "while", "if", "case", "map",
                   "dynamic_broadcast_in_dim", "dynamic_reshape", "dynamic_iota", "get_dimension_size",
                   "real_dynamic_slice", "dynamic_pad", "dynamic_gather", "return", "fft", "cholesky",
                   "triangular_solve"):
         add(short)
-    for short in ("custom_call", "rng", "rng_bit_generator", "infeed", "outfeed", "send", "recv", "all_reduce",
-                  "all_gather", "all_to_all", "reduce_scatter", "collective_permute", "collective_broadcast",
+    for short in ("custom_call", "rng", "rng_bit_generator", "infeed", "outfeed", "send", "recv",
                   "optimization_barrier", "create_token", "after_all", "partition_id", "replica_id"):
         add(short, pure=False)
+    for short in ("all_reduce", "all_gather", "all_to_all", "reduce_scatter", "collective_permute",
+                  "collective_broadcast"):
+        add(short, pure=False, collective=True)
     for name in ("chlo.erf", "chlo.erf_inv", "chlo.lgamma", "chlo.digamma"):
         ops[name] = OpInfo(name, arity=1, elementwise=True, transcendental=True)
     return ops
@@ -89,6 +108,13 @@ ELEMENTWISE = frozenset(n for n, i in OPS.items() if i.elementwise)
 def info(name: str) -> OpInfo:
     """The facts of op ``name`` (an impure, non-elementwise entry for unknown ops)."""
     return OPS.get(name, _UNKNOWN_IMPURE)
+
+
+def has_effect(name: str) -> bool:
+    """Op ``name`` is in the table with a side effect (unknown ops are not counted: callers
+    that must be conservative about them use ``info(name).pure``)."""
+    i = OPS.get(name)
+    return i is not None and not i.pure
 
 
 def is_pure_op(op) -> bool:
@@ -110,28 +136,38 @@ def is_pure_op(op) -> bool:
     return ok[0]
 
 
-def reduce_body_kind(op) -> str | None:
-    """For a single-input ``stablehlo.reduce`` whose body is ``return f(arg0, arg1)`` (either
-    order) with ``f`` a reducible op (add, multiply, maximum, minimum, and, or): ``f``'s name."""
-    if op.operation.name != "stablehlo.reduce" or len(op.operands) != 2:
-        return None
+def combiner(op) -> ir.Operation | None:
+    """The op ``f`` of ``op``'s first region when that is one block ``^(a, b): return f(a, b)``
+    (either order): what a single-value reduce, reduce_window, all_reduce, reduce_scatter or
+    scatter combines with (read its ``reduce_kind`` from the table)."""
     blocks = op.regions[0].blocks
     if len(blocks) != 1:
         return None
     block = blocks[0]
     ops = list(block.operations)
-    if len(ops) != 2 or ops[1].operation.name != "stablehlo.return":
-        return None
-    body = ops[0]
-    name = body.operation.name
-    if not info(name).reducible or len(body.operands) != 2 or len(body.attributes):
-        return None
     args = list(block.arguments)
-    if len(args) != 2 or len(ops[1].operands) != 1 or ops[1].operands[0] != body.results[0]:
+    if len(ops) != 2 or len(args) != 2:
         return None
-    if {body.operands[0], body.operands[1]} != {args[0], args[1]} or body.operands[0] == body.operands[1]:
+    f, ret = ops[0].operation, ops[1].operation
+    if ret.name != "stablehlo.return" or len(ret.operands) != 1 or len(f.operands) != 2 or len(f.results) != 1:
         return None
-    return name
+    if ret.operands[0] != f.results[0]:
+        return None
+    if {f.operands[0], f.operands[1]} != {args[0], args[1]} or f.operands[0] == f.operands[1]:
+        return None
+    return f
+
+
+def reduce_body_kind(op) -> str | None:
+    """For a single-input ``stablehlo.reduce`` whose body is ``return f(arg0, arg1)`` (either
+    order) with ``f`` a reducible op (add, multiply, maximum, minimum, and, or) without
+    attributes: ``f``'s name."""
+    if op.operation.name != "stablehlo.reduce" or len(op.operands) != 2:
+        return None
+    f = combiner(op)
+    if f is None or not info(f.name).reducible or len(f.attributes):
+        return None
+    return f.name
 
 
 def reduce_identity(kind: str, elem: ir.Type):

@@ -1,7 +1,7 @@
 """Shape rules of StableHLO ops, on plain tuples of ints (StableHLO spec, static shapes).
 
-One rule per op, shared by the value-level builders (``reactant.ir.build``) and the tracer's
-Ops layer, which validates user input first and then asks these for the result shape.
+One rule per op, read by the op's builder (``reactant.ir.build``), which every layer builds
+ops with; the tracer's Ops layer also reads a few to validate user input before building.
 """
 
 from __future__ import annotations

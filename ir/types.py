@@ -120,7 +120,9 @@ def ranked(shape: Sequence[int], elem: ir.Type) -> ir.RankedTensorType:
 
 def tensor_type(v: ir.Value | ir.Type) -> ir.RankedTensorType:
     """The ranked tensor type of a value (or a type viewed as one)."""
-    return ir.RankedTensorType(v if isinstance(v, ir.Type) else v.type)
+    t = v if isinstance(v, ir.Type) else v.type
+    # (types come downcast: casting again costs as much as reading the type)
+    return t if type(t) is ir.RankedTensorType else ir.RankedTensorType(t)
 
 
 def shape_of(v: ir.Value | ir.Type) -> tuple[int, ...]:

@@ -39,7 +39,9 @@ class PassOptions:
     the same on a loaded and an idle machine; ``eqsat_o3`` multiplies them by 4."""
 
     disabled: frozenset[str] = frozenset()  # rewrite patterns (or families) to leave out
-    fast_math: bool = False  # rewrites that may change NaN/Inf/-0 results or reassociate floats
+    # also the rewrites that are not exact (``optimize.exactness``): they may round, overflow or
+    # give NaN, Inf and signed zeros differently (float reassociation, distribution, x * 0 -> 0)
+    fast_math: bool = False
     # -- equality saturation, per segment of straight-line code
     saturation_node_limit: int = 20_000  # e-nodes (the next iteration must not overshoot it)
     saturation_iterations: int = 8  # rewrite iterations

@@ -47,6 +47,7 @@ from jaxlib.mlir import ir
 from ..ir import build
 from ..ir.regions import clone_op, walk_nested
 from ..ir.attrs import read_constant
+from ..ir.opinfo import has_effect
 from ..ir.types import element_type_of, is_complex_type, num_elements, ranked, shape_of, spec_of
 from .passes import PassOptions, log_pass, register_pass
 
@@ -60,12 +61,6 @@ MAX_ROUNDS = 16  # rolls per function
 VARY_CONST_MAX = 256  # elements: a constant up to this size may differ between blocks (table)
 STACK_MAX_BYTES = 1 << 28  # values read from a stack built before the loop, per roll
 FAR = -(1 << 40)  # operand code of every value defined outside the two blocks before an op
-
-# ops never rolled: side effects or meaning tied to their position
-_EFFECTS = {"stablehlo.custom_call", "stablehlo.infeed", "stablehlo.outfeed", "stablehlo.send",
-            "stablehlo.recv", "stablehlo.after_all", "stablehlo.rng", "stablehlo.rng_bit_generator",
-            "stablehlo.optimization_barrier", "stablehlo.partition_id", "stablehlo.replica_id"}
-
 
 # ops whose regions are a computation of their own (a reduction's combiner, a comparator):
 # equal when their regions are; other ops with regions never roll
@@ -132,7 +127,9 @@ class _Table:
             opstart[i] = len(owner)
             name = op.name
             region = _region_code(op) if name in _SELF_CONTAINED else None
-            if (len(op.regions) and region is None) or name in _EFFECTS \
+            # never rolled: side effects (the op table's; collectives included) or meaning tied
+            # to their position (ops of other dialects)
+            if (len(op.regions) and region is None) or has_effect(name) \
                     or not (name.startswith("stablehlo.") or name.startswith("chlo.")):
                 base[i] = uniq
                 uniq -= 1

@@ -83,9 +83,11 @@ class Options:
     verbose: bool = False  # print every compilation stage's time and op count (also REACTANT_LOG=1)
     device: Any = None  # where the program runs when no argument says (a device object)
     warn_scalars: bool = True  # warn when new Python-scalar values keep recompiling (not for internal uses)
+    fast_math: bool = False  # also rewrites that may change rounding, NaN/Inf or signed zeros (optimize/exactness.py)
 
     def pass_options(self) -> PassOptions:
-        return PassOptions(ad_checkpoint=self.ad_checkpoint, ad_max_trip_count=self.ad_max_trip_count)
+        return PassOptions(ad_checkpoint=self.ad_checkpoint, ad_max_trip_count=self.ad_max_trip_count,
+                           fast_math=self.fast_math)
 
 
 class CompiledFunction(functools.partial):
@@ -1017,7 +1019,7 @@ def _bytecode(module: ir.Module) -> bytes:
 def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_numbers: bool = False,
             donate: bool = True, loops: str = "auto", control_flow: bool = True,
             ad_checkpoint: str | int | None = None, ad_max_trip_count: int | None = None,
-            out_shardings: Any = None, verbose: bool = False, device: Any = None):
+            out_shardings: Any = None, verbose: bool = False, device: Any = None, fast_math: bool = False):
     """Compile ``fn`` with XLA on first call for each call signature.
 
     Use bare (``@reactant.compile``) or with options (``@reactant.compile(optimize="O1")``).
@@ -1038,12 +1040,15 @@ def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_nu
     platform name such as ``"gpu"``, or ``"gpu:1"``) runs the program there: NumPy and
     Python-number arguments go there, device-array arguments must already live there
     (default: where the arguments live, else the default platform's first device).
+    ``fast_math=True`` lets the optimizer also reassociate and distribute float arithmetic
+    (matrix chains, scalar factors across products, sums) and drop NaN/Inf/signed-zero cases:
+    faster, not bit-identical to NumPy on special values (see ``reactant.optimize.exactness``).
     """
     if loops not in ("auto", "unroll", "keep"):
         raise ValueError(f"loops must be 'auto', 'unroll' or 'keep', got {loops!r}")
     opts = Options(tuple(optimize) if isinstance(optimize, list) else optimize, track_numbers, donate, loops,
                    control_flow, ad_checkpoint, ad_max_trip_count, out_shardings, verbose,
-                   runtime.resolve_device(device))
+                   runtime.resolve_device(device), fast_math=fast_math)
     opts.pass_options()  # validates the AD options now, naming a bad one
     if fn is None:
         return lambda f: CompiledFunction(f, opts)

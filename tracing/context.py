@@ -16,7 +16,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 
 from ..ir.context import make_context
-from ..ir.types import element_type
+from ..ir.types import element_type, spec_of
 from .errors import user_location
 from .state_reads import StateReads
 
@@ -37,6 +37,7 @@ class TraceContext:
         self._ips: list[ir.InsertionPoint] = []
         self._types: dict = {}
         self._elem_types: dict = {}
+        self._specs: dict = {}
         self._locs: dict = {}
         self.functions: dict[str, func.FuncOp] = {}
         # (tracer, value before) for every in-place rebinding, in order (see traced.rebind)
@@ -104,6 +105,13 @@ class TraceContext:
         if t is None:
             t = self._types[key] = ir.RankedTensorType.get(list(shape), self.elem_type(dtype))
         return t
+
+    def spec(self, t: ir.Type) -> tuple[tuple[int, ...], np.dtype]:
+        """(shape, dtype) of a ranked tensor type (cached: every op's result is read back so)."""
+        r = self._specs.get(t)
+        if r is None:
+            r = self._specs[t] = spec_of(t)
+        return r
 
     # -- locations --------------------------------------------------------------------------
     def location(self, name: str | None = None) -> ir.Location:

@@ -49,8 +49,9 @@ from jaxlib.mlir import ir
 
 from ...ir import build as B
 from ...ir.loops import WhileLoopInfo, analyze, slot_of, while_parts
+from ...ir.opinfo import info as op_info
 from ...ir.regions import block_ops, captured_values, clone_op, terminator, walk_nested
-from ...ir.types import element_type_of, i64, ranked, shape_of
+from ...ir.types import element_type_of, i64, num_elements, ranked, shape_of
 from ...ir.values import defining_op, is_within
 from . import emit as E
 from .errors import ADError
@@ -75,10 +76,11 @@ def _carried_dependent(w, info: WhileLoopInfo) -> set:
     return dep
 
 
-# data movement that is recomputed from its (cached) operand rather than cached itself:
-# never smaller than its operand (a broadcast scalar is cached as the scalar)
-_REMAT_MOVES = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.convert",
-                          "stablehlo.transpose", "stablehlo.broadcast"})
+def _remat(o) -> bool:
+    """Data movement (the op table's ``move``) never smaller than its operand is recomputed from
+    its (cached) operand rather than cached itself (a broadcast scalar is cached as the scalar,
+    a slice as the slice)."""
+    return op_info(o.name).move and num_elements(o.results[0]) >= num_elements(o.operands[0])
 
 
 class LoopRevScope(Scope):
@@ -118,7 +120,7 @@ class LoopRevScope(Scope):
         else:
             o = defining_op(v)
             if o is not None and o.parent.operation == self.w and o.name not in NO_MOVE and (
-                    v not in self.dep or o.name in _REMAT_MOVES):
+                    v not in self.dep or _remat(o)):
                 with self.head_ip, o.location:
                     new = clone_op(o, self.get)
                 for a, b in zip(o.results, new.results):

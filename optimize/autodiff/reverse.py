@@ -31,6 +31,7 @@ from ...ir.manual import (MANUAL, axis_groups, create_manual, manual_axes, mesh_
                           sharding_axes, varying)
 from ...ir.custom_derivatives import SAVED_VALUE, target_of
 from ...ir.markers import Activity as A, RETURNS_PRIMAL, SEEDED
+from ...ir.opinfo import info
 from ...ir.regions import block_ops, captured_values, clone_op, terminator
 from ...ir.types import element_type_of, is_integer_type, ranked, shape_of
 from ...ir.values import defining_op, is_within
@@ -127,10 +128,6 @@ class TapeBranchScope(Scope):
         return ph
 
 
-_CHEAP_MOVES = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.convert",
-                          "stablehlo.slice", "stablehlo.transpose"})
-
-
 def _cheap(o, src_op) -> bool:
     """Recompute rather than tape: constants, iotas, and integer index arithmetic or plain data
     movement (broadcast, reshape, convert, slice, transpose) of such values or of values from
@@ -139,7 +136,7 @@ def _cheap(o, src_op) -> bool:
         return True
     if len(o.regions) or o.name in NO_MOVE:
         return False
-    if o.name not in _CHEAP_MOVES and not all(is_integer_type(element_type_of(r)) for r in o.results):
+    if not info(o.name).move and not all(is_integer_type(element_type_of(r)) for r in o.results):
         return False
     for v in o.operands:
         if is_within(v, src_op):
@@ -348,7 +345,7 @@ def _recompute(o) -> bool:
         return True
     if len(o.regions) or o.name in NO_MOVE:
         return False
-    return o.name in _CHEAP_MOVES or all(is_integer_type(element_type_of(r)) for r in o.results)
+    return info(o.name).move or all(is_integer_type(element_type_of(r)) for r in o.results)
 
 
 def _stacked(sharding_text: str, axes, rank: int) -> str:

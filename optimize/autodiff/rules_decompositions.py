@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from ...ir import build as B
 from ...ir import decompositions as D
-from ...ir.types import element_type, element_type_of, from_element_type, is_complex_type, ranked, shape_of
+from ...ir.types import element_type_of, is_complex_type, ranked, shape_of
 from . import emit as E
 from .errors import ADError
 from .rules import prim, register_custom_call, res, tadd, tsub
@@ -381,10 +381,7 @@ def _svd_rev(cx, op, cts, want):
 def _marker(kind: str, operands: list, options: dict) -> list:
     """A new decomposition marker on ``operands`` (for rules that need more than the primal
     marker computed); returns its results."""
-    specs = D.result_specs(kind, [(tuple(shape_of(x)), from_element_type(element_type_of(x))) for x in operands],
-                           options)
-    types = [ranked(shape, element_type(dt)) for shape, dt in specs]
-    return list(B.create("stablehlo.custom_call", operands, types, D.attributes(kind, options)).results)
+    return B.decomposition(kind, operands, options)
 
 
 def _eig_vectors(cx, op):

@@ -7,6 +7,7 @@ from jaxlib.mlir import ir
 
 from ...ir import build as B
 from ...ir.attrs import i64_array, i64_list, padding_attr
+from ...ir.opinfo import combiner, info
 from ...ir.regions import terminator
 from ...ir.types import element_type_of, is_integer_type, rank_of, ranked, shape_of
 from . import emit as E
@@ -15,23 +16,11 @@ from .errors import ADError
 from .ir_util import iota_dimension
 from .rules import prim, register, res, tadd
 
-_KINDS = {"stablehlo.add": "add", "stablehlo.maximum": "max", "stablehlo.minimum": "min",
-          "stablehlo.multiply": "mul"}
-
-
 def body_kind(op) -> str | None:
-    """``add``/``max``/``min``/``mul`` when the single-value reduction body is that op."""
-    blk = op.regions[0].blocks[0]
-    ops = list(blk.operations)
-    if len(ops) != 2 or len(blk.arguments) != 2:
-        return None
-    inner, ret = ops[0].operation, ops[1].operation
-    if ret.operands[0] != inner.results[0] or len(inner.operands) != 2:
-        return None
-    a, b = blk.arguments
-    if not ((inner.operands[0] == a and inner.operands[1] == b) or (inner.operands[0] == b and inner.operands[1] == a)):
-        return None
-    return _KINDS.get(inner.name)
+    """The op table's ``reduce_kind`` (``add``, ``mul``, ``max``, ``min``, ``and``, ``or``) of
+    the op a single-value reduction body combines with, or None."""
+    f = combiner(op)
+    return None if f is None else info(f.name).reduce_kind
 
 
 def _dims(op):

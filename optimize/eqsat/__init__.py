@@ -9,40 +9,38 @@ fusion-aware cost model calibrated on this machine (``cost``; DAG-aware extracti
 ``check`` is a NumPy interpreter of the term language that tests use to verify that every
 e-class holds equivalent terms.
 
-Rule families (``rules.py``; ``main`` unless marked fast-math):
+Rule families (``rules.py``), each rule tagged ``exact`` or ``fast-math`` by the contract of
+``optimize.exactness`` (its ruleset is named after the tag; fast-math ones are loaded only
+with ``PassOptions.fast_math``):
 
-- algebra: commutativity of add/mul/max/min/and/or/xor; ``x*1``, ``x/1``, ``x+0``,
-  ``x-0``, ``0-x``, ``--x``; ``a-b <-> a+(-b)``; ``-(a*b) <-> (-a)*b``; ``-(a-b) -> b-a``;
-  integer ``x*0``, ``x-x``; ``select(p,x,x)``, ``select(not p,a,b)``; identity and f64
-  round-trip converts; a broadcast scalar factor floats to the top of a product;
-- data movement: splats through broadcast/reshape/transpose/reverse/slice/pad;
+- algebra, exact: commutativity of add/mul/max/min/and/or/xor; ``x*1``, ``x/1``,
+  ``x+(-0.0)``, ``x-(+0.0)``, ``(-0.0)-x``, ``--x``; ``a+(-b) -> a-b``; ``-(a*b) <-> (-a)*b``;
+  integer ``-(a-b)``, ``x*0``, ``x-x``; ``select(p,x,x)``, ``select(not p,a,b)``; identity and
+  f64 round-trip converts;
+- data movement, exact: splats through broadcast/reshape/transpose/reverse/slice/pad;
   reshape∘reshape, identity reshape/broadcast/transpose, broadcast∘broadcast,
-  transpose∘transpose, transpose(broadcast), unit-dim reshape == broadcast,
-  elementwise of same broadcasts / of splats -> broadcast of elementwise, transpose
-  pushed into and pulled out of elementwise ops;
-- slice pushdown through elementwise/compare/select/convert, broadcast, transpose,
-  slice, concatenate (either side or straddling), matmul / matvec / vecmat, pads; full
-  slices removed;
-- dot_general: transpose(dot) <-> swapped dot, transposes folded into contracting dims,
-  matmul reassociation (4 orientations, matrices), distributivity (dot(a,b)+dot(a,c)),
-  scalar factors across dots (both ways), scalar/outer-product dots -> broadcast
-  multiply, diag(v) @ A and A @ diag(v) -> broadcast multiply (diag as select(eye,...)
-  or convert(eye)*...), full contractions: symmetry, rotation of a product onto the
-  other operand (<P'Q', G> = <Q', P'^T G>), distribution over sums;
-- reduce: over unit dims -> reshape, diag(A'B') -> row sums of products, full sums of
-  products <-> dot, batched row dots -> fused sums, scalar factors and negation out of
-  sums, sums of zero-padded values;
-- pads: no-op pads, edge zero-pads <-> concatenates with zero blocks, pad∘pad, slices
-  inside a pad, ``pad(x,0)*y -> pad(x*y[inside],0)``, elementwise of equal pads;
-- fast-math only: associativity of float add/mul, ``a*b+a*c -> a*(b+c)``, float
-  ``x*0``, ``x-x``, ``exp(log x)``, ``log(exp x)``, ``x/s -> x*(1/s)``.
+  transpose∘transpose, transpose(broadcast), unit-dim reshape == broadcast, elementwise of
+  same broadcasts / of splats -> broadcast of elementwise, transposes pushed into and pulled
+  out of elementwise ops;
+- slice pushdown, exact: through elementwise/compare/select/convert, broadcast, transpose,
+  slice, concatenate (either side or straddling), matmul / matvec / vecmat, pads; full slices
+  removed;
+- dot_general: exact: transpose(dot) <-> swapped dot, transposes folded into contracting dims,
+  integer scalar factors, scalar/outer-product dots -> broadcast multiply, symmetric full
+  contractions; fast-math: matrix-chain reassociation, distributivity, float scalar factors,
+  diag(v) @ A and A @ diag(v) -> broadcast multiply, rotation of a product onto the other
+  operand of a full contraction (<P'Q', G> = <Q', P'^T G>) and its distribution over sums;
+- reduce: exact: over unit dims -> reshape, full sums of products <-> dot (from a +0.0 init),
+  batched row dots -> fused sums, diag(A'B') -> row sums of products (-0.0 mask); fast-math:
+  the same from a +0.0 mask or any zero init, scalar factors and negation out of sums;
+- pads, exact: no-op pads, edge zero-pads <-> concatenates with zero blocks, pad∘pad, slices
+  inside a pad, sums of -0.0-padded values, elementwise of equal +0.0 pads; fast-math:
+  ``pad(x,0)*y -> pad(x*y[inside],0)``, sums of +0.0-padded values, other pads' elementwise;
+- fast-math only: associativity of float add/mul, ``a*b+a*c -> a*(b+c)``, float ``x+(+0.0)``,
+  ``x-(-0.0)``, ``(+0.0)-x``, ``-(a-b)``, ``x*0``, ``x-x``, ``a-b -> a+(-b)``,
+  ``(a*S)*b -> (a*b)*S``, ``exp(log x)``, ``log(exp x)``, ``x/s -> x*(1/s)``.
 
-Semantics: ``main`` rules keep results equal up to floating-point rounding order (what
-XLA itself takes liberty with: sum order, reassociated matrix chains, scalar factors),
-the sign of zero (``x+0 -> x``, as XLA) and, for the structured zero patterns the issue
-lists (diagonal-matrix products, ``pad(x,0)*y``), Inf/NaN values of the other operand in
-lanes that are multiplied by structural zeros. Everything else that can change NaN/Inf
-results or reassociates elementwise float arithmetic is in the fast-math ruleset.
+Each rule has an egglog ``:name``; ``SegmentStat.matched`` counts the rules that fired.
 
 Budgets come from ``PassOptions`` and count work, never time, so the optimized module is the
 same on a loaded and an idle machine: ``saturation_node_limit`` (e-nodes per segment),

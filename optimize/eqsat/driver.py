@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from jaxlib.mlir import ir
 
 from ...ir import loops
+from ..exactness import EXACT, FAST_MATH
 from ..passes import log_pass
 from . import cost as cost_mod
 from .encode import (
@@ -47,6 +48,8 @@ from .rebuild import Builder, RebuildError
 from .rules import analysis_rules, rules_for
 
 log = logging.getLogger("reactant.optimize.eqsat")
+
+_REWRITE_PREFIXES = (EXACT + ":", FAST_MATH + ":")  # names of the rewrite rules (rules._rule)
 
 # ops whose regions hold program code we optimize (not scalar bodies of reduce/scatter/sort)
 _CODE_REGION_OPS = {"func.func", "stablehlo.while", "stablehlo.if", "stablehlo.case"}
@@ -96,6 +99,8 @@ class SegmentStat:
     seconds: float = 0.0
     error: str = ""
     cached: bool = False  # a segment encoded alike was saturated before without a gain
+    # rewrite rules that matched during saturation: rule name (``rules.name_of``) -> matches
+    matched: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -448,15 +453,20 @@ def _saturate(eg, enc, limits: Limits, stat: SegmentStat, consts: dict, base: in
             # fast-math rules (associativity, annihilators) can multiply the e-graph within a
             # single iteration: a back-off scheduler caps their matches per iteration
             sched = ("(run-schedule (let-scheduler bo (back-off :match-limit 1000)) (saturate (run ana)) "
-                     "(run main) (run-with bo fast))" if limits.fast_math
-                     else "(run-schedule (saturate (run ana)) (run main))")
+                     f"(run {EXACT}) (run-with bo {FAST_MATH}))" if limits.fast_math
+                     else f"(run-schedule (saturate (run ana)) (run {EXACT}))")
             stat.stop = "iterations"
             prev = max(1, stat.nodes_start)
             node_limit = _node_limit(limits, stat.cost_before, runs)
             for it in range(limits.iterations):
                 out = _run(eg, sched)
                 stat.iterations = it + 1
-                updated = any(getattr(getattr(o, "report", None), "updated", False) for o in out)
+                reports = [r for r in (getattr(o, "report", None) for o in out) if r is not None]
+                updated = any(r.updated for r in reports)
+                for r in reports:
+                    for name, n in r.num_matches_per_rule.items():
+                        if n and name.startswith(_REWRITE_PREFIXES):
+                            stat.matched[name] = stat.matched.get(name, 0) + n
                 n = stat.nodes_end = _size(eg) - base
                 if not updated:
                     stat.stop = "saturated"

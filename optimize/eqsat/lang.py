@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ...ir import kernels as K
 from ...ir.opinfo import OPS
+from ..exactness import EXACT, FAST_MATH
 
 # constructor name -> argument sorts (the last one is always the result type "Ty")
 CTORS: dict[str, tuple[str, ...]] = {
@@ -54,6 +55,11 @@ DTYPES = FLOAT_DTYPES + INT_DTYPES + UINT_DTYPES
 DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4,
                "i64": 8, "ui8": 1, "ui16": 2, "ui32": 4, "ui64": 8}
 
+# rule sets: the analyses, and the rewrites by exactness tag (``optimize.exactness``): a
+# ruleset is named after its tag, so a rule's text says whether it is exact
+ANA = "ana"
+RULESETS = (ANA, EXACT, FAST_MATH)
+
 MAX_RANK = 6  # rank-specialised rules are generated up to this rank
 MAX_VEC = 8  # longest attribute vector the loader accepts
 
@@ -79,6 +85,8 @@ def prelude() -> list[str]:
         "(relation isint (String))",
         "(relation commutative (String))",
         "(relation is-zero (Op))",
+        "(relation is-pzero (Op))",
+        "(relation is-nzero (Op))",
         "(relation is-one (Op))",
         "(relation is-eye (Op))",
         "(relation iota-along (Op i64))",
@@ -93,7 +101,7 @@ def prelude() -> list[str]:
     for name, sorts in CTORS.items():
         cols = ["i64"] + ["String" if s == "String" else "i64" for s in sorts]
         cmds.append(f"(relation In{name} ({' '.join(cols)}))")
-    for r in ("load", "ana", "main", "fast"):
+    for r in ("load",) + RULESETS:
         cmds.append(f"(ruleset {r})")
     for d in FLOAT_DTYPES:
         cmds.append(f'(isfloat "{d}")')

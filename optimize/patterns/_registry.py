@@ -10,7 +10,11 @@ Conventions for pattern authors:
   before the matched op) at the location ``op.location``; replace with ``replace``;
 - never erase an op whose results still have uses (MLIR aborts the process);
 - a pattern must strictly simplify under its family's measure, or its inverse must not be
-  registered, so that the greedy fixpoint exists.
+  registered, so that the greedy fixpoint exists;
+- a pattern is exact or fast-math by the one contract of ``reactant.optimize.exactness``
+  (bit-identical results, NaN/Inf/signed zeros included), shared with the equality-saturation
+  rules; anything else is registered with ``fast_math=True`` and runs only with
+  ``PassOptions.fast_math``.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ class Pattern:
     root: str  # op name, e.g. "stablehlo.add"
     fn: PatternFn
     benefit: int = 1
-    fast_math: bool = False  # only with PassOptions.fast_math (may change NaN/Inf/-0 results)
+    fast_math: bool = False  # not exact by ``optimize.exactness``: only with PassOptions.fast_math
     param: Any = None
     doc: str = ""
 

@@ -178,10 +178,11 @@ def add_neg(op, rewriter):
 
 @pattern("sub_neg", FAMILY, "stablehlo.subtract", benefit=2)
 def sub_neg(op, rewriter):
-    """a - (-b) → a + b."""
+    """a - (-b) → a + b, unless a is +0.0: (+0.0) + b is exact too, but XLA folds it to b
+    (-0.0 for b = -0.0, where (+0.0) - (-b) is +0.0)."""
     a, nb = op.operands
     n = def_of(nb, "negate")
-    if n is not None:
+    if n is not None and not _is_pos_zero_float(a, a):
         with rewriter.ip:
             return replace(rewriter, op, B.elementwise("stablehlo.add", [a, n.operands[0]], loc=op.location))
     return False

@@ -219,11 +219,23 @@ def fold_iota_unit(op, rewriter):
 
 # -- reduce ----------------------------------------------------------------------------------
 
+def _fold_in_type(x: np.ndarray, init, dims, fn) -> np.ndarray:
+    """The init, then the terms in order, in x's own type: one order XLA may pick (a float64
+    sum rounded once may be none, so folding with it would not be exact: ``exactness``)."""
+    dims = sorted(dims)
+    kept = [i for i in range(x.ndim) if i not in dims]
+    flat = np.transpose(x, dims + kept).reshape((-1, *[x.shape[i] for i in kept]))
+    acc = np.full(flat.shape[1:], np.asarray(init).reshape(-1)[0], x.dtype)
+    for row in flat:
+        acc = fn(acc, row)
+    return acc
+
+
 @pattern("fold_reduce", FAMILY, "stablehlo.reduce", benefit=4)
 def fold_reduce(op, rewriter):
     """reduce of a (non-splat, capped) constant with a constant init → constant. Integer
-    sums wrap; float sums and products are accumulated in float64 and rounded once (more
-    accurate than any order XLA may pick: equal up to float rounding)."""
+    sums wrap; float sums and products are folded in the element type, the init first and
+    then the terms in order (an order XLA may pick)."""
     kind = reduce_body_kind(op)
     if kind is None:
         return False
@@ -231,8 +243,13 @@ def fold_reduce(op, rewriter):
     init = read_constant(op.operands[1])
     if x is None or init is None or x.size == 0:
         return False
+    short = kind.split(".", 1)[1]
+    dims = i64_list(op.attributes["dimensions"])
     with np.errstate(all="ignore"):
-        r = K.reduce(x, init, i64_list(op.attributes["dimensions"]), kind.split(".", 1)[1])
+        if K.is_float(x.dtype) and short in ("add", "multiply"):
+            r = _fold_in_type(x, init, dims, np.add if short == "add" else np.multiply)
+        else:
+            r = K.reduce(x, init, dims, short)
     if r is None or len(shape_of(op.results[0])) != np.ndim(r):
         return False
     return _replace_with(op, rewriter, r, False)

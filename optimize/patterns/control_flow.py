@@ -1237,12 +1237,12 @@ def _sum_to_reduce(op, rewriter, fast: bool) -> bool:
     return changed
 
 
-@pattern("while_sum_to_reduce", FAMILY, "stablehlo.while", benefit=2)
+@pattern("while_sum_to_reduce", FAMILY, "stablehlo.while", benefit=2, fast_math=True)
 def while_sum_to_reduce(op, rewriter):
     """A counted loop accumulating ``acc += t(i)`` where each term is a one-hot row update
     (``dynamic_update_slice(zeros, f(x[r]), r)``, r visiting every row once) or a broadcast
     per-iteration scalar: the result becomes init + the stacked rows / a reduce of the
-    scalars (float sums in another order: rounding only)."""
+    scalars. Fast-math: the loop fixes the order of its float sum, a reduce does not."""
     return _sum_to_reduce(op, rewriter, fast=False)
 
 

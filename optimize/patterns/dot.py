@@ -8,12 +8,13 @@ Diagonal matrices are recognised in the two forms JAX and our tracer emit:
   index tensor is evaluated with NumPy when it is computed from iotas and constants.
 A product with such a matrix becomes a broadcast multiply: O(n²) instead of O(n³).
 
-Semantics: these rewrites reassociate or drop products with exact zeros, so results agree
-up to float rounding for finite inputs. The one exception is non-finite data: the dense
-product of a diagonal matrix with a matrix holding Inf/NaN spreads NaN (0·Inf) along its
-column, the broadcast multiply does not. Like Enzyme-JaX and XLA's own simplifier we accept
-that (it is the point of the rewrite); ``dot_zero`` on floats, which would turn NaN into 0
-outright, is fast-math only.
+Semantics (``optimize.exactness``): scalar factoring, distributivity, zero-padded and
+broadcast operands change the rounding, overflow or NaNs of the products: fast-math. A
+product with a diagonal matrix is exact (``dot_diag_*``) with a correction, still O(n²), for
+what the dense sum adds to the one nonzero product: its 0·Inf and 0·NaN terms (NaN where any
+other entry of the contracted row or column is not finite) and its +0.0 start (a -0 product
+becomes +0). The plain broadcast multiply is the fast-math variant (``dot_diag_*_fast``).
+``dot_zero`` on floats is fast-math only.
 """
 
 from __future__ import annotations
@@ -265,42 +266,71 @@ def _plain_dot(op):
     return lc[0], rc[0]
 
 
-def _diag_product(op, rewriter, side: int, finder) -> bool:
+def _dense_sum_of_one_product(r, x, axis: int, loc):
+    """What a dense product adds to its one nonzero term ``r`` = d * ``x`` (``x`` the other
+    operand, contracted along ``axis``). Every other term is 0 * x[k]: NaN where x[k] is
+    infinite or NaN, else a zero; and the sum starts from +0.0 (NumPy's BLAS and XLA's matrix
+    products, measured; XLA's products of short vectors may drop that start, a reduction's
+    schedule being free: ``optimize.exactness``). So the result is NaN where some *other* x[k]
+    of the contracted line is not finite, else r with a -0 turned into +0: NumPy's bits.
+    O(n²): one count per line."""
+    out = shape_of(r)
+    i32 = ir.IntegerType.get_signless(32)
+    bad = B.convert(B.not_(B.is_finite(x, loc=loc), loc=loc), i32, loc=loc)
+    per_line = B.reduce(bad, B.scalar(0, i32, loc=loc), [axis], "stablehlo.add", loc=loc)
+    lines = B.broadcast_in_dim(per_line, out, [d for d in range(len(out)) if d != axis], loc=loc)
+    poisoned = B.compare(lines, bad, "GT", loc=loc)  # a non-finite x[k], k off the diagonal
+    # r + (NaN or +0.0): the 0 * Inf terms' NaN, or the +0.0 start turning a -0 into +0 (a
+    # computed +0.0: XLA folds away an add of the constant, ``optimize.exactness``)
+    et = element_type_of(r)
+    p = B.select(poisoned, B.full(float("nan"), ranked(out, et), loc=loc), B.full(0.0, ranked(out, et), loc=loc),
+                 loc=loc)
+    return B.op1("stablehlo.add", [r, p], r.type, loc=loc)
+
+
+def _diag_product(op, rewriter, side: int, finder, fast: bool) -> bool:
     pd = _plain_dot(op)
     if pd is None:
         return False
     dmat = op.operands[side]
     if len(shape_of(dmat)) != 2:
         return False
+    et = element_type_of(op.results[0])
+    exact_float = not fast and is_float_type(et)
+    # exact: real floats (corrected) and integers (0 * x is 0, wrapping sums are exact); a
+    # complex product's 0 * Inf spreads NaN by the rules of complex multiplication: fast-math
+    # only. A 1x1 diagonal is a single product, no sum (XLA's too): dot_unit_contract.
+    if not fast and (not (exact_float or isinstance(et, ir.IntegerType)) or shape_of(dmat)[0] == 1):
+        return False
     build_d = finder(dmat)
     if build_d is None:
         return False
     other = op.operands[1 - side]
     c = pd[1 - side]  # the other operand's contracting dim
-    out = shape_of(op.results[0])
     free = [d for d in range(len(shape_of(other))) if d != c]
     loc = op.location
     with rewriter.ip:
-        d = build_d(loc)
-        if side == 0:  # diag(d) @ B: out[i, f] = d[i] * B[.., i at c, ..]
-            bt = B.transpose(other, [c] + free, loc=loc)
-            dv = B.broadcast_in_dim(d, out, [0], loc=loc)
-            r = B.op1("stablehlo.multiply", [dv, bt], op.results[0].type, loc=loc)
-        else:  # A @ diag(d): out[f, j] = A[.., j at c, ..] * d[j]
-            at = B.transpose(other, free + [c], loc=loc)
-            dv = B.broadcast_in_dim(d, out, [len(out) - 1], loc=loc)
-            r = B.op1("stablehlo.multiply", [at, dv], op.results[0].type, loc=loc)
-        return replace(rewriter, op, r)
+        # scale (and correct) in the other operand's layout, then move its contracted dim to
+        # where the product puts d's free one: diag(d) @ B: out[i, f] = d[i] * B[.., i at c, ..];
+        # A @ diag(d): out[f, j] = A[.., j at c, ..] * d[j]
+        dv = B.broadcast_in_dim(build_d(loc), shape_of(other), [c], loc=loc)
+        r = B.op1("stablehlo.multiply", [dv, other] if side == 0 else [other, dv], other.type, loc=loc)
+        if exact_float:
+            r = _dense_sum_of_one_product(r, other, c, loc)
+        return replace(rewriter, op, B.transpose(r, [c] + free if side == 0 else free + [c], loc=loc))
 
 
-variant("dot_diag_select_lhs", FAMILY, "stablehlo.dot_general", _diag_product, 0, diag_of_select, benefit=5,
-        doc="dot(diag(d), B) → broadcast(d) * B for diag built by iota/compare/select.")
-variant("dot_diag_select_rhs", FAMILY, "stablehlo.dot_general", _diag_product, 1, diag_of_select, benefit=5,
-        doc="dot(A, diag(d)) → A * broadcast(d) for diag built by iota/compare/select.")
-variant("dot_diag_scatter_lhs", FAMILY, "stablehlo.dot_general", _diag_product, 0, diag_of_scatter, benefit=5,
-        doc="dot(diag(d), B) → broadcast(d) * B for diag built by scattering d into zeros.")
-variant("dot_diag_scatter_rhs", FAMILY, "stablehlo.dot_general", _diag_product, 1, diag_of_scatter, benefit=5,
-        doc="dot(A, diag(d)) → A * broadcast(d) for diag built by scattering d into zeros.")
+# exact (the default) and fast-math (no correction; tried first when fast math is on)
+for _side, _sname, _shape in ((0, "lhs", "dot(diag(d), B) → broadcast(d) * B"),
+                              (1, "rhs", "dot(A, diag(d)) → A * broadcast(d)")):
+    for _finder, _form in ((diag_of_select, "select"), (diag_of_scatter, "scatter")):
+        _how = ("built by iota/compare/select" if _form == "select" else "built by scattering d into zeros")
+        variant(f"dot_diag_{_form}_{_sname}", FAMILY, "stablehlo.dot_general", _diag_product, _side, _finder, False,
+                benefit=5, doc=f"{_shape} for diag {_how}, NaN where the dense product's 0 * Inf "
+                               "terms are (a -0 product as +0): exact.")
+        variant(f"dot_diag_{_form}_{_sname}_fast", FAMILY, "stablehlo.dot_general", _diag_product, _side, _finder,
+                True, benefit=6, fast_math=True,
+                doc=f"{_shape} for diag {_how} (fast-math: the dense product's 0 * Inf NaNs and +0 terms are lost).")
 
 
 @pattern("diag_of_dot", FAMILY, "stablehlo.select", benefit=4)
@@ -354,11 +384,12 @@ def _scalar_factor(v: ir.Value):
     return None
 
 
-@pattern("dot_scalar_factor", FAMILY, "stablehlo.dot_general", benefit=2)
+@pattern("dot_scalar_factor", FAMILY, "stablehlo.dot_general", benefit=2, fast_math=True)
 def dot_scalar_factor(op, rewriter):
     """dot(x * s, y) → dot(x, y) * s and dot(-x, y) → -dot(x, y) (either operand; s a scalar
     or splat) when the result is no bigger than the scaled operand: fewer multiplies, and it
-    exposes x (e.g. a diagonal matrix) to the other dot patterns."""
+    exposes x (e.g. a diagonal matrix) to the other dot patterns. Fast-math: the products
+    round and overflow differently, and -dot(x, y) is -0 where dot(-x, y) cancels to +0."""
     out = op.results[0]
     for side in (0, 1):
         f = _scalar_factor(op.operands[side])
@@ -393,10 +424,11 @@ def _same_dot_config(d1, d2) -> bool:
                     for k in ("precision_config", "algorithm")))
 
 
-@pattern("dot_distribute", FAMILY, ("stablehlo.add", "stablehlo.subtract"), benefit=2)
+@pattern("dot_distribute", FAMILY, ("stablehlo.add", "stablehlo.subtract"), benefit=2, fast_math=True)
 def dot_distribute(op, rewriter):
     """dot(x, y) ± dot(x, z) → dot(x, y ± z) and dot(x, z) ± dot(y, z) → dot(x ± y, z) (same
-    dimension numbers, single-use dots): one product instead of two."""
+    dimension numbers, single-use dots): one product instead of two. Fast-math: y ± z rounds,
+    overflows or cancels (Inf - Inf) before the products."""
     d1, d2 = def_of(op.operands[0], "dot_general"), def_of(op.operands[1], "dot_general")
     if d1 is None or d2 is None or op.operands[0] == op.operands[1] or not _same_dot_config(d1, d2):
         return False
@@ -550,11 +582,12 @@ def diag_gather_of_dot(op, rewriter):
 
 # -- zero padding and broadcast operands -----------------------------------------------------
 
-@pattern("dot_of_pad", FAMILY, "stablehlo.dot_general", benefit=3)
+@pattern("dot_of_pad", FAMILY, "stablehlo.dot_general", benefit=3, fast_math=True)
 def dot_of_pad(op, rewriter):
     """dot(pad(x, 0), y) → dot(x, slice(y)) for zero padding of contracting dims (the padded
     products are zeros), and → pad(dot(x, y), 0) for padding of free dims; either operand.
-    No interior padding, no padded batch dims."""
+    No interior padding, no padded batch dims. Fast-math: the padded products are 0 * y, NaN
+    where y is infinite and -0 where it is negative."""
     lb, rb, lc, rc = B.dot_dims(op)
     for side in (0, 1):
         p = def_of(op.operands[side], "pad")
@@ -611,12 +644,13 @@ def _broadcast_only_dims(v):
     return u, bd, const
 
 
-@pattern("dot_of_broadcast", FAMILY, "stablehlo.dot_general", benefit=3)
+@pattern("dot_of_broadcast", FAMILY, "stablehlo.dot_general", benefit=3, fast_math=True)
 def dot_of_broadcast(op, rewriter):
     """dot(A, B) with A = broadcast(u) constant along some of its dims (no batch dims):
     along a contracting dim k, sum B over k first (sum_k u*B[k] = u * sum_k B[k]); along a
     free dim, compute the product once and broadcast it. Either operand; fewer FLOPs by the
-    size of those dims."""
+    size of those dims. Fast-math: u * sum_k B[k] rounds and overflows unlike the sum of the
+    products."""
     lb, rb, lc, rc = B.dot_dims(op)
     if lb or rb:
         return False

@@ -6,9 +6,10 @@ any number of times, so these patterns require the init to be that identity (0 f
 either sign; 1 for multiply; -Inf/INT_MIN for max; ...). With a different init they leave
 the reduce alone.
 
-Exactness: moving a negation, a scale factor or a monotone conversion across a reduction,
-merging nested reductions and replacing the sum of ``n`` equal numbers by one product are
-exact up to float rounding (the association order of a float sum is unspecified anyway).
+Exactness (``optimize.exactness``): merging nested reductions, reducing unit dims, moving a
+monotone conversion across max/min and folding splats (summed in an order XLA may pick) are
+exact; moving a negation or a scale factor across a sum, and replacing the sum of ``n`` equal
+numbers by one product, change its rounding or the sign of a cancelled zero: fast-math.
 
 ``reduce_add(a * b) → dot_general`` is applied conservatively, see ``reduce_mul_to_dot``.
 """
@@ -110,10 +111,11 @@ def _count_const(count: int, et: ir.Type, shape, loc):
     return B.full(c, ranked(shape, et), loc=loc)
 
 
-@pattern("reduce_of_broadcast", FAMILY, "stablehlo.reduce", benefit=3)
+@pattern("reduce_of_broadcast", FAMILY, "stablehlo.reduce", benefit=3, fast_math=True)
 def reduce_of_broadcast(op, rewriter):
     """reduce(broadcast_in_dim(x)) over dims the broadcast created: max/min/and/or just drop
-    them; add multiplies by their total size instead of summing equal numbers."""
+    them; add multiplies by their total size instead of summing equal numbers. Fast-math: n * x
+    rounds once where the sum of n copies of x rounds at every step."""
     r = _reduce_of(op, "broadcast_in_dim")
     if r is None:
         return False
@@ -150,10 +152,25 @@ def reduce_of_broadcast(op, rewriter):
         return replace(rewriter, op, y)
 
 
+def _sum_of_copies(c: np.ndarray, n: int) -> np.ndarray:
+    """The float sum of ``n`` copies of ``c`` in c's type, added as a tree (c + c, then those
+    pairs, ...; the binary digits of n joined in one more chain): an order XLA may pick, so
+    the fold is exact (``optimize.exactness``); c * n rounded once may be no order's result."""
+    total, power = None, c
+    with np.errstate(all="ignore"):
+        while n:
+            if n & 1:
+                total = power if total is None else total + power
+            n >>= 1
+            if n:
+                power = power + power
+    return c if total is None else total
+
+
 @pattern("reduce_splat", FAMILY, "stablehlo.reduce", benefit=4)
 def reduce_splat(op, rewriter):
-    """reduce of a splat constant c → splat of c * (reduced size) for add, c for
-    max/min/and/or."""
+    """reduce of a splat constant c → splat of the sum of (reduced size) copies of c for add,
+    c for max/min/and/or."""
     r = _simple(op)
     if r is None:
         return False
@@ -177,8 +194,7 @@ def reduce_splat(op, rewriter):
             w = 8 * dt.itemsize
             v = np.array((int(v) * count) % (1 << w), dtype=np.uint64).astype(f"u{dt.itemsize}").view(dt)
         else:
-            with np.errstate(all="ignore"):
-                v = (np.array(v, dtype=np.float64) * count).astype(dt)
+            v = _sum_of_copies(v, count)
     if count == 0:
         v = np.array(reduce_identity(kind, et)).astype(dt)
     with rewriter.ip:
@@ -227,9 +243,11 @@ def reduce_of_transpose(op, rewriter):
         return replace(rewriter, op, y)
 
 
-@pattern("reduce_of_negate", FAMILY, "stablehlo.reduce", benefit=2)
+@pattern("reduce_of_negate", FAMILY, "stablehlo.reduce", benefit=2, fast_math=True)
 def reduce_of_negate(op, rewriter):
-    """sum(-x) → -sum(x); max(-x) → -min(x); min(-x) → -max(x) (floats and signed ints)."""
+    """sum(-x) → -sum(x); max(-x) → -min(x); min(-x) → -max(x) (floats and signed ints).
+    Fast-math: a float sum that cancels is +0, its negation -0 (sum(-[1, -1]) = +0, but
+    -sum([1, -1]) = -0)."""
     r = _reduce_of(op, "negate")
     if r is None:
         return False
@@ -301,11 +319,12 @@ def _factor_along_kept(v: ir.Value, dims):
     return b.operands[0], bd
 
 
-@pattern("reduce_add_of_scaled", FAMILY, "stablehlo.reduce", benefit=2)
+@pattern("reduce_add_of_scaled", FAMILY, "stablehlo.reduce", benefit=2, fast_math=True)
 def reduce_add_of_scaled(op, rewriter):
     """sum(x * c) → sum(x) * c and sum(x / c) → sum(x) / c when c is constant along the
     reduced dims (a splat, a broadcast scalar, or a broadcast of the kept dims): one multiply
-    or divide per result element instead of one per input element."""
+    or divide per result element instead of one per input element. Fast-math: the scaled
+    terms round and overflow unlike the scaled sum."""
     r = _simple(op)
     if r is None or r[0] != "stablehlo.add":
         return False
@@ -347,8 +366,8 @@ def reduce_add_of_scaled(op, rewriter):
 @pattern("reduce_diag", FAMILY, "stablehlo.reduce", benefit=3)
 def reduce_diag(op, rewriter):
     """sum over rows (or columns) of diag(d) = select(i == j, broadcast(d), 0) → d (a sum over
-    both → sum(d)). For a float +0.0 the result is d + 0.0, which keeps the sign of zero
-    exactly as the original sum of d with zeros."""
+    both → sum(d)). With float +0.0 zeros (and n > 1) a -0 entry sums to +0: the result is
+    (+0.0) - (-d), as exact as the original sum (not d + 0.0, which XLA folds to d)."""
     r = _simple(op)
     if r is None or r[0] != "stablehlo.add":
         return False
@@ -369,10 +388,11 @@ def reduce_diag(op, rewriter):
         d = build_d(loc)
         if sorted(dims) == [0, 1]:
             d = B.reduce(d, init, [0], "stablehlo.add", loc=loc)
-        if is_float_type(et):
+        if is_float_type(et) and shape_of(v)[0] > 1:
             if not (zs and all(np.signbit(float(z)) for z in zs)):
                 pz = B.full(0.0, ir.RankedTensorType(d.type), loc=loc)
-                d = B.op1("stablehlo.add", [d, pz], d.type, loc=loc)
+                nd = B.op1("stablehlo.negate", [d], d.type, loc=loc)
+                d = B.op1("stablehlo.subtract", [pz, nd], d.type, loc=loc)
         return replace(rewriter, op, d)
 
 

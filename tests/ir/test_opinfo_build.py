@@ -8,7 +8,7 @@ from jaxlib.mlir.dialects import func
 
 from reactant.ir import build as B
 from reactant.ir.context import make_context, parse_module
-from reactant.ir.opinfo import OPS, info, is_pure_op, reduce_body_kind, reduce_identity
+from reactant.ir.opinfo import OPS, combiner, has_effect, info, is_pure_op, reduce_body_kind, reduce_identity
 from reactant.ir.types import element_type, ranked
 
 
@@ -19,6 +19,21 @@ def test_table_facts():
     assert not info("stablehlo.rng").pure and not info("stablehlo.custom_call").pure
     assert not info("my.unknown_op").pure  # unknown ops: conservative
     assert all(i.elementwise for i in OPS.values() if i.kernel is not None)
+
+
+def test_effects_collectives_moves_and_reduce_kinds():
+    collectives = {"stablehlo." + n for n in ("all_reduce", "all_gather", "all_to_all", "reduce_scatter",
+                                               "collective_permute", "collective_broadcast")}
+    assert {n for n, i in OPS.items() if i.collective} == collectives
+    # effects: the table's impure ops, collectives included (rerolling never rolls them); an op
+    # the table does not know is not counted (chlo.sinh rolls)
+    assert all(has_effect(n) for n in collectives | {"stablehlo.custom_call", "stablehlo.rng_bit_generator"})
+    assert not has_effect("stablehlo.add") and not has_effect("chlo.sinh") and not has_effect("my.op")
+    assert {n for n, i in OPS.items() if i.move} == {
+        "stablehlo." + n for n in ("broadcast_in_dim", "broadcast", "reshape", "transpose", "slice", "convert")}
+    kinds = {n: i.reduce_kind for n, i in OPS.items() if i.reducible}
+    assert kinds == {"stablehlo.add": "add", "stablehlo.multiply": "mul", "stablehlo.maximum": "max",
+                     "stablehlo.minimum": "min", "stablehlo.and": "and", "stablehlo.or": "or"}
 
 
 def test_purity_looks_into_regions_and_reduce_kinds():
@@ -109,3 +124,109 @@ def test_identity_builders_emit_nothing():
         assert B.reshape(a, [2, 3]) is a or B.reshape(a, [2, 3]) == a
         assert B.transpose(a, [0, 1]) == a and B.slice(a, [0, 0], [2, 3]) == a
         assert B.pad(a, a, [0, 0], [0, 0]) == a and B.concatenate([a], 0) == a and B.reduce(a, a, []) == a
+
+
+def test_combiner_of_reductions_collectives_and_scatter():
+    """The op a one-value region combines with, whatever the op holding it (its reduce kind
+    comes from the table); other bodies have none."""
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.create()
+        t = ranked([8], ir.F32Type.get())
+        with ir.InsertionPoint(m.body):
+            f = func.FuncOp("main", ir.FunctionType.get([t], []))
+            block = f.add_entry_block()
+        with ir.InsertionPoint(block):
+            x = block.arguments[0]
+            zero = B.scalar(0.0, ir.F32Type.get())
+            ar = B.all_reduce(x, [[0]], "stablehlo.maximum").owner
+            rw = B.reduce_window(x, zero, [2], [1], [1], [1], [(0, 0)], "stablehlo.multiply").owner
+            idx = B.constant(np.array([[1]], np.int32))
+            dn = dict(update_window_dims=[], inserted_window_dims=[0], scatter_dims_to_operand_dims=[0],
+                      index_vector_dim=1)
+            upd = B.constant(np.array([1.0], np.float32))
+            sc_add = B.scatter(x, idx, upd, **dn).owner
+            sc_set = B.scatter(x, idx, upd, combiner=None, **dn).owner
+            sub = B.variadic_reduce([x], [zero], [0], lambda blk: [B.subtract(blk.arguments[1], blk.arguments[0])])
+        assert info(combiner(ar).name).reduce_kind == "max"
+        assert info(combiner(rw).name).reduce_kind == "mul"
+        assert info(combiner(sc_add).name).reduce_kind == "add"
+        assert combiner(sc_set) is None
+        red = sub[0].owner
+        assert combiner(red).name == "stablehlo.subtract" and not info("stablehlo.subtract").reducible
+        assert reduce_body_kind(red) is None
+
+
+def test_region_builders_with_callable_bodies():
+    """Variadic reduce (argmax), sort with a comparator, and the elementwise and linear-algebra
+    builders the tracer uses: verified types and NumPy's values."""
+    x = np.array([[3.0, -1.0, 7.0, 6.0], [0.5, 2.0, -4.0, 0.0]], np.float32)
+    spd = np.array([[4.0, 1.0], [1.0, 3.0]], np.float32)
+
+    def build(a, p):
+        f32, i32 = ir.F32Type.get(), ir.IntegerType.get_signless(32)
+        idx = B.iota(ranked([2, 4], i32), 1)
+
+        def argmax(blk):
+            av, ai, bv, bi = blk.arguments
+            pick = B.compare(av, bv, "GE")
+            return [B.select(pick, av, bv), B.select(pick, ai, bi)]
+
+        def less(blk):
+            return [B.compare(blk.arguments[0], blk.arguments[1], "LT")]
+
+        mx, am = B.variadic_reduce([a, idx], [B.scalar(float("-inf"), f32), B.scalar(0, i32)], [1], argmax)
+        sa, si = B.sort([a, idx], 1, less)
+        return [mx, am, sa, si, B.bitcast_convert(a, i32), B.is_finite(B.divide(a, B.zeros_like(a))),
+                B.sinh(a), B.cholesky(p, lower=True), B.round_nearest_even(a), B.shift_left(idx, idx)]
+
+    mx, am, sa, si, bits, fin, sh, ch, rne, shl = _run(build, [x, spd])
+    np.testing.assert_array_equal(mx, x.max(1))
+    np.testing.assert_array_equal(am, x.argmax(1))
+    np.testing.assert_array_equal(sa, np.sort(x, 1, kind="stable"))
+    np.testing.assert_array_equal(si, np.argsort(x, 1, kind="stable"))
+    np.testing.assert_array_equal(bits, x.view(np.int32))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.testing.assert_array_equal(fin, np.isfinite(x / np.zeros_like(x)))
+    np.testing.assert_allclose(sh, np.sinh(x), rtol=1e-6)
+    np.testing.assert_allclose(np.tril(ch), np.linalg.cholesky(spd), rtol=1e-6)
+    np.testing.assert_array_equal(rne, np.rint(x))
+    i = np.arange(4, dtype=np.int32)
+    np.testing.assert_array_equal(shl, np.broadcast_to(i << i, (2, 4)))
+
+
+def test_decomposition_and_rng_builders_types():
+    """The decomposition marker's and rng_bit_generator's result types come from their rules."""
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.create()
+        a_t = ranked([3, 5, 4], ir.F64Type.get())
+        s_t = ranked([2], ir.IntegerType.get_unsigned(64))
+        with ir.InsertionPoint(m.body):
+            f = func.FuncOp("main", ir.FunctionType.get([a_t, s_t], []))
+            block = f.add_entry_block()
+        with ir.InsertionPoint(block):
+            a, s = block.arguments
+            u, sv, vh = B.decomposition("svd", [a], {"full_matrices": False, "compute_uv": True})
+            s2, bits = B.rng_bit_generator(s, [6], ir.IntegerType.get_unsigned(32))
+            func.ReturnOp([u, sv, vh, s2, bits])
+        f.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+            [a_t, s_t], [v.type for v in (u, sv, vh, s2, bits)]))
+        m.operation.verify()
+        assert [str(v.type) for v in (u, sv, vh, s2, bits)] == [
+            "tensor<3x5x4xf64>", "tensor<3x4xf64>", "tensor<3x4x4xf64>", "tensor<2xui64>", "tensor<6xui32>"]
+        assert "reactant.linalg.svd" in str(u.owner) and "THREE_FRY" in str(bits.owner)
+
+
+def test_tracing_ops_build_through_ir_build():
+    """The tracer's Ops layer creates no op itself: every op comes from its builder in
+    ``reactant.ir.build`` (one per op, with its shape rule)."""
+    import ast
+    import pathlib
+
+    ops_dir = pathlib.Path(__file__).resolve().parents[2] / "tracing" / "ops"
+    for path in sorted(ops_dir.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute):
+                assert node.attr not in ("Operation", "create"), f"{path.name}:{node.lineno} creates an op"
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert "dialects" not in node.module, f"{path.name}:{node.lineno} imports MLIR dialect builders"

@@ -1,54 +1,59 @@
-"""Op emission and constants: the bottom of the Ops layer.
+"""The bottom of the Ops layer: running ``reactant.ir.build``'s builders in the trace.
 
-Ops are created with ``ir.Operation.create`` (2-3x faster than the generated builders) at
-the trace's current insertion point, located at the user's source line. Result types come
-from our shape rules, never from MLIR inference, so shapes stay plain Python tuples.
+Every op is built by its builder (one per StableHLO op, with its shape rule) at the trace's
+current insertion point, located at the user's source line (``TraceContext.location``); its
+results come back as traced arrays whose shape and dtype are read from their types (cached
+per type, so shapes stay plain Python tuples). Region bodies are Python functions on traced
+scalars (``body``).
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from jaxlib.mlir import ir
 
-from ...ir.attrs import dense_attr
-from ..context import current
+from ...ir import build as B
+from ..context import TraceContext, current
 from ..dtypes import canonical
 from ..errors import ShapeError, describe
 from ..traced import TracedRArray, wrap
 
-Spec = tuple[tuple[int, ...], np.dtype]
+
+def result(v: ir.Value, tc: TraceContext | None = None) -> TracedRArray:
+    """The traced array of value ``v`` (its shape and dtype read from its type)."""
+    shape, dtype = (tc or current()).spec(v.type)
+    return wrap(v, shape, dtype)
 
 
-def emit(
-    name: str,
-    operands: Sequence[TracedRArray],
-    results: Sequence[Spec],
-    attributes: dict | None = None,
-    regions: int = 0,
-) -> ir.Operation:
-    """Create op ``name`` with result (shape, dtype) specs; returns the ir.Operation."""
+def build(builder: Callable[..., ir.Value], *args, **kwargs) -> TracedRArray:
+    """``builder(*args, **kwargs)`` (``args`` hold ``ir.Value``s) at the trace's insertion point,
+    located at the user's line; its result as a traced array."""
     tc = current()
-    return ir.Operation.create(
-        name,
-        results=[tc.tensor_type(s, d) for s, d in results],
-        operands=[o.value for o in operands],
-        attributes=attributes,
-        regions=regions,
-        loc=tc.location(),
-        ip=tc.ip,
-    )
+    return result(builder(*args, loc=tc.location(), ip=tc.ip, **kwargs), tc)
 
 
-def emit1(name, operands, shape, dtype, attributes=None) -> TracedRArray:
-    """Create a single-result op and wrap its result."""
-    op = emit(name, operands, [(shape, dtype)], attributes)
-    return wrap(op.result, shape, dtype)
+def build_n(builder: Callable[..., Sequence[ir.Value]], *args, **kwargs) -> list[TracedRArray]:
+    """``build`` for a builder of several results."""
+    tc = current()
+    return [result(v, tc) for v in builder(*args, loc=tc.location(), ip=tc.ip, **kwargs)]
 
 
-def results_of(op: ir.Operation, specs: Sequence[Spec]) -> list[TracedRArray]:
-    return [wrap(r, s, d) for r, (s, d) in zip(op.results, specs)]
+def body(fn: Callable[..., Any]) -> Callable[[ir.Block], list[ir.Value]]:
+    """A region body for a builder: ``fn`` traced into the block on its arguments (traced
+    scalars); it returns a traced array or a list of them, the block's results."""
+    def build_block(block: ir.Block) -> list[ir.Value]:
+        tc = current()
+        args = [result(a, tc) for a in block.arguments]
+        with tc.insert_into(block):
+            outs = fn(*args)
+            outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+            values = [o.value for o in outs]  # (a view's value is read inside the block)
+            tc.location()  # back on the op's line: the handles made next are located there
+        return values
+
+    return build_block
 
 
 # -- constants -----------------------------------------------------------------------------
@@ -57,16 +62,8 @@ def constant(value, dtype=None) -> TracedRArray:
     arr = np.asarray(value, dtype=dtype)
     dt = canonical(arr.dtype)
     tc = current()
-    ttype = tc.tensor_type(arr.shape, dt)
-    attr = dense_attr(arr, ttype)
-    op = ir.Operation.create(
-        "stablehlo.constant",
-        results=[ttype],
-        attributes={"value": attr},
-        loc=tc.location(),
-        ip=tc.ip,
-    )
-    return wrap(op.result, arr.shape, dt)
+    v = B.constant(arr, tc.tensor_type(arr.shape, dt), loc=tc.location(), ip=tc.ip)
+    return wrap(v, arr.shape, dt)
 
 
 def full(shape: tuple[int, ...], fill, dtype) -> TracedRArray:
@@ -89,19 +86,3 @@ def check_same(opname: str, *xs: TracedRArray) -> None:
                 f"{opname}: operands must have the same shape and dtype, got "
                 + ", ".join(describe(y) for y in xs)
             )
-
-
-
-# -- regions ----------------------------------------------------------------------------------
-def build_region(op: ir.Operation, index: int, arg_specs: Sequence[Spec], body) -> list[TracedRArray]:
-    """Fill region ``index`` of ``op`` with one block: args of ``arg_specs``; ``body(*args)``
-    returns the values for ``stablehlo.return``. Returns those values."""
-    tc = current()
-    block = op.regions[index].blocks.append(*[tc.tensor_type(s, d) for s, d in arg_specs])
-    args = [wrap(a, s, d) for a, (s, d) in zip(block.arguments, arg_specs)]
-    with tc.insert_into(block):
-        outs = body(*args)
-        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
-        ir.Operation.create("stablehlo.return", operands=[o.value for o in outs],
-                            loc=tc.location(), ip=tc.ip)
-    return outs

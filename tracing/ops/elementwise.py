@@ -1,45 +1,57 @@
-"""Elementwise StableHLO / CHLO ops. Shape rule: operands share one shape and dtype; the
-result has that shape, and the operand dtype unless the op says otherwise."""
+"""Elementwise StableHLO / CHLO ops: the dtype checks of the Ops layer over
+``reactant.ir.build``'s builders (operands share one shape and dtype; the result has that
+shape, and a dtype the builder's rule gives)."""
 
 from __future__ import annotations
 
 import numpy as np
-from jaxlib.mlir.dialects import stablehlo as hlo
 
-from ..dtypes import is_complex, is_float, real_dtype
+from ...ir import build as B
+from ..context import current
+from ..dtypes import is_complex, is_float
 from ..errors import DTypeError, ShapeError, describe
 from ..traced import TracedRArray
-from ._core import check_same, emit1
+from ._core import build, check_same
 
 _BOOL = np.dtype(bool)
 
 
-def _unary(opname: str, *, result_dtype=None, accepts=None):
-    def build(x: TracedRArray) -> TracedRArray:
+def _builder(opname: str):
+    """The ``reactant.ir.build`` builder of an elementwise op (named as the op, or with a
+    trailing ``_`` where that is a Python keyword)."""
+    short = opname.split(".")[1]
+    return getattr(B, short, None) or getattr(B, short + "_")
+
+
+def _unary(opname: str, *, accepts=None):
+    builder = _builder(opname)
+
+    def op(x: TracedRArray) -> TracedRArray:
         if accepts is not None and not accepts(x.dtype):
             raise DTypeError(f"{opname} does not accept {describe(x)}")
-        dt = x.dtype if result_dtype is None else result_dtype(x.dtype)
-        return emit1(opname, [x], x.shape, dt)
+        return build(builder, x.value)
 
-    build.__name__ = opname.split(".")[-1]
-    build.__doc__ = f"``{opname}`` (elementwise)."
-    return build
+    op.__name__ = opname.split(".")[-1]
+    op.__doc__ = f"``{opname}`` (elementwise)."
+    return op
 
 
 def _binary(opname: str):
-    def build(x: TracedRArray, y: TracedRArray) -> TracedRArray:
-        check_same(opname, x, y)
-        return emit1(opname, [x, y], x.shape, x.dtype)
+    builder = _builder(opname)
 
-    build.__name__ = opname.split(".")[-1]
-    build.__doc__ = f"``{opname}`` (elementwise, same shape and dtype)."
-    return build
+    def op(x: TracedRArray, y: TracedRArray) -> TracedRArray:
+        check_same(opname, x, y)
+        return build(builder, x.value, y.value)
+
+    op.__name__ = opname.split(".")[-1]
+    op.__doc__ = f"``{opname}`` (elementwise, same shape and dtype)."
+    return op
 
 
 _inexact = lambda d: is_float(d) or is_complex(d)  # noqa: E731
 
 negate = _unary("stablehlo.negate")
-abs = _unary("stablehlo.abs", result_dtype=real_dtype)  # noqa: A001 - the op's name
+abs = _unary("stablehlo.abs")  # noqa: A001 - the op's name (complex: the real magnitude)
 exp = _unary("stablehlo.exponential", accepts=_inexact)
 expm1 = _unary("stablehlo.exponential_minus_one", accepts=_inexact)
 log = _unary("stablehlo.log", accepts=_inexact)
@@ -60,9 +72,10 @@ sign = _unary("stablehlo.sign")
 not_ = _unary("stablehlo.not", accepts=lambda d: d.kind in "biu")
 popcnt = _unary("stablehlo.popcnt", accepts=lambda d: d.kind in "iu")
 count_leading_zeros = _unary("stablehlo.count_leading_zeros", accepts=lambda d: d.kind in "iu")
-is_finite = _unary("stablehlo.is_finite", result_dtype=lambda d: _BOOL, accepts=is_float)
-real = _unary("stablehlo.real", result_dtype=real_dtype)
-imag = _unary("stablehlo.imag", result_dtype=real_dtype)
+is_finite = _unary("stablehlo.is_finite", accepts=is_float)
+# the parts of a complex value (callers take a real value's own parts themselves)
+real = _unary("stablehlo.real", accepts=is_complex)
+imag = _unary("stablehlo.imag", accepts=is_complex)
 
 sinh = _unary("chlo.sinh", accepts=_inexact)
 cosh = _unary("chlo.cosh", accepts=_inexact)
@@ -77,9 +90,9 @@ erfc = _unary("chlo.erfc", accepts=is_float)
 erf_inv = _unary("chlo.erf_inv", accepts=is_float)
 lgamma = _unary("chlo.lgamma", accepts=is_float)
 digamma = _unary("chlo.digamma", accepts=is_float)
-is_inf = _unary("chlo.is_inf", result_dtype=lambda d: _BOOL, accepts=is_float)
-is_pos_inf = _unary("chlo.is_pos_inf", result_dtype=lambda d: _BOOL, accepts=is_float)
-is_neg_inf = _unary("chlo.is_neg_inf", result_dtype=lambda d: _BOOL, accepts=is_float)
+is_inf = _unary("chlo.is_inf", accepts=is_float)
+is_pos_inf = _unary("chlo.is_pos_inf", accepts=is_float)
+is_neg_inf = _unary("chlo.is_neg_inf", accepts=is_float)
 conj = _unary("chlo.conj", accepts=is_complex)
 
 add = _binary("stablehlo.add")
@@ -107,24 +120,18 @@ def complex_(re: TracedRArray, im: TracedRArray) -> TracedRArray:
     check_same("stablehlo.complex", re, im)
     if re.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise DTypeError(f"stablehlo.complex needs float32 or float64 parts, got {describe(re)}")
-    dt = np.dtype(np.complex64 if re.dtype == np.float32 else np.complex128)
-    return emit1("stablehlo.complex", [re, im], re.shape, dt)
+    return build(B.complex_, re.value, im.value)
 
 
 _DIRECTIONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
 
 
 def compare(x: TracedRArray, y: TracedRArray, direction: str) -> TracedRArray:
-    """``stablehlo.compare`` -> bool. Floats use FLOAT (IEEE) ordering, like NumPy."""
+    """``stablehlo.compare`` -> bool. Floats use FLOAT (IEEE) ordering, like NumPy (the
+    builder's compare type of the element type)."""
     check_same("stablehlo.compare", x, y)
     assert direction in _DIRECTIONS, direction
-    k = x.dtype.kind
-    ctype = "FLOAT" if (k in "fc" or is_float(x.dtype)) else ("UNSIGNED" if k in "ub" else "SIGNED")
-    attrs = {
-        "comparison_direction": hlo.ComparisonDirectionAttr.get(direction),
-        "compare_type": hlo.ComparisonTypeAttr.get(ctype),
-    }
-    return emit1("stablehlo.compare", [x, y], x.shape, _BOOL, attrs)
+    return build(B.compare, x.value, y.value, direction)
 
 
 def select(pred: TracedRArray, on_true: TracedRArray, on_false: TracedRArray) -> TracedRArray:
@@ -134,7 +141,7 @@ def select(pred: TracedRArray, on_true: TracedRArray, on_false: TracedRArray) ->
         raise ShapeError(
             f"stablehlo.select: predicate {describe(pred)} does not fit operands {describe(on_true)}"
         )
-    return emit1("stablehlo.select", [pred, on_true, on_false], on_true.shape, on_true.dtype)
+    return build(B.select, pred.value, on_true.value, on_false.value)
 
 
 def clamp(lo: TracedRArray, x: TracedRArray, hi: TracedRArray) -> TracedRArray:
@@ -142,18 +149,18 @@ def clamp(lo: TracedRArray, x: TracedRArray, hi: TracedRArray) -> TracedRArray:
     for b in (lo, hi):
         if b.dtype != x.dtype or (b.shape != x.shape and b.shape != ()):
             raise ShapeError(f"stablehlo.clamp: bound {describe(b)} does not fit {describe(x)}")
-    return emit1("stablehlo.clamp", [lo, x, hi], x.shape, x.dtype)
+    return build(B.clamp, lo.value, x.value, hi.value)
 
 
 def convert(x: TracedRArray, dtype) -> TracedRArray:
-    """``stablehlo.convert`` to ``dtype`` (identity when it already has it)."""
+    """``stablehlo.convert`` to ``dtype`` (``x`` itself when it already has it)."""
     dt = np.dtype(dtype)
     if dt == x.dtype:
         return x
     if x.dtype.kind == "c" and dt.kind != "c":
         # NumPy drops the imaginary part (with a ComplexWarning); StableHLO's convert rejects it.
         return convert(real(x), dt)
-    return emit1("stablehlo.convert", [x], x.shape, dt)
+    return build(B.convert, x.value, current().elem_type(dt))
 
 
 def bitcast_convert(x: TracedRArray, dtype) -> TracedRArray:
@@ -161,5 +168,4 @@ def bitcast_convert(x: TracedRArray, dtype) -> TracedRArray:
     dt = np.dtype(dtype)
     if dt.itemsize != x.dtype.itemsize:
         raise DTypeError(f"bitcast_convert: {describe(x)} to {dt} changes the element width")
-    return emit1("stablehlo.bitcast_convert", [x], x.shape, dt)
-
+    return build(B.bitcast_convert, x.value, current().elem_type(dt))

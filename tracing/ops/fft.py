@@ -1,17 +1,16 @@
-"""``stablehlo.fft`` with its shape/dtype rule (the shape rule is ``reactant.ir.shapes.fft``)."""
+"""``stablehlo.fft``: the Ops layer's checks over ``reactant.ir.build.fft`` (its shape rule:
+``reactant.ir.shapes.fft``)."""
 
 from __future__ import annotations
 
 from typing import Sequence
 
 import numpy as np
-from jaxlib.mlir.dialects import stablehlo as hlo
 
-from ...ir import shapes
-from ...ir.attrs import i64_array
+from ...ir import build as B
 from ..errors import DTypeError, ShapeError, describe
 from ..traced import TracedRArray
-from ._core import emit1
+from ._core import build
 
 _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.float64): np.dtype(np.complex128)}
 _REAL_OF = {c: r for r, c in _COMPLEX_OF.items()}
@@ -30,16 +29,13 @@ def fft(x: TracedRArray, fft_type: str, lengths: Sequence[int]) -> TracedRArray:
     if fft_type in ("FFT", "IFFT", "IRFFT"):
         if x.dtype not in _REAL_OF:
             raise DTypeError(f"stablehlo.fft {fft_type} needs complex64/complex128, got {describe(x)}")
-        dt = _REAL_OF[x.dtype] if fft_type == "IRFFT" else x.dtype
     elif fft_type == "RFFT":
         if x.dtype not in _COMPLEX_OF:
             raise DTypeError(f"stablehlo.fft RFFT needs float32/float64, got {describe(x)}")
-        dt = _COMPLEX_OF[x.dtype]
     else:
         raise ValueError(f"unknown fft_type {fft_type!r}")
     expect = lengths[:-1] + ((lengths[-1] // 2 + 1,) if fft_type == "IRFFT" else (lengths[-1],))
     if x.shape[x.ndim - k:] != expect:
         raise ShapeError(f"stablehlo.fft {fft_type} with fft_length {list(lengths)} needs trailing dims "
                          f"{expect}, got {describe(x)}")
-    return emit1("stablehlo.fft", [x], shapes.fft(x.shape, fft_type, lengths), dt,
-                 {"fft_type": hlo.FftTypeAttr.get(fft_type), "fft_length": i64_array(lengths)})
+    return build(B.fft, x.value, fft_type, lengths)

@@ -1,4 +1,5 @@
-"""``stablehlo.gather`` and ``stablehlo.scatter`` with their shape rules (StableHLO spec)."""
+"""``stablehlo.gather`` and ``stablehlo.scatter``: the Ops layer's checks over
+``reactant.ir.build``'s builders (their shape rules: ``reactant.ir.shapes``)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,10 @@ from typing import Callable, Sequence
 from jaxlib.mlir import ir
 
 from ...ir import build as B
-from ...ir import shapes
-from ...ir.attrs import i64_array
 from ...ir.contracts import IN_BOUNDS
 from ..errors import ShapeError, describe
 from ..traced import TracedRArray
-from ._core import build_region, emit, emit1, results_of
+from ._core import body, build
 
 
 def gather(
@@ -35,17 +34,11 @@ def gather(
         sorted(offset_dims) != list(offset_dims) or len(offset_dims) != n_offsets
     ):
         raise ShapeError(f"gather: slice sizes {list(slice_sizes)} do not fit {describe(operand)}")
-    shape = shapes.gather(operand.shape, indices.shape, offset_dims, collapsed_slice_dims, operand_batching_dims,
-                          index_vector_dim, slice_sizes)
-    attrs = {
-        "dimension_numbers": B.gather_dimension_numbers(
-            offset_dims=offset_dims, collapsed_slice_dims=collapsed_slice_dims,
-            operand_batching_dims=operand_batching_dims, start_indices_batching_dims=start_indices_batching_dims,
-            start_index_map=start_index_map, index_vector_dim=index_vector_dim),
-        "slice_sizes": i64_array(slice_sizes),
-        "indices_are_sorted": ir.BoolAttr.get(indices_are_sorted),
-    }
-    return emit1("stablehlo.gather", [operand, indices], shape, operand.dtype, attrs)
+    return build(B.gather, operand.value, indices.value, offset_dims=offset_dims,
+                 collapsed_slice_dims=collapsed_slice_dims, start_index_map=start_index_map,
+                 index_vector_dim=index_vector_dim, slice_sizes=slice_sizes,
+                 operand_batching_dims=operand_batching_dims,
+                 start_indices_batching_dims=start_indices_batching_dims, indices_are_sorted=indices_are_sorted)
 
 
 def scatter(
@@ -71,18 +64,9 @@ def scatter(
     ``reactant.indices_in_bounds`` so derivative rules need no bounds mask."""
     if updates.dtype != operand.dtype:
         raise ShapeError(f"scatter: updates {describe(updates)} do not match operand {describe(operand)}")
-    attrs = {
-        "scatter_dimension_numbers": B.scatter_dimension_numbers(
-            update_window_dims=update_window_dims, inserted_window_dims=inserted_window_dims,
-            input_batching_dims=input_batching_dims, scatter_indices_batching_dims=scatter_indices_batching_dims,
-            scatter_dims_to_operand_dims=scatter_dims_to_operand_dims, index_vector_dim=index_vector_dim),
-        "indices_are_sorted": ir.BoolAttr.get(indices_are_sorted),
-        "unique_indices": ir.BoolAttr.get(unique_indices),
-    }
-    if in_bounds:
-        attrs[IN_BOUNDS] = ir.UnitAttr.get()
-    spec = [(operand.shape, operand.dtype)]
-    op = emit("stablehlo.scatter", [operand, indices, updates], spec, attrs, regions=1)
-    scal = ((), operand.dtype)
-    build_region(op, 0, [scal, scal], (lambda old, new: [new]) if combine is None else (lambda o, n: [combine(o, n)]))
-    return results_of(op, spec)[0]
+    return build(B.scatter, operand.value, indices.value, updates.value, update_window_dims=update_window_dims,
+                 inserted_window_dims=inserted_window_dims, scatter_dims_to_operand_dims=scatter_dims_to_operand_dims,
+                 index_vector_dim=index_vector_dim, input_batching_dims=input_batching_dims,
+                 scatter_indices_batching_dims=scatter_indices_batching_dims,
+                 combiner=None if combine is None else body(combine), indices_are_sorted=indices_are_sorted,
+                 unique_indices=unique_indices, extra_attributes={IN_BOUNDS: ir.UnitAttr.get()} if in_bounds else None)

@@ -4,11 +4,12 @@ advanced state and the bits out; the same state always gives the same bits)."""
 from __future__ import annotations
 
 import numpy as np
-from jaxlib.mlir import ir
 
+from ...ir import build as B
+from ..context import current
 from ..errors import DTypeError, describe
 from ..traced import TracedRArray
-from ._core import emit, results_of
+from ._core import build_n
 
 ALGORITHM = "THREE_FRY"  # counter-based, the same bits on every backend; state: uint64[2]
 STATE_SHAPE = (2,)
@@ -21,8 +22,5 @@ def rng_bit_generator(state: TracedRArray, shape: tuple[int, ...], dtype) -> tup
         raise DTypeError(f"a generator state is uint64{list(STATE_SHAPE)}, got {describe(state)}")
     if dt.kind != "u":
         raise DTypeError(f"random bits are unsigned integers, not {dt}")
-    specs = [(state.shape, state.dtype), (tuple(shape), dt)]
-    op = emit("stablehlo.rng_bit_generator", [state], specs,
-              {"rng_algorithm": ir.Attribute.parse(f"#stablehlo<rng_algorithm {ALGORITHM}>")})
-    new_state, bits = results_of(op, specs)
+    new_state, bits = build_n(B.rng_bit_generator, state.value, tuple(shape), current().elem_type(dt), ALGORITHM)
     return new_state, bits

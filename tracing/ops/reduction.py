@@ -1,17 +1,16 @@
-"""Reductions, windows and sorting: ``stablehlo.reduce``, ``reduce_window``, ``sort``."""
+"""Reductions, windows and sorting (``stablehlo.reduce``, ``reduce_window``, ``sort``): the
+Ops layer's checks over ``reactant.ir.build``'s builders, with bodies traced from Python."""
 
 from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from jaxlib.mlir import ir
-
 from ...ir import build as B
 from ...ir import shapes
-from ...ir.attrs import i64_array, i64_attr
 from ..errors import ShapeError, describe
 from ..traced import TracedRArray
-from ._core import build_region, emit, results_of
+from ._core import body as traced_body
+from ._core import build_n
 
 Body = Callable[..., Sequence[TracedRArray]]
 
@@ -24,7 +23,6 @@ def reduce(
 ) -> list[TracedRArray]:
     """``stablehlo.reduce`` of ``operands`` over ``dims``. ``body(acc..., x...)`` combines
     scalars (0-d traced values) and returns the new accumulators."""
-    dims = tuple(sorted(int(d) for d in dims))
     x0 = operands[0]
     for x in operands:
         if x.shape != x0.shape:
@@ -32,12 +30,7 @@ def reduce(
     for x, i in zip(operands, inits):
         if i.shape != () or i.dtype != x.dtype:
             raise ShapeError(f"reduce: init {describe(i)} does not fit operand {describe(x)}")
-    shape = shapes.reduce(x0.shape, dims)
-    specs = [(shape, x.dtype) for x in operands]
-    op = emit("stablehlo.reduce", [*operands, *inits], specs, {"dimensions": i64_array(dims)}, regions=1)
-    scal = [((), x.dtype) for x in operands]
-    build_region(op, 0, scal + scal, body)
-    return results_of(op, specs)
+    return build_n(B.variadic_reduce, [x.value for x in operands], [i.value for i in inits], dims, traced_body(body))
 
 
 def reduce_window(
@@ -50,7 +43,8 @@ def reduce_window(
     base_dilations: Sequence[int] | None = None,
     window_dilations: Sequence[int] | None = None,
 ) -> list[TracedRArray]:
-    """``stablehlo.reduce_window``: a reduction over every (strided, padded) window."""
+    """``stablehlo.reduce_window``: a reduction (``body`` as for ``reduce``) over every (strided,
+    padded) window."""
     x0 = operands[0]
     n = x0.ndim
     base_dilations = base_dilations or [1] * n
@@ -58,22 +52,11 @@ def reduce_window(
     shape = shapes.reduce_window(x0.shape, window, strides, padding, base_dilations, window_dilations)
     if 0 in shape and 0 not in x0.shape:
         raise ShapeError(f"reduce_window: window {list(window)} larger than padded {describe(x0)}")
-    specs = [(shape, x.dtype) for x in operands]
-    op = emit("stablehlo.reduce_window", [*operands, *inits], specs,
-              B.reduce_window_attrs(window, strides, padding, base_dilations, window_dilations), regions=1)
-    scal = [((), x.dtype) for x in operands]
-    build_region(op, 0, scal + scal, body)
-    return results_of(op, specs)
+    return build_n(B.variadic_reduce_window, [x.value for x in operands], [i.value for i in inits], window, strides,
+                   base_dilations, window_dilations, padding, traced_body(body))
 
 
 def sort(operands: Sequence[TracedRArray], dim: int, comparator: Body, *, stable: bool = True) -> list[TracedRArray]:
     """``stablehlo.sort`` of same-shaped operands along ``dim``; ``comparator(a0, b0, a1, b1, ...)``
     returns a bool scalar: whether element a goes before b."""
-    specs = [(x.shape, x.dtype) for x in operands]
-    op = emit("stablehlo.sort", list(operands), specs,
-              {"dimension": i64_attr(dim), "is_stable": ir.BoolAttr.get(stable)}, regions=1)
-    scal = []
-    for x in operands:
-        scal += [((), x.dtype), ((), x.dtype)]
-    build_region(op, 0, scal, comparator)
-    return results_of(op, specs)
+    return build_n(B.sort, [x.value for x in operands], dim, traced_body(comparator), stable=stable)

@@ -1,5 +1,6 @@
 """Data-movement StableHLO ops (broadcast, reshape, transpose, slices, concatenate, pad,
-reverse, iota), each with its shape rule."""
+reverse, iota): the Ops layer's checks over ``reactant.ir.build``'s builders. An op that would
+be an identity is not built: the operand itself (the same traced array) is returned."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ from typing import Sequence
 
 import numpy as np
 
+from ...ir import build as B
 from ...ir import shapes
-from ...ir.attrs import i64_array, i64_attr
+from ..context import current
 from ..errors import IndexError_, ShapeError, describe
 from ..traced import TracedRArray
-from ._core import emit1
+from ._core import build
 
 
 def broadcast_in_dim(x: TracedRArray, shape: Sequence[int], dims: Sequence[int]) -> TracedRArray:
@@ -21,8 +23,7 @@ def broadcast_in_dim(x: TracedRArray, shape: Sequence[int], dims: Sequence[int])
         raise ShapeError(f"cannot broadcast {describe(x)} to shape {list(shape)} along dims {list(dims)}")
     if shape == x.shape and dims == tuple(range(x.ndim)):
         return x
-    return emit1("stablehlo.broadcast_in_dim", [x], shape, x.dtype,
-                 {"broadcast_dimensions": i64_array(dims)})
+    return build(B.broadcast_in_dim, x.value, shape, dims)
 
 
 def reshape(x: TracedRArray, shape: Sequence[int]) -> TracedRArray:
@@ -32,7 +33,7 @@ def reshape(x: TracedRArray, shape: Sequence[int]) -> TracedRArray:
         raise ShapeError(f"cannot reshape {describe(x)} ({x.size} elements) to {list(shape)}")
     if shape == x.shape:
         return x
-    return emit1("stablehlo.reshape", [x], shape, x.dtype)
+    return build(B.reshape, x.value, shape)
 
 
 def transpose(x: TracedRArray, perm: Sequence[int]) -> TracedRArray:
@@ -42,7 +43,7 @@ def transpose(x: TracedRArray, perm: Sequence[int]) -> TracedRArray:
         raise ShapeError(f"transpose: {list(perm)} is not a permutation of the axes of {describe(x)}")
     if perm == tuple(range(x.ndim)):
         return x
-    return emit1("stablehlo.transpose", [x], shapes.transpose(x.shape, perm), x.dtype, {"permutation": i64_array(perm)})
+    return build(B.transpose, x.value, perm)
 
 
 def slice(x: TracedRArray, start: Sequence[int], limit: Sequence[int], strides: Sequence[int] | None = None) -> TracedRArray:  # noqa: A001
@@ -53,14 +54,9 @@ def slice(x: TracedRArray, start: Sequence[int], limit: Sequence[int], strides: 
         not (0 <= a <= b <= n) or s < 1 for a, b, s, n in zip(start, limit, strides, x.shape)
     ):
         raise IndexError_(f"slice [{start}:{limit}:{strides}] out of range for {describe(x)}")
-    shape = shapes.slice(x.shape, start, limit, strides)
-    if shape == x.shape:
+    if shapes.slice(x.shape, start, limit, strides) == x.shape:
         return x
-    return emit1("stablehlo.slice", [x], shape, x.dtype, {
-        "start_indices": i64_array(start),
-        "limit_indices": i64_array(limit),
-        "strides": i64_array(strides),
-    })
+    return build(B.slice, x.value, start, limit, strides)
 
 
 def dynamic_slice(x: TracedRArray, starts: Sequence[TracedRArray], sizes: Sequence[int]) -> TracedRArray:
@@ -68,15 +64,14 @@ def dynamic_slice(x: TracedRArray, starts: Sequence[TracedRArray], sizes: Sequen
     sizes = tuple(int(s) for s in sizes)
     if len(starts) != x.ndim or len(sizes) != x.ndim or any(s > n for s, n in zip(sizes, x.shape)):
         raise ShapeError(f"dynamic_slice of sizes {list(sizes)} does not fit {describe(x)}")
-    return emit1("stablehlo.dynamic_slice", [x, *starts], sizes, x.dtype,
-                 {"slice_sizes": i64_array(sizes)})
+    return build(B.dynamic_slice, x.value, [s.value for s in starts], sizes)
 
 
 def dynamic_update_slice(x: TracedRArray, update: TracedRArray, starts: Sequence[TracedRArray]) -> TracedRArray:
     """``stablehlo.dynamic_update_slice``: write ``update`` into ``x`` at scalar starts."""
     if update.dtype != x.dtype or update.ndim != x.ndim or any(u > n for u, n in zip(update.shape, x.shape)):
         raise ShapeError(f"dynamic_update_slice: update {describe(update)} does not fit {describe(x)}")
-    return emit1("stablehlo.dynamic_update_slice", [x, update, *starts], x.shape, x.dtype)
+    return build(B.dynamic_update_slice, x.value, update.value, [s.value for s in starts])
 
 
 def concatenate(xs: Sequence[TracedRArray], dim: int) -> TracedRArray:
@@ -92,8 +87,7 @@ def concatenate(xs: Sequence[TracedRArray], dim: int) -> TracedRArray:
             raise ShapeError(
                 f"concatenate along axis {dim}: shapes do not fit: " + ", ".join(describe(y) for y in xs)
             )
-    return emit1("stablehlo.concatenate", xs, shapes.concatenate([x.shape for x in xs], dim), x0.dtype,
-                 {"dimension": i64_attr(dim)})
+    return build(B.concatenate, [x.value for x in xs], dim)
 
 
 def pad(x: TracedRArray, value: TracedRArray, low: Sequence[int], high: Sequence[int], interior: Sequence[int] | None = None) -> TracedRArray:
@@ -105,11 +99,7 @@ def pad(x: TracedRArray, value: TracedRArray, low: Sequence[int], high: Sequence
         raise ShapeError(f"pad of {describe(x)} with {describe(value)} low={low} high={high} is invalid")
     if not any(low) and not any(high) and not any(interior):
         return x
-    return emit1("stablehlo.pad", [x, value], shape, x.dtype, {
-        "edge_padding_low": i64_array(low),
-        "edge_padding_high": i64_array(high),
-        "interior_padding": i64_array(interior),
-    })
+    return build(B.pad, x.value, value.value, low, high, interior)
 
 
 def reverse(x: TracedRArray, dims: Sequence[int]) -> TracedRArray:
@@ -117,11 +107,11 @@ def reverse(x: TracedRArray, dims: Sequence[int]) -> TracedRArray:
     dims = tuple(sorted(int(d) for d in dims))
     if not dims:
         return x
-    return emit1("stablehlo.reverse", [x], x.shape, x.dtype, {"dimensions": i64_array(dims)})
+    return build(B.reverse, x.value, dims)
 
 
 def iota(shape: Sequence[int], dtype, dim: int = 0) -> TracedRArray:
     """``stablehlo.iota``: 0, 1, 2... along ``dim``."""
     shape = tuple(int(s) for s in shape)
-    return emit1("stablehlo.iota", [], shape, np.dtype(dtype), {"iota_dimension": i64_attr(dim)})
+    return build(B.iota, current().tensor_type(shape, np.dtype(dtype)), dim)
 

@@ -63,10 +63,11 @@ def assert_same(ref, out, rtol=1e-4, atol=1e-4):
 
 
 def eqsat_and_check(text: str, *, limits: Limits | None = None, seed=0, positive=False, rtol=1e-4,
-                    check_classes=True, pre=("inline",)):
+                    check_classes=True, pre=("inline",), fast_math=False):
     """Run eqsat on a module given as text: every e-class must be consistent (NumPy
     interpreter on the module's random inputs) and the rewritten module must give the
-    original's results through PJRT. Returns (module before, module after, report)."""
+    original's results through PJRT. ``fast_math`` loads the fast-math rules too (when
+    ``limits`` is not given). Returns (module before, module after, report)."""
     before = parse(text)
     if pre:
         run_pipeline(before, list(pre))
@@ -90,7 +91,7 @@ def eqsat_and_check(text: str, *, limits: Limits | None = None, seed=0, positive
 
     # the rule tests check what the rules can reach: any predicted gain counts (the pass's own
     # threshold, Limits.min_gain, guards compiled programs against the cost model's error)
-    rep = run_eqsat(after, limits or Limits(min_gain=1e-3, gainful_kinds=None), inspect=inspect)
+    rep = run_eqsat(after, limits or Limits(min_gain=1e-3, gainful_kinds=None, fast_math=fast_math), inspect=inspect)
     after.operation.verify()
     assert not problems, "\n".join(problems[:10])
     assert not any(s.error for s in rep.segments), [s.error for s in rep.segments]

@@ -19,16 +19,19 @@ CASES = {
   %t = stablehlo.transpose %0, dims = [1, 0] : (tensor<64x32xf32>) -> tensor<32x64xf32>
   %t2 = stablehlo.transpose %t, dims = [1, 0] : (tensor<32x64xf32>) -> tensor<64x32xf32>
   return %t2 : tensor<64x32xf32>"""), {"multiply": 0, "transpose": 0}),
+    # x + (-0.0), x - (+0.0), x / 1: the exact identities (with the other zeros: FAST_CASES)
     "add_zero_sub_zero_div_one": (_f("%a: tensor<64xf32>", "tensor<64xf32>", """
-  %z = stablehlo.constant dense<0.0> : tensor<64xf32>
+  %nz = stablehlo.constant dense<-0.0> : tensor<64xf32>
+  %pz = stablehlo.constant dense<0.0> : tensor<64xf32>
   %o = stablehlo.constant dense<1.0> : tensor<f32>
   %ob = stablehlo.broadcast_in_dim %o, dims = [] : (tensor<f32>) -> tensor<64xf32>
-  %0 = stablehlo.add %a, %z : tensor<64xf32>
-  %1 = stablehlo.subtract %0, %z : tensor<64xf32>
+  %0 = stablehlo.add %a, %nz : tensor<64xf32>
+  %1 = stablehlo.subtract %0, %pz : tensor<64xf32>
   %2 = stablehlo.divide %1, %ob : tensor<64xf32>
   return %2 : tensor<64xf32>"""), {"add": 0, "subtract": 0, "divide": 0}),
+    # (-0.0) - a == -a exactly ((+0.0) - a is +0 for a = +0: FAST_CASES)
     "double_negation_and_zero_minus": (_f("%a: tensor<64xf32>", "tensor<64xf32>", """
-  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %z = stablehlo.constant dense<-0.0> : tensor<f32>
   %zb = stablehlo.broadcast_in_dim %z, dims = [] : (tensor<f32>) -> tensor<64xf32>
   %0 = stablehlo.subtract %zb, %a : tensor<64xf32>
   %1 = stablehlo.negate %0 : tensor<64xf32>
@@ -166,3 +169,39 @@ def test_rule_case(name):
     else:
         for op, n in expect.items():
             assert count(after, op) == n, (op, op_names(after))
+
+
+# identities that hold only up to the sign of a zero (``optimize.exactness``): fast-math.
+# name -> (module, op counts with fast math, op counts without)
+FAST_CASES = {
+    # x + (+0.0) is +0 for x = -0; x - (-0.0) likewise
+    "add_positive_zero_sub_negative_zero": (_f("%a: tensor<64xf32>", "tensor<64xf32>", """
+  %pz = stablehlo.constant dense<0.0> : tensor<64xf32>
+  %nz = stablehlo.constant dense<-0.0> : tensor<64xf32>
+  %t = stablehlo.transpose %a, dims = [0] : (tensor<64xf32>) -> tensor<64xf32>
+  %0 = stablehlo.add %t, %pz : tensor<64xf32>
+  %1 = stablehlo.subtract %0, %nz : tensor<64xf32>
+  return %1 : tensor<64xf32>"""), {"add": 0, "subtract": 0}, {"add": 1, "subtract": 1}),
+    # (+0.0) - a is +0 for a = +0, where -a is -0
+    "positive_zero_minus": (_f("%a: tensor<64xf32>", "tensor<64xf32>", """
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %zb = stablehlo.broadcast_in_dim %z, dims = [] : (tensor<f32>) -> tensor<64xf32>
+  %0 = stablehlo.subtract %zb, %a : tensor<64xf32>
+  %1 = stablehlo.negate %0 : tensor<64xf32>
+  %2 = stablehlo.negate %1 : tensor<64xf32>
+  %3 = stablehlo.negate %2 : tensor<64xf32>
+  return %3 : tensor<64xf32>"""), {"negate": 0, "subtract": 0}, {"negate": 1, "subtract": 1}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FAST_CASES))
+def test_fast_math_rule_case(name):
+    text, fast, exact = FAST_CASES[name]
+    before, after, rep = eqsat_and_check(text, fast_math=True)
+    assert rep.segments and rep.segments[0].replaced, rep
+    for op, n in fast.items():
+        assert count(after, op) == n, (op, op_names(after))
+    # the default (exact rules only) keeps the ops whose zero has the wrong sign
+    before, after, rep = eqsat_and_check(text)
+    for op, n in exact.items():
+        assert count(after, op) == n, (op, op_names(after))

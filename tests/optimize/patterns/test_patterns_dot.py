@@ -69,6 +69,15 @@ CASES = [
     case("dot_diag_select_rhs", fn(f"%v: {V}, %a: {t(N, 5)}", t(5, N), f"{diag_select()}; {dotl('r', 'a', 'D', t(N, 5), M, t(5, N), '[0]', '[0]')}; return %r : {t(5, N)}"), has="transpose", lacks="dot_general"),
     case("dot_diag_scatter_lhs", scatter_fn(f"{scatter_diag()}; {dotl('r', 'D', 'b', M, t(N, 5), t(N, 5))}; return %r : {t(N, 5)}", f"%v: {V}, %b: {t(N, 5)}", t(N, 5)), has="multiply", lacks=("dot_general", "scatter")),
     case("dot_diag_scatter_rhs", scatter_fn(f"{scatter_diag()}; {dotl('r', 'a', 'D', t(5, N), M, t(5, N))}; return %r : {t(5, N)}", f"%v: {V}, %a: {t(5, N)}", t(5, N)), has="multiply", lacks=("dot_general", "scatter")),
+    # the fast-math variants: the broadcast multiply alone
+    case("dot_diag_select_lhs_fast", fn(f"%v: {V}, %b: {t(N, 5)}", t(N, 5), f"{diag_select()}; {dotl('r', 'D', 'b', M, t(N, 5), t(N, 5))}; return %r : {t(N, 5)}"), has="multiply", lacks=("dot_general", "is_finite")),
+    case("dot_diag_select_rhs_fast", fn(f"%v: {V}, %a: {t(5, N)}", t(5, N), f"{diag_select()}; {dotl('r', 'a', 'D', t(5, N), M, t(5, N))}; return %r : {t(5, N)}"), has="multiply", lacks=("dot_general", "is_finite")),
+    case("dot_diag_scatter_lhs_fast", scatter_fn(f"{scatter_diag()}; {dotl('r', 'D', 'b', M, t(N, 5), t(N, 5))}; return %r : {t(N, 5)}", f"%v: {V}, %b: {t(N, 5)}", t(N, 5)), has="multiply", lacks=("dot_general", "scatter", "is_finite")),
+    case("dot_diag_scatter_rhs_fast", scatter_fn(f"{scatter_diag()}; {dotl('r', 'a', 'D', t(5, N), M, t(5, N))}; return %r : {t(5, N)}", f"%v: {V}, %a: {t(5, N)}", t(5, N)), has="multiply", lacks=("dot_general", "scatter", "is_finite")),
+    # the exact variants: the count of non-finite entries per contracted line, on floats only
+    case("dot_diag_select_lhs", fn(f"%v: {V}, %b: {t(N, 5)}", t(N, 5), f"{diag_select()}; {dotl('r', 'D', 'b', M, t(N, 5), t(N, 5))}; return %r : {t(N, 5)}"), has=("is_finite", "reduce", "0x7FC00000"), lacks="dot_general", id="exact-correction"),
+    case("dot_diag_select_lhs", fn(f"%v: {t(N, e='i32')}, %b: {t(N, 5, e='i32')}", t(N, 5, e="i32"), (f"{diag_select()}; {dotl('r', 'D', 'b', M, t(N, 5), t(N, 5))}; return %r : {t(N, 5)}").replace("f32", "i32").replace("0.0", "0")), has="multiply", lacks=("dot_general", "is_finite"), id="integers-need-no-correction"),
+    case("dot_diag_select_lhs", fn("%v: tensor<1xf32>, %b: tensor<1x5xf32>", "tensor<1x5xf32>", "%i0 = stablehlo.iota dim = 0 : tensor<1x1xi32>; %i1 = stablehlo.iota dim = 1 : tensor<1x1xi32>; %m = stablehlo.compare EQ, %i0, %i1, SIGNED : (tensor<1x1xi32>, tensor<1x1xi32>) -> tensor<1x1xi1>; %vt = stablehlo.broadcast_in_dim %v, dims = [0] : (tensor<1xf32>) -> tensor<1x1xf32>; %z = stablehlo.constant dense<0.0> : tensor<1x1xf32>; %D = stablehlo.select %m, %vt, %z : tensor<1x1xi1>, tensor<1x1xf32>; " + dotl('r', 'D', 'b', "tensor<1x1xf32>", "tensor<1x5xf32>", "tensor<1x5xf32>") + "; return %r : tensor<1x5xf32>"), fires=False, id="one-by-one-is-a-unit-contraction"),
     case("dot_diag_scatter_lhs", scatter_fn(f"{scatter_diag(idx_cols=('%ic', '%ir'))}; {dotl('r', 'D', 'b', M, t(N, 5), t(N, 5))}; return %r : {t(N, 5)}".replace("%ix =", f"%ir = stablehlo.reverse %ic, dims = [0] : tensor<{N}x1xi32>; %ix ="), f"%v: {V}, %b: {t(N, 5)}", t(N, 5)), fires=False),
     case("diag_of_dot", fn(f"%g: {t(N, 6)}, %a: {t(N, 6)}", M, f"{mask()}; {dotl('d', 'g', 'a', t(N, 6), t(N, 6), M, '[1]', '[1]')}; %z = stablehlo.constant dense<0.0> : {M}; %r = stablehlo.select %m, %d, %z : {MB}, {M}; return %r : {M}"), has=("reduce", "multiply"), lacks="dot_general"),
     case("diag_of_dot", fn(f"%g: {t(6, N)}, %a: {t(N, 6)}", M, f"{mask()}; {dotl('d', 'g', 'a', t(6, N), t(N, 6), M, '[0]', '[1]')}; %z = stablehlo.constant dense<0.0> : {M}; %r = stablehlo.select %m, %d, %z : {MB}, {M}; return %r : {M}"), lacks="dot_general"),
@@ -137,6 +146,89 @@ def test_diagmm_corpus_matmuls_disappear(name):
     else:  # the scatter form's gradient has no diag matrix left to recognise for dA's product
         assert len(big) <= 1, body
     differential(before, after, rtol=2e-4, atol=2e-4)
+
+
+def _diag_product_module(n, side, form, zero="0.0", vector=False):
+    """diag(v) @ a (side 0) or a^T @ diag(v) (side 1; a vector: a @ diag(v)), with the
+    diagonal built by select (off-diagonal ``zero``) or by a scatter-add into ``zero``s."""
+    Mn, Vn = f"tensor<{n}x{n}xf32>", f"tensor<{n}xf32>"
+    Mi, Mb = f"tensor<{n}x{n}xi32>", f"tensor<{n}x{n}xi1>"
+    if form == "select":
+        d = [f"%i0 = stablehlo.iota dim = 0 : {Mi}", f"%i1 = stablehlo.iota dim = 1 : {Mi}",
+             f"%m = stablehlo.compare EQ, %i0, %i1, SIGNED : ({Mi}, {Mi}) -> {Mb}",
+             f"%vt = stablehlo.broadcast_in_dim %v, dims = [0] : ({Vn}) -> {Mn}",
+             f"%z = stablehlo.constant dense<{zero}> : {Mn}", f"%D = stablehlo.select %m, %vt, %z : {Mb}, {Mn}"]
+    else:
+        d = [f"%zs = stablehlo.constant dense<{zero}> : {Mn}", f"%ii = stablehlo.iota dim = 0 : tensor<{n}xi32>",
+             f"%ic = stablehlo.broadcast_in_dim %ii, dims = [0] : (tensor<{n}xi32>) -> tensor<{n}x1xi32>",
+             f"%ix = stablehlo.concatenate %ic, %ic, dim = 1 : (tensor<{n}x1xi32>, tensor<{n}x1xi32>) -> tensor<{n}x2xi32>",
+             f'%D = "stablehlo.scatter"(%zs, %ix, %v) <{{indices_are_sorted = false, scatter_dimension_numbers = '
+             f'#stablehlo.scatter<inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0, 1], '
+             f'index_vector_dim = 1>, unique_indices = false}}> ({{ ^bb0(%s0: tensor<f32>, %s1: tensor<f32>): '
+             f'%q = stablehlo.add %s0, %s1 : tensor<f32>\n stablehlo.return %q : tensor<f32> }}) : '
+             f"({Mn}, tensor<{n}x2xi32>, {Vn}) -> {Mn}"]
+    A = Vn if vector else f"tensor<{n}x5xf32>"
+    R = Vn if vector else (f"tensor<{n}x5xf32>" if side == 0 else f"tensor<5x{n}xf32>")
+    d.append(f"%r = stablehlo.dot_general %D, %a, contracting_dims = [1] x [0] : ({Mn}, {A}) -> {R}" if side == 0
+             else f"%r = stablehlo.dot_general %a, %D, contracting_dims = [0] x [0] : ({A}, {Mn}) -> {R}")
+    body = "\n  ".join(d + [f"return %r : {R}"])
+    return f"func.func @main(%v: {Vn}, %a: {A}) -> {R} {{\n  {body}\n}}\n"
+
+
+@pytest.mark.parametrize("form", ["select", "scatter"])
+@pytest.mark.parametrize("side", [0, 1])
+def test_diag_product_gives_the_dense_products_bits(side, form):
+    """The exact variants give the dense product's bits (XLA's and NumPy's) on inputs full of
+    ±0, ±Inf and NaN: the 0 * Inf NaNs of the other rows, the +0.0 the sum starts from; the
+    fast-math variants do not."""
+    import numpy as np
+    from _harness import execute
+
+    from reactant.optimize.exactness import same_bits, special_array
+
+    name = f"dot_diag_{form}_{'lhs' if side == 0 else 'rhs'}"
+    rng = np.random.default_rng(side + 2 * (form == "select"))
+    fast_differs = False
+    for n, zero in ((2, "-0.0"), (8, "0.0")):
+        text = _diag_product_module(n, side, form, zero)
+        exact, fast = rewrite(text, [name]), rewrite(text, [name + "_fast"])
+        assert "dot_general" not in main_body(exact) and "dot_general" not in main_body(fast)
+        draws = [[np.float32([1, -1, 0, -0.0] * (n // 2))[:n], np.zeros((n, 5), np.float32)]]  # -0 products
+        draws += [[special_array(rng, (n,), np.float32), special_array(rng, (n, 5), np.float32)] for _ in range(6)]
+        for v, a in draws:
+            ref = execute(text, [v, a])[0]
+            with np.errstate(all="ignore"):
+                npy = np.diag(v) @ a if side == 0 else a.T @ np.diag(v)
+            assert same_bits(ref, npy), (n, ref, npy)  # XLA's dense product is NumPy's here
+            got = execute(exact, [v, a])[0]
+            assert same_bits(got, ref), (n, zero, v, a, ref, got)
+            fast_differs |= not same_bits(execute(fast, [v, a])[0], ref)
+    assert fast_differs
+
+
+def test_diag_vector_product_gives_numpys_bits():
+    """v @ diag(d) for a short vector: XLA's dense product drops the +0.0 start of its sum (an
+    all -0 sum is -0; a reduction's schedule is free, ``optimize.exactness``); the rewrite
+    gives NumPy's +0, and the NaNs of both."""
+    import numpy as np
+    from _harness import execute
+
+    from reactant.optimize.exactness import same_bits, special_array
+
+    rng = np.random.default_rng(5)
+    for n in (2, 3, 16):
+        text = _diag_product_module(n, 1, "select", "-0.0", vector=True)
+        exact = rewrite(text, ["dot_diag_select_rhs"])
+        assert "dot_general" not in main_body(exact)
+        draws = [[np.float32([1, -1, 2] * n)[:n], np.float32([-0.0, 0.0, -0.0] * n)[:n]]]
+        draws += [[special_array(rng, (n,), np.float32), special_array(rng, (n,), np.float32)] for _ in range(8)]
+        for v, a in draws:
+            with np.errstate(all="ignore"):
+                npy = a @ np.diag(v)
+            got = execute(exact, [v, a])[0]
+            assert same_bits(got, npy), (n, v, a, npy, got)
+            ref = execute(text, [v, a])[0]
+            assert np.array_equal(np.isnan(ref), np.isnan(got)) and ((ref == got) | np.isnan(ref)).all()
 
 
 @pytest.mark.parametrize("side", ["left", "right"])
