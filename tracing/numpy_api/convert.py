@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import ops
-from ..dtypes import canonical
+from ..dtypes import canonical, result_type
 from ..errors import ArgumentError, IndexError_, ShapeError, describe
 from ..context import active
 from ..traced import TracedRArray, TracedRNumber, wrap
@@ -146,3 +146,8 @@ def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
         return tuple(sorted(out))
     return (normalize_axis(axis, ndim),)
 
+
+# -- one promoted dtype for several operands (where, isclose, searchsorted, linspace, cross) ---------
+def _promoted(*xs):
+    dt = result_type(*[dtype_for_promotion(x) for x in xs])
+    return [as_traced(x, dt) for x in xs], dt

@@ -18,11 +18,12 @@ import numpy as np
 
 from .. import ops
 from ..context import active
-from ..errors import IndexError_, ShapeError, UnsupportedError, describe
+from ..dtypes import result_type
+from ..errors import DTypeError, IndexError_, OptionError, ShapeError, UnsupportedError, describe
 from ..traced import TracedRArray, rebind
 from . import windows
 from ._registry import implements
-from .convert import as_traced, broadcast_to, flat_or_axis, normalize_axis
+from .convert import _promoted, array_dtype, as_traced, broadcast_all, broadcast_to, dtype_for_promotion, flat_or_axis, normalize_axis
 
 _MASK_HINT = (
     "the number of True elements is only known at run time; use np.where(mask, x, other) "
@@ -659,3 +660,37 @@ def put(a, ind, v, mode="raise"):
     flat = np.ravel(a)
     flat[idx] = _cyclic(v, idx.shape[0], a.dtype)
     rebind(a, np.reshape(flat, a.shape))
+
+
+# -- where / select ---------------------------------------------------------------------------
+@implements(np.where)
+def where(condition, x=None, y=None, /):
+    if x is None and y is None:
+        raise IndexError_("numpy.where(condition) with one argument returns a data-dependent shape",
+                          hint="use np.where(condition, x, y)")
+    if x is None or y is None:
+        raise ShapeError("either both or neither of x and y should be given")
+    (tx, ty), _ = _promoted(x, y)
+    c = as_traced(condition)
+    if c.dtype != np.bool_:
+        c = np.not_equal(c, 0)
+    c, tx, ty = broadcast_all(c, tx, ty)
+    return ops.select(c, tx, ty)
+
+
+
+@implements(np.select)
+def select(condlist, choicelist, default=0):
+    if len(condlist) != len(choicelist):
+        raise ShapeError("list of cases must be same length as list of conditions")
+    if len(condlist) == 0:
+        raise OptionError("select with an empty condition list is not possible")
+    for i, c in enumerate(condlist):
+        if array_dtype(c) != np.bool_:
+            raise DTypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
+    # one dtype for all choices and the default, as NumPy's (Python scalars promote weakly)
+    dt = result_type(*[dtype_for_promotion(v) for v in list(choicelist) + [default]])
+    out = as_traced(default, dt)
+    for c, v in reversed(list(zip(condlist, choicelist))):
+        out = where(c, as_traced(v, dt), out)
+    return out

@@ -1,6 +1,7 @@
-"""Ordering and windowed functions: ufunc ``outer``/``reduceat``, ``partition``/``argpartition``,
-``lexsort``, fixed-size ``unique``/``nonzero``/``argwhere``/``flatnonzero`` (JAX's ``size=`` /
-``fill_value=`` keywords), ``piecewise``, ``convolve`` and ``correlate``.
+"""Sorting, searching and counting: ``sort``/``argsort``, ``partition``/``argpartition``,
+``lexsort``, ``searchsorted``, ``count_nonzero``, fixed-size ``unique``/``nonzero``/``argwhere``/
+``flatnonzero`` (JAX's ``size=`` / ``fill_value=`` keywords); also ufunc ``outer``/``reduceat``/
+``at`` and ``piecewise``.
 
 Results whose length depends on the data need a static ``size=``: values past the real count
 are ``fill_value``, and values beyond ``size`` are dropped."""
@@ -12,13 +13,12 @@ from typing import Callable
 import numpy as np
 
 from .. import ops
-from ..dtypes import is_complex, is_float, result_type
+from ..dtypes import is_complex, is_float
 from ..errors import ArgumentError, IndexError_, ShapeError, UnsupportedError, describe
 from ..traced import TracedRArray
 from ._registry import FUNCTIONS, UFUNC_METHODS, implements
-from .convert import as_traced, dtype_for_promotion, flat_or_axis, normalize_axis
+from .convert import _promoted, as_traced, flat_or_axis, normalize_axis
 from .indexing import getitem, setitem
-from .misc import _less_nan_last
 from . import reductions, ufuncs  # noqa: F401  (outer/reduceat are built from their registrations)
 
 
@@ -357,62 +357,51 @@ def piecewise(x, condlist, funclist, *args, **kw):
     return y
 
 
-# -- convolve / correlate ---------------------------------------------------------------------
-def _vectors(a, v, name: str) -> tuple[TracedRArray, TracedRArray]:
-    dt = result_type(dtype_for_promotion(a), dtype_for_promotion(v))
-    x, w = as_traced(a, dt), as_traced(v, dt)
-    x = ops.reshape(x, (1,)) if x.ndim == 0 else x
-    w = ops.reshape(w, (1,)) if w.ndim == 0 else w
-    if x.ndim != 1 or w.ndim != 1:
-        raise ShapeError(f"{name} needs 1-d arrays, got {describe(x)} and {describe(w)}")
-    if x.shape[0] == 0:
-        raise ShapeError(f"{name}: a cannot be empty")
-    if w.shape[0] == 0:
-        raise ShapeError(f"{name}: v cannot be empty")
-    return x, w
+# -- sort / argsort / searchsorted / count_nonzero --------------------------------------------
+@implements(np.count_nonzero)
+def count_nonzero(a, axis=None, *, keepdims=False):
+    return np.sum(np.not_equal(as_traced(a), 0), axis=axis, keepdims=keepdims, dtype=np.int64)
 
 
-def _full_correlation(x: TracedRArray, w: TracedRArray) -> TracedRArray:
-    """c[k] = sum_j x[j + k - (m-1)] * w[j] for k in 0..n+m-2 (x zero-padded): one static
-    gather of sliding windows, then a matrix-vector product."""
-    n, m = x.shape[0], w.shape[0]
-    padded = ops.pad(x, ops.constant(np.asarray(0, x.dtype)), [m - 1], [m - 1], [0])
-    length = n + m - 1
-    windows = getitem(padded, np.arange(length)[:, None] + np.arange(m)[None, :])
-    if x.dtype == np.bool_:  # NumPy's boolean dot: any(window & w)
-        return np.any(np.logical_and(windows, w), axis=1)
-    return np.matmul(windows, w)
+
+def _less_nan_last(a, b):
+    """NumPy's sort order: NaNs go last."""
+    lt = ops.compare(a, b, "LT")
+    if is_float(a.dtype):
+        a_nan = ops.compare(a, a, "NE")
+        b_nan = ops.compare(b, b, "NE")
+        lt = ops.or_(lt, ops.and_(b_nan, ops.not_(a_nan)))
+    return lt
 
 
-def _crop(full: TracedRArray, n: int, m: int, mode: str, name: str) -> TracedRArray:
-    """NumPy's 'same' / 'valid' windows of the full correlation of lengths n and m."""
-    if mode == "full":
-        return full
-    if mode == "same":
-        # NumPy correlates the longer against the shorter; for n < m it reverses a swapped
-        # result, which moves the centring offset to the other end
-        lo = (m - 1) // 2 if n >= m else (n - 1) - (n - 1) // 2
-        return getitem(full, slice(lo, lo + max(n, m)))
-    if mode == "valid":
-        lo = min(n, m) - 1
-        return getitem(full, slice(lo, lo + max(n, m) - min(n, m) + 1))
-    raise ArgumentError(f"{name}: mode must be 'full', 'same' or 'valid', got {mode!r}")
+
+@implements(np.sort)
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    x, d = flat_or_axis(as_traced(a), axis)
+    if is_complex(x.dtype):
+        raise UnsupportedError("sorting complex arrays is not supported inside a trace")
+    (out,) = ops.sort([x], d, lambda a, b: _less_nan_last(a, b))
+    return out
 
 
-@implements(np.correlate)
-def correlate(a, v, mode="valid"):
-    """NumPy's c_k = sum_n a[n+k] * conj(v[n])."""
-    x, w = _vectors(a, v, "correlate")
-    if is_complex(w.dtype):
-        w = ops.conj(w)
-    return _crop(_full_correlation(x, w), x.shape[0], w.shape[0], mode, "correlate")
+
+@implements(np.argsort)
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    x, d = flat_or_axis(as_traced(a), axis)
+    idx = ops.iota(x.shape, np.int64, d)
+    _, out = ops.sort([x, idx], d, lambda a, b, ia, ib: _less_nan_last(a, b))
+    return out
 
 
-@implements(np.convolve)
-def convolve(a, v, mode="full"):
-    """Convolution is correlation with the reversed kernel (no conjugation)."""
-    x, w = _vectors(a, v, "convolve")
-    if w.shape[0] > x.shape[0]:  # convolution commutes; NumPy centres 'same' on the longer one
-        x, w = w, x
-    w = ops.reverse(w, [0])
-    return _crop(_full_correlation(x, w), x.shape[0], w.shape[0], mode, "convolve")
+
+@implements(np.searchsorted)
+def searchsorted(a, v, side="left", sorter=None):
+    if sorter is not None:
+        a = np.take(a, sorter)
+    x = as_traced(a)
+    if x.ndim != 1:
+        raise ShapeError(f"searchsorted needs a 1-d array, got {describe(x)}")
+    (xs, vs), _ = _promoted(x, v)
+    cmp = np.less if side == "left" else np.less_equal
+    vv = ops.reshape(vs, vs.shape + (1,))
+    return np.sum(cmp(xs, vv), axis=-1, dtype=np.int64)

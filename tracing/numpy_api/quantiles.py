@@ -54,7 +54,7 @@ def _at(s: TracedRArray, idx: TracedRArray) -> TracedRArray:
 
 
 def _sorted(x: TracedRArray) -> TracedRArray:
-    from .misc import sort  # NaN last, as NumPy sorts
+    from .ordering import sort  # NaN last, as NumPy sorts
 
     return sort(x, -1)
 

@@ -503,3 +503,21 @@ def diagflat(v, k=0):
     x = as_traced(v)
     return diag(ops.reshape(x, (x.size,)), k)
 
+
+# -- basic operations: shape / ndim / size ------------------------------------------------------
+@implements(np.shape)
+def shape(a):
+    return as_traced(a).shape
+
+
+
+@implements(np.ndim)
+def ndim(a):
+    return as_traced(a).ndim
+
+
+
+@implements(np.size)
+def size(a, axis=None):
+    x = as_traced(a)
+    return x.size if axis is None else x.shape[normalize_axis(axis, x.ndim)]

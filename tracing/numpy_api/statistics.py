@@ -1,4 +1,4 @@
-"""Statistics and numerics on traced arrays: cov, corrcoef, histogram, histogram2d, bincount,
+"""Statistics and numerics on traced arrays: cov, corrcoef, correlate, histogram, histogram2d, bincount,
 digitize, interp, trapezoid, polyval, gradient.
 
 Result shapes must be static, so the functions whose NumPy output length depends on the data
@@ -14,10 +14,11 @@ import numpy as np
 
 from .. import ops
 from ..dtypes import canonical, is_complex, is_float, result_type
-from ..errors import DTypeError, IndexError_, ShapeError, UnsupportedError, describe
+from ..errors import ArgumentError, DTypeError, IndexError_, ShapeError, UnsupportedError, describe
 from ..traced import TracedRArray
 from ._registry import implements
 from .convert import as_traced, broadcast_to, contains_traced, dtype_for_promotion, normalize_axis
+from .indexing import getitem
 
 
 def _traced(*xs) -> bool:
@@ -575,3 +576,57 @@ def gradient(f, *varargs, axis=None, edge_order=1):
                              f"gradient; at least edge_order + 1 = {edge_order + 1} elements are required")
         outs.append(as_traced(_grad_axis(t, h, ax, edge_order), t.dtype))
     return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+# -- correlate ------------------------------------------------------------------------------
+def _vectors(a, v, name: str) -> tuple[TracedRArray, TracedRArray]:
+    dt = result_type(dtype_for_promotion(a), dtype_for_promotion(v))
+    x, w = as_traced(a, dt), as_traced(v, dt)
+    x = ops.reshape(x, (1,)) if x.ndim == 0 else x
+    w = ops.reshape(w, (1,)) if w.ndim == 0 else w
+    if x.ndim != 1 or w.ndim != 1:
+        raise ShapeError(f"{name} needs 1-d arrays, got {describe(x)} and {describe(w)}")
+    if x.shape[0] == 0:
+        raise ShapeError(f"{name}: a cannot be empty")
+    if w.shape[0] == 0:
+        raise ShapeError(f"{name}: v cannot be empty")
+    return x, w
+
+
+
+def _full_correlation(x: TracedRArray, w: TracedRArray) -> TracedRArray:
+    """c[k] = sum_j x[j + k - (m-1)] * w[j] for k in 0..n+m-2 (x zero-padded): one static
+    gather of sliding windows, then a matrix-vector product."""
+    n, m = x.shape[0], w.shape[0]
+    padded = ops.pad(x, ops.constant(np.asarray(0, x.dtype)), [m - 1], [m - 1], [0])
+    length = n + m - 1
+    windows = getitem(padded, np.arange(length)[:, None] + np.arange(m)[None, :])
+    if x.dtype == np.bool_:  # NumPy's boolean dot: any(window & w)
+        return np.any(np.logical_and(windows, w), axis=1)
+    return np.matmul(windows, w)
+
+
+
+def _crop(full: TracedRArray, n: int, m: int, mode: str, name: str) -> TracedRArray:
+    """NumPy's 'same' / 'valid' windows of the full correlation of lengths n and m."""
+    if mode == "full":
+        return full
+    if mode == "same":
+        # NumPy correlates the longer against the shorter; for n < m it reverses a swapped
+        # result, which moves the centring offset to the other end
+        lo = (m - 1) // 2 if n >= m else (n - 1) - (n - 1) // 2
+        return getitem(full, slice(lo, lo + max(n, m)))
+    if mode == "valid":
+        lo = min(n, m) - 1
+        return getitem(full, slice(lo, lo + max(n, m) - min(n, m) + 1))
+    raise ArgumentError(f"{name}: mode must be 'full', 'same' or 'valid', got {mode!r}")
+
+
+
+@implements(np.correlate)
+def correlate(a, v, mode="valid"):
+    """NumPy's c_k = sum_n a[n+k] * conj(v[n])."""
+    x, w = _vectors(a, v, "correlate")
+    if is_complex(w.dtype):
+        w = ops.conj(w)
+    return _crop(_full_correlation(x, w), x.shape[0], w.shape[0], mode, "correlate")
