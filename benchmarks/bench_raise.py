@@ -4,7 +4,7 @@ interleaved, ``harness.measure``):
 
 - ``raised``: the O2 pipeline (the ``raising`` family turns the loops into tensor ops);
 - ``unraised``: the same O2 pipeline with the loop-to-tensor rewrites disabled
-  (``while_raise``, ``while_map_to_elementwise``, ``while_sum_to_reduce``): the loop runs;
+  (``while_raise``, ``while_raise_fast``): the loop runs;
 - ``jax``: ``jax.jit`` of the same algorithm written with whole-array ops (``einsum``...);
 - ``numpy``: the loop kernel itself, run by NumPy.
 
@@ -33,7 +33,7 @@ from loop_kernels import doitgen  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 
-UNRAISED = frozenset({"while_raise", "while_map_to_elementwise", "while_sum_to_reduce"})
+UNRAISED = frozenset({"while_raise", "while_raise_fast"})
 
 
 def row_map(x, w):

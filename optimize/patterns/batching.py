@@ -4,9 +4,13 @@ iterations at once over a new leading batch dimension (``jax.vmap``, on StableHL
 A ``Batcher`` vectorizes the values of one loop body over its ``n`` iterations. Every value of
 the body becomes a ``BVal``: either *unbatched* (the same in every iteration: the op is copied
 once, outside the loop) or *batched* (a tensor with a leading dimension of size ``n``, row ``t``
-being the value of iteration ``t``). The loop's counter ``i`` (values ``lo .. lo + n - 1``)
-becomes ``lo + iota(n)``; a ``dynamic_slice`` at row ``i + c`` of an unbatched array becomes the
-static range of rows ``lo + c .. lo + c + n - 1``.
+being the value of iteration ``t``, or of iteration ``n - 1 - t`` in a batcher built with
+``reverse``: a loop whose iterations are independent may batch them in either order, and one
+that writes its rows backwards reads and writes them in order that way). The loop's counter
+``i`` (values ``lo .. lo + n - 1``) becomes ``lo + iota(n)`` (``lo + n - 1 - iota(n)``), and
+integer arithmetic on it whose values step evenly an iota too; a ``dynamic_slice`` at row
+``i + c`` (or ``c - i``) of an unbatched array becomes the static range of rows
+``lo + c .. lo + c + n - 1`` (reversed when the batch runs the other way).
 
 One rule per op name, in one table (``RULES``, filled by ``@batching_rule``). A rule has
 
@@ -31,7 +35,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ...ir import build as B
 from ...ir.attrs import copy_attrs, i64_array, i64_list, int_attr_value, padding_attr
-from ...ir.evaluate import scalar_int_value
+from ...ir.evaluate import attributes_of, evaluate_op, scalar_int_value
 from ...ir.opinfo import ELEMENTWISE, is_pure_op
 from ...ir.regions import captured_values, clone_op, single_block, terminator
 from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
@@ -48,6 +52,60 @@ class BVal:
 
     value: ir.Value
     batched: bool
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Pairwise distinct rows of one dimension, one per iteration: row ``first + step * t`` in
+    iteration ``t`` (``step`` 1 or -1), or ``at[t]`` (``step`` 0: any other order)."""
+
+    first: int
+    step: int
+    n: int
+    at: tuple = ()
+
+    @property
+    def low(self) -> int:
+        return min(self.at) if not self.step else min(self.first, self.first + self.step * (self.n - 1))
+
+    @property
+    def high(self) -> int:
+        return max(self.at) if not self.step else max(self.first, self.first + self.step * (self.n - 1))
+
+
+_MAX_LISTED = 1 << 16  # iterations of a loop whose index values are listed one by one
+
+
+def iteration_values(v: ir.Value, env: dict, n: int, memo: dict | None = None,
+                     depth: int = 32) -> np.ndarray | None:
+    """The value of the one-element integer (or boolean) ``v`` in each of ``n`` iterations (a
+    vector), where ``env`` gives some values' vectors (a loop counter's), computed from them
+    and constants by the ops the evaluator knows, with their wrapping; else None."""
+    memo = {} if memo is None else memo
+    if v in memo:
+        return memo[v]
+    r = None
+    dt = np_dtype(element_type_of(v)) if isinstance(v.type, ir.RankedTensorType) else None
+    if dt is not None and dt.kind in "iub" and num_elements(v) == 1:
+        if v in env:
+            r = env[v]
+        elif (c := scalar_int_value(v)) is not None:
+            r = np.full(n, c)
+        else:
+            d = defining_op(v)
+            if d is not None and depth and not len(d.operation.regions) and len(d.results) == 1 \
+                    and is_pure_op(d):
+                args = [iteration_values(x, env, n, memo, depth - 1) for x in d.operands]
+                attrs = attributes_of(d)
+                if all(a is not None for a in args) and attrs is not None:
+                    name = d.operation.name
+                    if name in ("stablehlo.reshape", "stablehlo.broadcast_in_dim"):
+                        r = args[0]
+                    elif name == "stablehlo.convert" or name in ELEMENTWISE:
+                        r = evaluate_op(name, args, result_dtype=dt, **attrs)
+        r = None if r is None else np.asarray(r).astype(dt, copy=False).reshape(n)
+    memo[v] = r
+    return r
 
 
 @dataclass(frozen=True)
@@ -78,13 +136,13 @@ class Batcher:
 
     ``counter`` is the body's induction variable, taking ``lo .. lo + n - 1``; ``leaves`` maps
     other body arguments to their (unbatched) values outside the loop; ``rows`` maps carried
-    arrays to ``(dim, offset, init)``: iteration ``i`` touches them only in row ``i + offset``
-    of ``dim`` (the row it writes), where they start with ``init``'s values.
+    arrays to ``(dim, rows, init)``: iteration ``t`` touches them only in its row of ``dim``
+    (``Rows``: the row it writes), where they start with ``init``'s values.
 
     Such an array, the arrays made from it by ``dynamic_update_slice`` inside that row and its
-    static slices that keep the whole of ``dim``, are *row slabs*: their row ``i + offset`` in
-    iteration ``i`` is all an iteration sees of them, and their batched form (``slab``) is that
-    row for every iteration, ``[n, *shape]`` with ``dim`` of size 1. A ``dynamic_slice`` in the
+    static slices that keep the whole of ``dim``, are *row slabs*: their row in iteration ``t``
+    is all the iteration sees of them, and their batched form (``slab``) is that row for every
+    iteration, ``[n, *shape]`` with ``dim`` of size 1. A ``dynamic_slice`` in the
     row reads a slab; any other use of one rejects the body (it would see other iterations'
     rows). Values defined
     outside the loop are unbatched. With ``max_elements``, a batched value larger than that
@@ -92,14 +150,16 @@ class Batcher:
     """
 
     def __init__(self, body: ir.Block, counter: ir.Value, lo: int, n: int, leaves: dict, rows: dict,
-                 max_elements: int | None = None):
-        self.body, self.counter, self.lo, self.n = body, counter, lo, n
+                 max_elements: int | None = None, reverse: bool = False):
+        self.body, self.counter, self.lo, self.n, self.reverse = body, counter, lo, n, reverse
         self.leaves, self.rows = leaves, rows
         self.max_elements = max_elements  # cap on the elements of one batched value
         self._flags: dict = {}
         self._vals: dict = {}
         self._slab_of: dict = {}
         self._slabs: dict = {}
+        self._index: dict = {}
+        self._env: dict | None = None
 
     # -- analysis ----------------------------------------------------------------------------
     def local_op(self, v: ir.Value):
@@ -131,8 +191,8 @@ class Batcher:
         self._flags[v] = flag
         return flag
 
-    def slab_of(self, v: ir.Value) -> tuple[int, int] | None:
-        """``(dim, offset)`` when ``v`` is a row slab (see the class), else None; raises
+    def slab_of(self, v: ir.Value) -> tuple[int, Rows] | None:
+        """``(dim, rows)`` when ``v`` is a row slab (see the class), else None; raises
         ``Reject`` for a write into a slab outside its row."""
         if v in self._slab_of:
             return self._slab_of[v]
@@ -145,9 +205,9 @@ class Batcher:
             if name == "stablehlo.dynamic_update_slice":
                 r = self.slab_of(d.operands[0])
                 if r is not None:
-                    dim, off = r
+                    dim, rows = r
                     idx = list(d.operands[2:])
-                    if self.offset(idx[dim]) != off or shape_of(d.operands[1])[dim] != 1:
+                    if self.rows_of(idx[dim]) != rows or shape_of(d.operands[1])[dim] != 1:
                         raise Reject("a write outside the row of the iteration")
                     if self.any_batched([ix for e, ix in enumerate(idx) if e != dim]):
                         raise Reject("a write into the row at a moving column")
@@ -168,15 +228,9 @@ class Batcher:
         got = self._slabs.get(v)
         if got is not None:
             return got
-        dim, off = self.slab_of(v)
-        shape = list(shape_of(v))
-        one = shape[:dim] + [1] + shape[dim + 1:]
+        dim, rows = self.slab_of(v)
         if v in self.rows:
-            init = self.rows[v][2]
-            start, limit = [0] * len(shape), list(shape)
-            start[dim], limit[dim] = self.lo + off, self.lo + off + self.n
-            rows = move_axis(B.slice(init, start, limit), dim, 0)
-            r = B.reshape(rows, [self.n, *one])
+            r = take_rows(self.rows[v][2], dim, rows)
         else:
             d = self.local_op(v)
             base = self.slab(d.operands[0])
@@ -256,15 +310,52 @@ class Batcher:
         lo, hi = self.lo + c, self.lo + self.n - 1 + c
         return c if info.min <= lo and hi <= info.max else None
 
+    def rows_of(self, v: ir.Value) -> Rows | None:
+        """The rows the integer scalar ``v`` points at over the iterations, when they are
+        pairwise distinct (``counter + c``, ``c - counter``, any permutation), else None."""
+        off = self.offset(v)
+        if off is not None:
+            return Rows(self.lo + self.n - 1 + off, -1, self.n) if self.reverse else Rows(self.lo + off, 1, self.n)
+        vals = self.index_values(v)
+        if vals is None or vals.dtype.kind not in "iu" or len(np.unique(vals)) != self.n:
+            return None
+        steps = np.diff(vals.astype(np.int64))
+        for step in (1, -1):
+            if np.all(steps == step):
+                return Rows(int(vals[0]), step, self.n)
+        return Rows(int(vals[0]), 0, self.n, tuple(int(x) for x in vals))
+
+    def index_values(self, v: ir.Value) -> np.ndarray | None:
+        """``v``'s value in every iteration, in batch order (``iteration_values``), for loops
+        short enough to list them."""
+        if not 2 <= self.n <= _MAX_LISTED:
+            return None
+        if self._env is None:
+            self._env = self._iteration_env()
+        return iteration_values(v, self._env, self.n, self._index)
+
+    def _iteration_env(self) -> dict:
+        """The counter's values in batch order, and the constant leaves'."""
+        env = {self.counter: self.lo + np.arange(self.n)[::-1 if self.reverse else 1]}
+        for a, init in self.leaves.items():
+            c = scalar_int_value(init)
+            if c is not None:
+                env[a] = np.full(self.n, c)
+        return env
+
     # -- building ----------------------------------------------------------------------------
     def get(self, v: ir.Value) -> BVal:
         """The vectorized ``v`` (``check(v)`` must have succeeded)."""
         got = self._vals.get(v)
         if got is not None:
             return got
-        if v == self.counter:
+        prog = self._progression(v) if v == self.counter or self.local_op(v) is not None else None
+        if prog is not None:  # the counter, or index arithmetic on it: first + step * iota
+            r = BVal(self._iota(v, *prog), True)
+        elif v == self.counter:  # (one iteration, or too many to list)
             t = ranked([self.n], element_type_of(v))
-            r = BVal(B.add(B.iota(t, 0), B.full(self.lo, t)) if self.lo else B.iota(t, 0), True)
+            r = BVal(B.subtract(B.full(self.lo + self.n - 1, t), B.iota(t, 0)) if self.reverse
+                     else B.add(B.iota(t, 0), B.full(self.lo, t)), True)
         elif v in self.leaves:
             r = BVal(self.leaves[v], False)
         else:
@@ -276,6 +367,30 @@ class Batcher:
                 r = self._vals[v]
         self._vals[v] = r
         return r
+
+    def _progression(self, v: ir.Value) -> tuple[int, int] | None:
+        """``(first, step)`` when ``v``'s values over the batch are ``first + step * t``
+        (``step`` not 0, ``step * t`` within the type), else None."""
+        vals = self.index_values(v)
+        if vals is None or vals.dtype.kind not in "iu":
+            return None
+        w = [int(x) for x in vals[:2]]
+        step = w[1] - w[0]
+        if step == 0 or abs(step) * (self.n - 1) > np.iinfo(vals.dtype).max \
+                or not np.array_equal(vals.astype(object), w[0] + step * np.arange(self.n, dtype=object)):
+            return None
+        return w[0], step
+
+    def _iota(self, v: ir.Value, first: int, step: int) -> ir.Value:
+        t = ranked([self.n], element_type_of(v))
+        r = B.iota(t, 0)
+        if abs(step) != 1:
+            r = B.multiply(r, B.full(abs(step), t))
+        if step < 0:
+            r = B.subtract(B.full(first, t), r)
+        elif first:
+            r = B.add(r, B.full(first, t))
+        return r if shape_of(v) == () else B.reshape(r, [self.n, *shape_of(v)])
 
     def _build_op(self, op) -> None:
         if not self.check(op.results[0]):
@@ -319,6 +434,55 @@ def move_axis(x: ir.Value, src: int, dst: int) -> ir.Value:
     perm = [d for d in range(len(shape_of(x))) if d != src]
     perm.insert(dst, src)
     return B.transpose(x, perm)
+
+
+def _row_indices(rows: Rows) -> ir.Value:
+    """The listed rows as scatter / gather indices, ``[n, 1]``."""
+    return B.constant(np.asarray(rows.at, dtype=np.int64).reshape(rows.n, 1))
+
+
+def take_rows(x: ir.Value, dim: int, rows: Rows) -> ir.Value:
+    """Row ``rows`` of ``dim`` of the unbatched ``x`` for every iteration, batched:
+    ``[n, *shape]`` with ``dim`` of size 1."""
+    shape = list(shape_of(x))
+    one = shape[:dim] + [1] + shape[dim + 1:]
+    if not rows.step:
+        return B.gather(x, _row_indices(rows), offset_dims=range(1, len(shape) + 1), collapsed_slice_dims=[],
+                        start_index_map=[dim], index_vector_dim=1, slice_sizes=one)
+    start, limit = [0] * len(shape), list(shape)
+    start[dim], limit[dim] = rows.low, rows.high + 1
+    r = move_axis(B.slice(x, start, limit), dim, 0)
+    r = B.reshape(r, [rows.n, *one])
+    return r if rows.step > 0 else B.reverse(r, [0])
+
+
+def place_rows(base: ir.Value, upd: ir.Value, dim: int, rows: Rows, starts: list) -> ir.Value:
+    """``base`` with iteration t's update ``upd[t]`` (``upd``: ``[n, *us]``, ``us[dim] == 1``)
+    written at its row of ``dim`` and at the unbatched ``starts`` of the other dimensions (those
+    of a ``dynamic_update_slice``; ``starts[dim]`` only gives the index type), as a
+    ``dynamic_update_slice`` per iteration writes it (the rows are distinct: no write is lost)."""
+    us = list(shape_of(upd))[1:]
+    if rows.step:  # the updates side by side along ``dim``, in row order
+        r = move_axis(B.reshape(upd, [rows.n, *us[:dim], *us[dim + 1:]]), 0, dim)
+        r = r if rows.step > 0 else B.reverse(r, [dim])
+        starts = list(starts)
+        starts[dim] = B.full(rows.low, ranked([], element_type_of(starts[dim])))
+        return B.dynamic_update_slice(base, r, starts)
+    # one window per iteration: a scatter, the other starts clamped as dynamic_update_slice does
+    xs = shape_of(base)
+    i64 = ir.IntegerType.get_signless(64)
+    cols = []
+    for e, s in enumerate(starts):
+        if e == dim:
+            cols.append(_row_indices(rows))
+            continue
+        s = B.convert(s, i64) if element_type_of(s) != i64 else s
+        s = B.clamp(B.full(0, ranked([], i64)), s, B.full(xs[e] - us[e], ranked([], i64)))
+        cols.append(B.broadcast_in_dim(s, [rows.n, 1], []))
+    idx = cols[0] if len(cols) == 1 else B.concatenate(cols, 1)
+    return B.scatter(base, idx, upd, update_window_dims=range(1, len(xs) + 1), inserted_window_dims=[],
+                     scatter_dims_to_operand_dims=range(len(xs)), index_vector_dim=1, combiner=None,
+                     unique_indices=True)
 
 
 # -- elementwise -------------------------------------------------------------------------------
@@ -471,8 +635,8 @@ def _dynamic_slice_check(b: Batcher, op) -> bool:
     sizes = i64_list(op.attributes["slice_sizes"])
     slab = b.slab_of(x)
     if slab is not None:  # a read of the row this iteration writes
-        dim, off = slab
-        if b.offset(idx[dim]) != off or sizes[dim] != 1:
+        dim, rows = slab
+        if b.rows_of(idx[dim]) != rows or sizes[dim] != 1:
             raise Reject("a carried array read at another row than the one written")
         if b.any_batched([ix for e, ix in enumerate(idx) if e != dim]):
             raise Reject("a carried array read at a window that moves in another dimension")
@@ -483,27 +647,28 @@ def _dynamic_slice_check(b: Batcher, op) -> bool:
     return True  # rows at the counter (_row_read), or else a gather (_gathered_slice, at the end)
 
 
-def _row_read(b: Batcher, x: ir.Value, idx: list, sizes: list) -> int | None:
-    """The dimension of an unbatched ``x`` read at rows ``counter + c`` (one moving index,
-    a window of at most ``_MAX_WINDOW`` rows, in bounds), else None."""
+def _row_read(b: Batcher, x: ir.Value, idx: list, sizes: list) -> tuple[int, Rows] | None:
+    """The dimension and rows of an unbatched ``x`` read at rows ``counter + c`` or
+    ``c - counter`` (one moving index, a window of at most ``_MAX_WINDOW`` rows, in bounds),
+    else None."""
     if b.check(x):
         return None
     moving = [e for e, ix in enumerate(idx) if b.check(ix)]
     if len(moving) != 1:
         return None
     e = moving[0]
-    off = b.offset(idx[e])
-    if off is None or not 1 <= sizes[e] <= _MAX_WINDOW:
+    rows = b.rows_of(idx[e])
+    if rows is None or not rows.step or not 1 <= sizes[e] <= _MAX_WINDOW:
         return None
-    if b.lo + off < 0 or b.lo + off + b.n - 1 + sizes[e] > shape_of(x)[e]:
+    if rows.low < 0 or rows.high + sizes[e] > shape_of(x)[e]:
         return None  # (rows out of bounds: clamped, which the gather does too)
-    return e
+    return e, rows
 
 
-def _row_range(b: Batcher, x: ir.Value, idx: list, sizes: list, dim: int, off: int) -> ir.Value:
-    """The windows of ``sizes[dim]`` rows at ``lo + off + t`` of ``dim`` (t = 0 .. n - 1) of
-    the unbatched ``x`` (the other indices unbatched), as a batched value: one range of ``n``
-    rows per position in the window, side by side."""
+def _row_range(b: Batcher, x: ir.Value, idx: list, sizes: list, dim: int, rows: Rows) -> ir.Value:
+    """The windows of ``sizes[dim]`` rows from row ``rows`` (contiguous) of ``dim`` of the
+    unbatched ``x`` (the other indices unbatched), as a batched value: one range of ``n`` rows
+    per position in the window, side by side."""
     starts = [None if e == dim else b.get(ix).value for e, ix in enumerate(idx)]
     et = element_type_of(idx[dim])
     sz = list(sizes)
@@ -512,19 +677,20 @@ def _row_range(b: Batcher, x: ir.Value, idx: list, sizes: list, dim: int, off: i
     one[dim] = 1
     parts = []
     for j in range(sizes[dim]):
-        starts[dim] = B.full(b.lo + off + j, ranked([], et))
+        starts[dim] = B.full(rows.low + j, ranked([], et))
         r = move_axis(B.dynamic_slice(x, starts, sz), dim, 0)
         parts.append(B.reshape(r, [b.n, *one]))
-    return B.concatenate(parts, dim + 1)
+    r = B.concatenate(parts, dim + 1)
+    return r if rows.step > 0 else B.reverse(r, [0])
 
 
 @batching_rule("stablehlo.dynamic_slice", check=_dynamic_slice_check)
 def _dynamic_slice(b: Batcher, op) -> list[ir.Value]:
     x, idx = op.operands[0], list(op.operands[1:])
     sizes = i64_list(op.attributes["slice_sizes"])
-    if x in b.rows:  # the carried array itself: the rows of its initial value (no whole slab)
-        dim, off, init = b.rows[x]
-        return [_row_range(b, init, idx, sizes, dim, off)]
+    if x in b.rows and b.rows[x][1].step:  # the carried array itself: the rows of its initial value
+        dim, rows, init = b.rows[x]  # (no whole slab)
+        return [_row_range(b, init, idx, sizes, dim, rows)]
     slab = b.slab_of(x)
     if slab is not None:
         dim = slab[0]
@@ -535,10 +701,10 @@ def _dynamic_slice(b: Batcher, op) -> list[ir.Value]:
     if not b.any_batched(idx):
         starts = [b.index_zero(idx)] + [b.get(ix).value for ix in idx]
         return [B.dynamic_slice(xv.value, starts, [b.n, *sizes])]
-    e = _row_read(b, x, idx, sizes)
-    if e is None:
+    read = _row_read(b, x, idx, sizes)
+    if read is None:
         return [_gathered_slice(b, op)]
-    return [_row_range(b, xv.value, idx, sizes, e, b.offset(idx[e]))]
+    return [_row_range(b, xv.value, idx, sizes, *read)]
 
 
 def _dynamic_update_slice_check(b: Batcher, op) -> bool:
@@ -683,7 +849,7 @@ class _RegionBatcher(Batcher):
     values, every value from outside the block is the enclosing batcher's."""
 
     def __init__(self, parent: Batcher, block: ir.Block, args: dict | None = None):
-        super().__init__(block, parent.counter, parent.lo, parent.n, {}, {}, parent.max_elements)
+        super().__init__(block, parent.counter, parent.lo, parent.n, {}, {}, parent.max_elements, parent.reverse)
         self.parent = parent
         self.args = args or {}
 
@@ -709,6 +875,9 @@ class _RegionBatcher(Batcher):
 
     def offset(self, v: ir.Value, depth: int = 8) -> int | None:
         return self.parent.offset(v, depth) if self._outside(v) else super().offset(v, depth)
+
+    def _iteration_env(self) -> dict:
+        return self.parent._iteration_env()
 
 
 def _branch_parts(b: Batcher, op) -> tuple[list, list]:

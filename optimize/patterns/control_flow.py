@@ -2,7 +2,9 @@
 
 Loops: loop-invariant code motion, pass-through and dead iteration arguments, duplicate
 induction variables, induction-variable range facts (compares against the counter fold),
-loops that run zero times or once. Branches: constant predicates and indices, identical
+loops that run zero times or once, reads of an accumulator before its write (loops whose
+iterations are independent become tensor operations in the ``raising`` family,
+``loop_raising``). Branches: constant predicates and indices, identical
 branches, branches that only pick values (-> select), unused results. Calls to functions
 of the module are inlined (XLA inlines them too; inlining lets the other patterns see
 through them, e.g. to hoist a norm out of a loop body).
@@ -20,17 +22,18 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from ...ir import build as B
-from ...ir.attrs import compare_attrs, compare_parts, copy_attrs, i64_array, i64_list, same_constant, scalar_value
+from ...ir.attrs import compare_attrs, compare_parts, copy_attrs, i64_list, same_constant
 from ...ir.context import functions
-from ...ir.evaluate import evaluate_op, evaluate_value
+from ...ir.evaluate import evaluate_value
 from ...ir.loops import analyze, while_parts
-from ...ir.opinfo import ELEMENTWISE, info, is_pure_op
+from ...ir.opinfo import info, is_pure_op
 from ...ir.regions import (attrs_equal, captured_values, clone_block, clone_op, regions_equivalent,
                            replace_uses_within, single_block, terminator)
 from ...ir.types import element_type_of, is_ranked_tensor, np_dtype, ranked, shape_of
-from ...ir.values import defining_op, has_one_use, is_defined_outside, same_computation
+from ...ir.values import defining_op, is_defined_outside, same_computation
 from ._registry import pattern, replace
 from ._util import int_range
+from .batching import iteration_values
 
 FAMILY = "control_flow"
 
@@ -751,172 +754,7 @@ def dead_private_function(op, rewriter):
     return True
 
 
-# -- loop counters, dead loops, map loops -> elementwise ---------------------------------------------
-
-
-class _RowVectorizer:
-    """Turns the value a counted loop computes for row ``r`` (``r`` = ``row``, an index that
-    takes every value 0..N-1 exactly once over the iterations) into the whole tensor of rows:
-    ``x[r]`` (a row of a loop-invariant tensor) becomes ``x``, ``r`` itself becomes an iota,
-    invariants are broadcast, elementwise ops and unit-dim reshapes are replayed on full
-    tensors."""
-
-    def __init__(self, loop, body, row, dim, acc_shape):
-        self.loop, self.body, self.iv, self.dim, self.shape = loop, body, row, dim, tuple(acc_shape)
-        n = 1
-        for k, s in enumerate(acc_shape):
-            if k != dim:
-                n *= s
-        self.row_elems = n
-        self.row_core = tuple(s for k, s in enumerate(acc_shape) if k != dim and s != 1)
-        self.memo = {}
-
-    def is_row(self, v) -> bool:
-        return tuple(s for s in shape_of(v) if s != 1) == self.row_core
-
-    def _row_slice_source(self, d):
-        """For d = dynamic_slice(X, idx) taking row i of an invariant X shaped like the
-        accumulator: X."""
-        x = d.operands[0]
-        if not is_defined_outside(x, self.loop) or shape_of(x) != self.shape:
-            return None
-        sizes = i64_list(d.attributes["slice_sizes"])
-        for k, (ix, sz) in enumerate(zip(d.operands[1:], sizes)):
-            if k == self.dim:
-                if ix != self.iv or sz != 1:
-                    return None
-            elif sz != self.shape[k] or _scalar_int(ix) != 0:
-                return None
-        return x
-
-    def check(self, v, depth=0) -> bool:
-        if v in self.memo:
-            return self.memo[v] is not None
-        ok = self._check(v, depth)
-        self.memo[v] = True if ok else None
-        return ok
-
-    def _check(self, v, depth) -> bool:
-        if depth > 64:
-            return False
-        if v == self.iv:
-            return self.row_elems == 1
-        if is_defined_outside(v, self.loop):
-            return shape_of(v) == () or self.is_row(v)
-        d = defining_op(v)
-        if d is None or d.operation.block != self.body or len(d.results) != 1:
-            return False
-        name = d.operation.name
-        if not (self.is_row(v) or (shape_of(v) == () and self.row_elems == 1)):
-            return False
-        if name == "stablehlo.dynamic_slice":
-            return self._row_slice_source(d) is not None
-        if name == "stablehlo.reshape":
-            return self.check(d.operands[0], depth + 1)
-        if name in ELEMENTWISE:
-            for x in d.operands:
-                if shape_of(x) == () and self.row_elems != 1:
-                    if not is_defined_outside(x, self.loop):
-                        return False
-                elif not self.check(x, depth + 1):
-                    return False
-            return True
-        return False
-
-    def build(self, v, loc) -> ir.Value:
-        got = self.memo.get(v)
-        if isinstance(got, ir.Value):
-            return got
-        et = element_type_of(v)
-        full = ranked(self.shape, et)
-        if v == self.iv:
-            r = B.iota(full, self.dim, loc=loc)
-        elif is_defined_outside(v, self.loop):
-            if shape_of(v) == ():
-                r = B.op1("stablehlo.broadcast_in_dim", [v], full, {"broadcast_dimensions": i64_array([])}, loc=loc)
-            else:
-                row = [1 if k == self.dim else s for k, s in enumerate(self.shape)]
-                x = v if shape_of(v) == tuple(row) else B.op1("stablehlo.reshape", [v], ranked(row, et), loc=loc)
-                r = B.op1("stablehlo.broadcast_in_dim", [x], full,
-                          {"broadcast_dimensions": i64_array(range(len(self.shape)))}, loc=loc)
-        else:
-            d = defining_op(v)
-            name = d.operation.name
-            if name == "stablehlo.dynamic_slice":
-                r = self._row_slice_source(d)
-            elif name == "stablehlo.reshape":
-                r = self.build(d.operands[0], loc)
-            else:
-                ops_ = []
-                for x in d.operands:
-                    if shape_of(x) == () and self.row_elems != 1:
-                        ops_.append(x)  # rank-0 invariant operand (select predicate, clamp bound)
-                    else:
-                        ops_.append(self.build(x, loc))
-                r = B.op1(name, ops_, full, copy_attrs(d), loc=loc)
-        self.memo[v] = r
-        return r
-
-
-@pattern("while_map_to_elementwise", FAMILY, "stablehlo.while", benefit=2)
-def while_map_to_elementwise(op, rewriter):
-    """A counted loop i = 0..N-1 that writes row i of an accumulator
-    (``acc = dynamic_update_slice(acc, f(x[i], i, invariants), i)``) computes f on whole
-    tensors: the accumulator's result becomes f(x, iota, broadcast invariants), with f
-    made of elementwise ops and unit-dim reshapes (the loop then usually dies)."""
-    parts = while_parts(op)
-    if parts is None:
-        return False
-    inits, cond, body, yields = parts
-    ivs = _ranges(op)
-    changed = False
-    counters = {k: _counter_values(op, cond, body, yields, k) for k in ivs}
-    for j, vals in counters.items():
-        if vals is None or not len(vals):
-            continue
-        env = {body.arguments[j]: vals}
-        n = len(vals)
-        for k in range(len(inits)):
-            if k == j or not list(op.results[k].uses):
-                continue
-            acc = body.arguments[k]
-            d = defining_op(yields[k])
-            if d is None or d.operation.name != "stablehlo.dynamic_update_slice" or d.operands[0] != acc:
-                continue
-            if not has_one_use(acc) or list(cond.arguments[k].uses):
-                continue
-            a_shape = shape_of(acc)
-            u = d.operands[1]
-            idx = list(d.operands[2:])
-            us = shape_of(u)
-            dd = None
-            for e, ix in enumerate(idx):
-                if a_shape[e] == n and us[e] == 1 and _is_permutation(_eval_batched(ix, env), n):
-                    dd = e
-                    break
-            if dd is None:
-                continue
-            iv = idx[dd]
-            if any(e != dd and (us[e] != a_shape[e] or _scalar_int(idx[e]) != 0) for e in range(len(idx))):
-                continue
-            vec = _RowVectorizer(op, body, iv, dd, a_shape)
-            if not vec.check(u):
-                continue
-            with rewriter.ip:
-                r = vec.build(u, op.location)
-            if r.type != op.results[k].type:  # pragma: no cover (shapes are checked above)
-                continue
-            op.results[k].replace_all_uses_with(r)
-            changed = True
-    return changed
-
-
-def _is_permutation(vals, n: int) -> bool:
-    """vals (one per iteration) is a permutation of 0..n-1."""
-    if vals is None:
-        return False
-    v = np.asarray(vals).reshape(-1)
-    return v.shape[0] == n and bool(np.array_equal(np.sort(v.astype(np.int64)), np.arange(n)))
+# -- reads of an accumulator before its write ------------------------------------------------------
 
 
 def _counter_values(op, cond, body, yields, k):
@@ -977,7 +815,7 @@ def while_read_before_write(op, rewriter):
         xs = shape_of(acc)
         for j, vals in counters.items():
             env = {body.arguments[j]: vals}
-            starts = [_eval_batched(ix, env) for ix in idx]
+            starts = [iteration_values(ix, env, len(vals)) for ix in idx]
             if any(a is None for a in starts):
                 continue
             cl = [np.clip(np.broadcast_to(a, vals.shape), 0, n - m) for a, n, m in zip(starts, xs, ushape)]
@@ -996,258 +834,3 @@ def while_read_before_write(op, rewriter):
             r.operation.operands[0] = inits[k]
         changed = True
     return changed
-
-
-_BATCHED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.maximum",
-                      "stablehlo.minimum", "stablehlo.negate", "stablehlo.clamp"))
-
-
-def _eval_batched(v: ir.Value, env: dict, depth: int = 0):
-    """Value of a one-element integer tensor for every iteration (a NumPy vector), where
-    ``env`` gives the counters' values per iteration; integer arithmetic only, wrapping in
-    the element type. None when unknown."""
-    if v in env:
-        return env[v]
-    if depth > 32:
-        return None
-    tt = v.type
-    if not isinstance(tt, ir.RankedTensorType):  # tokens, tuples
-        return None
-    dt = np_dtype(tt.element_type)
-    n = 1
-    for s in tt.shape:
-        n *= s
-    if dt is None or dt.kind not in "iu" or n != 1:
-        return None
-    c = evaluate_value(v, 1)
-    if c is not None:
-        return np.asarray(c).reshape(())
-    d = defining_op(v)
-    if d is None:
-        return None
-    name = d.operation.name
-    args = [_eval_batched(x, env, depth + 1) for x in d.operands]
-    if any(a is None for a in args):
-        return None
-    if name in ("stablehlo.reshape", "stablehlo.broadcast_in_dim"):
-        return args[0]
-    if name == "stablehlo.convert":
-        return evaluate_op(name, [np.asarray(args[0])], result_dtype=dt)
-    if name in _BATCHED:  # the elementwise kernels, on the vector of per-iteration values
-        return evaluate_op(name, [np.asarray(a).astype(dt) for a in args])
-    return None
-
-
-def _sum_terms(y: ir.Value, acc: ir.Value, body: ir.Block):
-    """y = acc + t1 - t2 + ... (an add/subtract tree used only along the chain):
-    [(term, sign)] or None when acc does not appear exactly once with a plus sign."""
-    terms, seen_acc = [], [0]
-
-    def walk(v, sign, root):
-        if v == acc:
-            if sign != 1:
-                return False
-            seen_acc[0] += 1
-            return True
-        d = defining_op(v)
-        if d is not None and d.operation.block == body and d.operation.name in (
-                "stablehlo.add", "stablehlo.subtract") and (root or has_one_use(v)) \
-                and _chain_has_acc(v, acc, 8):
-            a, b = d.operands
-            return walk(a, sign, False) and walk(b, -sign if d.operation.name == "stablehlo.subtract" else sign,
-                                                  False)
-        terms.append((v, sign))
-        return True
-
-    if not walk(y, 1, True) or seen_acc[0] != 1:
-        return None
-    return terms
-
-
-def _chain_has_acc(v, acc, depth) -> bool:
-    if v == acc:
-        return True
-    if depth <= 0:
-        return False
-    d = defining_op(v)
-    if d is None or d.operation.name not in ("stablehlo.add", "stablehlo.subtract"):
-        return False
-    return any(_chain_has_acc(x, acc, depth - 1) for x in d.operands)
-
-
-class _SumVectorizer:
-    """Σ over the iterations of a per-iteration term, built on whole tensors: one-hot
-    updates of row r (dynamic_update_slice into zeros) stack into the rows, broadcast
-    per-iteration scalars sum with a reduce; with ``fast`` also invariant * Σ(scalar)."""
-
-    def __init__(self, loop, body, row, n, acc_shape, fast: bool):
-        self.loop, self.body, self.row, self.n, self.shape, self.fast = loop, body, row, n, tuple(acc_shape), fast
-        self.scalars = _RowVectorizer(loop, body, row, 0, (n,))
-        self.used_onehot = False
-
-    def _zero_splat(self, v) -> bool:
-        s = scalar_value(v)
-        return s is not None and s == 0 and not (isinstance(s, float) and np.signbit(s))
-
-    def _onehot(self, d):
-        """d = dynamic_update_slice(zeros, u, idx) writing row r: (dim, u) or None."""
-        z, u = d.operands[0], d.operands[1]
-        if not self._zero_splat(z) or shape_of(z) != self.shape:
-            return None
-        idx = list(d.operands[2:])
-        us = shape_of(u)
-        dims = [e for e, ix in enumerate(idx) if ix == self.row]
-        if len(dims) != 1:
-            return None
-        dd = dims[0]
-        if self.shape[dd] != self.n or us[dd] != 1:
-            return None
-        if any(e != dd and (us[e] != self.shape[e] or _scalar_int(idx[e]) != 0) for e in range(len(idx))):
-            return None
-        vec = _RowVectorizer(self.loop, self.body, self.row, dd, self.shape)
-        return (vec, u) if vec.check(u) else None
-
-    def _bcast_scalar(self, v):
-        d = defining_op(v)
-        if d is None or d.operation.name != "stablehlo.broadcast_in_dim" or d.operation.block != self.body:
-            return None
-        s = d.operands[0]
-        if shape_of(s) != () or not self.scalars.check(s):
-            return None
-        return s
-
-    def check(self, t, depth=0) -> bool:
-        if depth > 16 or is_defined_outside(t, self.loop) or shape_of(t) != self.shape:
-            return False
-        d = defining_op(t)
-        if d is None or d.operation.block != self.body:
-            return False
-        name = d.operation.name
-        if name in ("stablehlo.add", "stablehlo.subtract"):
-            return all(self.check(x, depth + 1) for x in d.operands)
-        if name == "stablehlo.negate":
-            return self.check(d.operands[0], depth + 1)
-        if name == "stablehlo.dynamic_update_slice":
-            return self._onehot(d) is not None
-        if name == "stablehlo.broadcast_in_dim":
-            return self._bcast_scalar(t) is not None
-        if name == "stablehlo.multiply" and self.fast:
-            a, b = d.operands
-            for x, y in ((a, b), (b, a)):
-                if is_defined_outside(x, self.loop) and (self._bcast_scalar(y) is not None or self.check(y, depth + 1)):
-                    return True
-        return False
-
-    def _sum_scalar(self, s, loc) -> ir.Value:
-        vs = self.scalars.build(s, loc)
-        et = element_type_of(s)
-        # -0.0 is the exact additive identity (x + -0 == x for every x, -0 included)
-        zero = B.full(-0.0 if np_dtype(et).kind == "f" else 0, ranked([], et), loc=loc)
-        return B.reduce(vs, zero, [0], "stablehlo.add", loc=loc)
-
-    def build(self, t, loc) -> ir.Value:
-        d = defining_op(t)
-        name = d.operation.name
-        full = ir.RankedTensorType(t.type)
-        if name in ("stablehlo.add", "stablehlo.subtract"):
-            a, b = (self.build(x, loc) for x in d.operands)
-            return B.op1(name, [a, b], full, loc=loc)
-        if name == "stablehlo.negate":
-            return B.op1(name, [self.build(d.operands[0], loc)], full, loc=loc)
-        if name == "stablehlo.dynamic_update_slice":
-            vec, u = self._onehot(d)
-            self.used_onehot = True
-            return vec.build(u, loc)
-        if name == "stablehlo.broadcast_in_dim":
-            s = self._sum_scalar(self._bcast_scalar(t), loc)
-            return B.op1("stablehlo.broadcast_in_dim", [s], full, {"broadcast_dimensions": i64_array([])}, loc=loc)
-        a, b = d.operands  # multiply (fast): invariant * Σ(other)
-        for x, y in ((a, b), (b, a)):
-            if is_defined_outside(x, self.loop):
-                s = self._bcast_scalar(y)
-                if s is not None:
-                    ys = B.op1("stablehlo.broadcast_in_dim", [self._sum_scalar(s, loc)], full,
-                               {"broadcast_dimensions": i64_array([])}, loc=loc)
-                else:
-                    ys = self.build(y, loc)
-                return B.op1("stablehlo.multiply", [x, ys] if x == a else [ys, x], full, loc=loc)
-        raise AssertionError("unchecked term")  # pragma: no cover
-
-
-def _row_candidates(op, body, env, n):
-    """Index values of dynamic slices / updates in the body that visit 0..n-1 exactly once."""
-    out = []
-    seen = set()
-    for o in body.operations:
-        if o.operation.name in ("stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice"):
-            first = 1 if o.operation.name == "stablehlo.dynamic_slice" else 2
-            for ix in list(o.operands)[first:]:
-                if ix in seen:
-                    continue
-                seen.add(ix)
-                if _is_permutation(_eval_batched(ix, env), n):
-                    out.append(ix)
-    return out
-
-
-def _sum_to_reduce(op, rewriter, fast: bool) -> bool:
-    parts = while_parts(op)
-    if parts is None:
-        return False
-    inits, cond, body, yields = parts
-    ivs = _ranges(op)
-    changed = False
-    for j in ivs:
-        vals = _counter_values(op, cond, body, yields, j)
-        if vals is None or not len(vals):
-            continue
-        env = {body.arguments[j]: vals}
-        n = len(vals)
-        rows = None
-        for k in range(len(inits)):
-            if k == j or not list(op.results[k].uses) or list(cond.arguments[k].uses):
-                continue
-            acc = body.arguments[k]
-            et = element_type_of(acc)
-            if not has_one_use(acc) or np_dtype(et) is None or np_dtype(et).kind != "f":
-                continue
-            terms = _sum_terms(yields[k], acc, body)
-            if not terms:
-                continue
-            if rows is None:
-                rows = _row_candidates(op, body, env, n)
-            for row in rows:
-                sv = _SumVectorizer(op, body, row, n, shape_of(acc), fast)
-                if not all(sv.check(t) for t, _ in terms):
-                    continue
-                with rewriter.ip:
-                    r = inits[k]
-                    for t, sign in terms:
-                        v = sv.build(t, op.location)
-                        r = B.op1("stablehlo.add" if sign > 0 else "stablehlo.subtract", [r, v],
-                                  op.results[k].type, loc=op.location)
-                    if sv.used_onehot and n >= 2:
-                        # the loop added +0.0 to every row in the iterations that wrote other
-                        # rows, which turns a -0.0 sum into +0.0: do the same
-                        z = B.full(0.0, ir.RankedTensorType(r.type), loc=op.location)
-                        r = B.op1("stablehlo.add", [r, z], r.type, loc=op.location)
-                op.results[k].replace_all_uses_with(r)
-                changed = True
-                break
-    return changed
-
-
-@pattern("while_sum_to_reduce", FAMILY, "stablehlo.while", benefit=2, fast_math=True)
-def while_sum_to_reduce(op, rewriter):
-    """A counted loop accumulating ``acc += t(i)`` where each term is a one-hot row update
-    (``dynamic_update_slice(zeros, f(x[r]), r)``, r visiting every row once) or a broadcast
-    per-iteration scalar: the result becomes init + the stacked rows / a reduce of the
-    scalars. Fast-math: the loop fixes the order of its float sum, a reduce does not."""
-    return _sum_to_reduce(op, rewriter, fast=False)
-
-
-@pattern("while_sum_to_reduce_fast", FAMILY, "stablehlo.while", benefit=2, fast_math=True)
-def while_sum_to_reduce_fast(op, rewriter):
-    """As while_sum_to_reduce, also factoring invariant tensors out of the sum
-    (Σ x*s(i) -> x * Σ s(i); fast-math: Inf/NaN cases may differ)."""
-    return _sum_to_reduce(op, rewriter, fast=True)

@@ -1,7 +1,8 @@
 """Loop raising end to end: NumPy kernels written with Python loops, compiled with their loops
 kept as ``stablehlo.while`` (``loops="keep"``), are raised into tensor operations at O2; their
 results equal NumPy's and the unraised program's (O0), and gradients through the raised loops
-equal the unraised ones and jax.grad of the same algorithm written with whole-array ops."""
+equal the unraised ones and jax.grad of the same algorithm written with whole-array ops.
+A loop accumulating a float sum keeps its order (and its loop) unless fast math is on."""
 
 from __future__ import annotations
 
@@ -69,6 +70,28 @@ def moving_sums(x):
     return out
 
 
+def column_maxima(x):
+    m = np.full(x.shape[1], -np.inf)
+    for i in range(x.shape[0]):
+        m = np.maximum(m, x[i])
+    return m
+
+
+def count_positive(x):
+    c = np.zeros((), dtype=np.int64)
+    for i in range(x.shape[0]):
+        c = c + np.sum(x[i] > 0)
+    return c
+
+
+def reversed_rows(x):
+    out = np.zeros_like(x)
+    n = x.shape[0]
+    for i in range(n):
+        out[n - 1 - i] = np.exp(x[n - 1 - i]) * (i + 1)
+    return out
+
+
 def row_cumsums(x):
     out = np.zeros_like(x)
     for i in range(x.shape[0]):
@@ -94,13 +117,19 @@ RNG = np.random.default_rng(3)
 RAISED = {
     "doitgen": (doitgen, (RNG.standard_normal((4, 3, 8)), RNG.standard_normal((8, 8)))),
     "row_map": (row_map, (RNG.standard_normal((9, 5)), RNG.standard_normal((5, 5)))),
-    "sum_of_squares": (sum_of_squares, (RNG.standard_normal((7, 4)),)),
-    "column_sums_of_exp": (column_sums_of_exp, (RNG.standard_normal((6, 3)),)),
+    "column_maxima": (column_maxima, (RNG.standard_normal((6, 3)),)),
+    "count_positive": (count_positive, (RNG.standard_normal((7, 4)),)),
+    "reversed_rows": (reversed_rows, (RNG.standard_normal((6, 3)),)),
     "laplacian_1d": (laplacian_1d, (RNG.standard_normal(10),)),
     "outer_rows": (outer_rows, (RNG.standard_normal((5, 3)), RNG.standard_normal((5, 2)))),
     "moving_sums": (moving_sums, (RNG.standard_normal(11),)),
     "sorted_rows": (sorted_rows, (RNG.standard_normal((4, 5)),)),
     "row_cumsums": (row_cumsums, (RNG.standard_normal((4, 5)),)),
+}
+# float sums accumulated by the loop: raised with fast math only (a reduce sums in any order)
+FLOAT_SUMS = {
+    "sum_of_squares": (sum_of_squares, (RNG.standard_normal((7, 4)),)),
+    "column_sums_of_exp": (column_sums_of_exp, (RNG.standard_normal((6, 3)),)),
 }
 KEPT = {
     "linear_recurrence": (linear_recurrence, (RNG.standard_normal((6, 2)),)),
@@ -128,6 +157,35 @@ def test_loop_is_raised_and_equals_numpy_and_the_unraised_program(name):
     got, unraised = _run(f, args, "O2"), _run(f, args, "O0")
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(got, unraised, rtol=1e-12, atol=1e-12)
+
+
+def _fast_math_run(f, args):
+    """The O2 program of ``f`` (loops kept) optimized with fast math, and its result."""
+    import jax as _jax
+
+    import reactant.optimize as ro
+    from reactant import runtime
+    from reactant.ir.context import parse_module, to_text
+
+    c = reactant.compile(f, loops="keep")
+    m = parse_module(reactant.code_hlo(c, *[reactant.to_rarray(a) for a in args], optimize=False))
+    with m.context:
+        ro.run_pipeline(m, ro.pipeline("O2"), ro.PassOptions(fast_math=True))
+    text = to_text(m)
+    dev = _jax.devices("cpu")[0]
+    exe = runtime.compile_module(text, [dev])
+    out = exe.execute_sharded([_jax.device_put(a, dev) for a in args]).disassemble_into_single_device_arrays()
+    return text, np.asarray(out[0][0])
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT_SUMS))
+def test_float_sum_loop_keeps_its_order_and_is_raised_with_fast_math(name):
+    f, args = FLOAT_SUMS[name]
+    assert "stablehlo.while" in _hlo(f, args, "O2")
+    np.testing.assert_array_equal(_run(f, args, "O2"), _run(f, args, "O0"))  # the loop's own order
+    text, got = _fast_math_run(f, args)
+    assert "stablehlo.while" not in text, text
+    np.testing.assert_allclose(got, f(*args), rtol=1e-12, atol=1e-12)
 
 
 def test_doitgen_becomes_one_dot_general():
@@ -162,7 +220,7 @@ def test_raising_can_be_disabled_by_name():
     c = reactant.compile(f, loops="keep")
     text = reactant.code_hlo(c, *[reactant.to_rarray(a) for a in args], optimize=False)
     for disabled, loop_stays in ((frozenset(), False),
-                                 (frozenset({"while_raise", "while_map_to_elementwise"}), True)):
+                                 (frozenset({"while_raise"}), True)):
         m = parse_module(text)
         with m.context:
             ro.run_pipeline(m, ro.pipeline("O1"), ro.PassOptions(disabled=disabled))
@@ -183,7 +241,7 @@ GRADS = {
                 lambda x, w: jnp.sum((jnp.tanh(x @ w) * 2.0 + jnp.sum(x, axis=1, keepdims=True)) ** 2),
                 RAISED["row_map"][1]),
     "column_sums_of_exp": (lambda x: np.sum(np.sin(column_sums_of_exp(x))),
-                           lambda x: jnp.sum(jnp.sin(jnp.sum(jnp.exp(x), axis=0))), RAISED["column_sums_of_exp"][1]),
+                           lambda x: jnp.sum(jnp.sin(jnp.sum(jnp.exp(x), axis=0))), FLOAT_SUMS["column_sums_of_exp"][1]),
     "outer_rows": (lambda x, y: np.sum(np.cos(outer_rows(x, y))),
                    lambda x, y: jnp.sum(jnp.cos(jnp.einsum("ni,nj->nij", x, y))), RAISED["outer_rows"][1]),
 }
@@ -194,7 +252,9 @@ def test_gradient_through_raised_loop_equals_unraised_and_jax(name):
     loss, jloss, args = GRADS[name]
     nums = tuple(range(len(args)))
     c = reactant.compile(lambda *a: reactant.gradient(loss, *a, argnums=nums), loops="keep")
-    assert "stablehlo.while" not in reactant.code_hlo(c, *[reactant.to_rarray(a) for a in args])
+    # (a float sum's loop stays without fast math: its derivative loop is raised)
+    assert ("stablehlo.while" in reactant.code_hlo(c, *[reactant.to_rarray(a) for a in args])) \
+        == (name in FLOAT_SUMS)
     raised = _grad(loss, args, "O2")
     unraised = _grad(loss, args, "O0")
     want = jax.grad(jloss, argnums=tuple(range(len(args))))(*args)

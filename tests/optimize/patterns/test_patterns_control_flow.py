@@ -268,63 +268,6 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   }
   return %0#1 : tensor<8xf32>
 }""", changed=False, id="two-trips-neg"),
-    rcase("while_map_to_elementwise", """
-func.func @main(%x: tensor<16x3xf32>, %s: tensor<f32>) -> tensor<16x3xf32> {
-  %c0 = stablehlo.constant dense<0> : tensor<i32>
-  %z = stablehlo.constant dense<0.0> : tensor<16x3xf32>
-  %0:2 = stablehlo.while(%i = %c0, %acc = %z) : tensor<i32>, tensor<16x3xf32>
-  cond {
-    %n = stablehlo.constant dense<16> : tensor<i32>
-    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    stablehlo.return %p : tensor<i1>
-  } do {
-    %zero = stablehlo.constant dense<0> : tensor<i32>
-    %r = stablehlo.dynamic_slice %x, %i, %zero, sizes = [1, 3] : (tensor<16x3xf32>, tensor<i32>, tensor<i32>) -> tensor<1x3xf32>
-    %q = stablehlo.reshape %r : (tensor<1x3xf32>) -> tensor<3xf32>
-    %e = stablehlo.exponential %q : tensor<3xf32>
-    %b = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<3xf32>
-    %m = stablehlo.multiply %e, %b : tensor<3xf32>
-    %if = stablehlo.convert %i : (tensor<i32>) -> tensor<f32>
-    %ib = stablehlo.broadcast_in_dim %if, dims = [] : (tensor<f32>) -> tensor<3xf32>
-    %w = stablehlo.add %m, %ib : tensor<3xf32>
-    %w2 = stablehlo.reshape %w : (tensor<3xf32>) -> tensor<1x3xf32>
-    %u = stablehlo.dynamic_update_slice %acc, %w2, %i, %zero : (tensor<16x3xf32>, tensor<1x3xf32>, tensor<i32>, tensor<i32>) -> tensor<16x3xf32>
-    %one = stablehlo.constant dense<1> : tensor<i32>
-    %i1 = stablehlo.add %i, %one : tensor<i32>
-    stablehlo.return %i1, %u : tensor<i32>, tensor<16x3xf32>
-  }
-  return %0#1 : tensor<16x3xf32>
-}""", changed=False, id="per-iteration-scalar-in-wide-row-neg"),
-    rcase("while_map_to_elementwise", """
-func.func @main(%x: tensor<16xf32>, %s: tensor<f32>) -> (tensor<16xf32>, tensor<16x1xi32>) {
-  %c0 = stablehlo.constant dense<0> : tensor<i32>
-  %z = stablehlo.constant dense<0.0> : tensor<16xf32>
-  %zi = stablehlo.constant dense<0> : tensor<16x1xi32>
-  %0:3 = stablehlo.while(%i = %c0, %acc = %z, %ids = %zi) : tensor<i32>, tensor<16xf32>, tensor<16x1xi32>
-  cond {
-    %n = stablehlo.constant dense<16> : tensor<i32>
-    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    stablehlo.return %p : tensor<i1>
-  } do {
-    %n15 = stablehlo.constant dense<15> : tensor<i32>
-    %j = stablehlo.subtract %n15, %i : tensor<i32>
-    %r = stablehlo.dynamic_slice %x, %j, sizes = [1] : (tensor<16xf32>, tensor<i32>) -> tensor<1xf32>
-    %q = stablehlo.reshape %r : (tensor<1xf32>) -> tensor<f32>
-    %e = stablehlo.divide %q, %s : tensor<f32>
-    %jf = stablehlo.convert %j : (tensor<i32>) -> tensor<f32>
-    %w = stablehlo.add %e, %jf : tensor<f32>
-    %w2 = stablehlo.reshape %w : (tensor<f32>) -> tensor<1xf32>
-    %u = stablehlo.dynamic_update_slice %acc, %w2, %j : (tensor<16xf32>, tensor<1xf32>, tensor<i32>) -> tensor<16xf32>
-    %jj = stablehlo.reshape %j : (tensor<i32>) -> tensor<1x1xi32>
-    %zero = stablehlo.constant dense<0> : tensor<i32>
-    %v = stablehlo.dynamic_update_slice %ids, %jj, %j, %zero : (tensor<16x1xi32>, tensor<1x1xi32>, tensor<i32>, tensor<i32>) -> tensor<16x1xi32>
-    %one = stablehlo.constant dense<1> : tensor<i32>
-    %i1 = stablehlo.add %i, %one : tensor<i32>
-    stablehlo.return %i1, %u, %v : tensor<i32>, tensor<16xf32>, tensor<16x1xi32>
-  }
-  return %0#1, %0#2 : tensor<16xf32>, tensor<16x1xi32>
-}""", also=("while_dead_arg",), present=[r"stablehlo.divide %arg0", r"iota dim = 0 : tensor<16x1xi32>"],
-         absent=[r"stablehlo.while"], id="reversed-rows"),
     rcase("while_read_before_write", """
 func.func @main(%x: tensor<10xf32>, %y: tensor<10xf32>) -> tensor<10xf32> {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
@@ -371,76 +314,6 @@ func.func @main(%x: tensor<10xf32>, %y: tensor<10xf32>) -> tensor<10xf32> {
   }
   return %0#1 : tensor<10xf32>
 }""", changed=False, id="revisited-window-neg"),
-    rcase("while_sum_to_reduce", """
-func.func @main(%x: tensor<12xf32>, %s: tensor<f32>) -> tensor<12xf32> {
-  %c0 = stablehlo.constant dense<0> : tensor<i32>
-  %z = stablehlo.constant dense<0.0> : tensor<12xf32>
-  %0:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<12xf32>
-  cond {
-    %n = stablehlo.constant dense<12> : tensor<i32>
-    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    stablehlo.return %p : tensor<i1>
-  } do {
-    %n11 = stablehlo.constant dense<11> : tensor<i32>
-    %j = stablehlo.subtract %n11, %i : tensor<i32>
-    %r = stablehlo.dynamic_slice %x, %j, sizes = [1] : (tensor<12xf32>, tensor<i32>) -> tensor<1xf32>
-    %q = stablehlo.reshape %r : (tensor<1xf32>) -> tensor<f32>
-    %e = stablehlo.multiply %q, %s : tensor<f32>
-    %b = stablehlo.broadcast_in_dim %e, dims = [] : (tensor<f32>) -> tensor<12xf32>
-    %w = stablehlo.tanh %q : tensor<f32>
-    %w1 = stablehlo.reshape %w : (tensor<f32>) -> tensor<1xf32>
-    %zeros = stablehlo.constant dense<0.0> : tensor<12xf32>
-    %oh = stablehlo.dynamic_update_slice %zeros, %w1, %j : (tensor<12xf32>, tensor<1xf32>, tensor<i32>) -> tensor<12xf32>
-    %a1 = stablehlo.add %acc, %b : tensor<12xf32>
-    %a2 = stablehlo.subtract %a1, %oh : tensor<12xf32>
-    %one = stablehlo.constant dense<1> : tensor<i32>
-    %i1 = stablehlo.add %i, %one : tensor<i32>
-    stablehlo.return %i1, %a2 : tensor<i32>, tensor<12xf32>
-  }
-  return %0#1 : tensor<12xf32>
-}""", also=("while_dead_arg",), present=[r"stablehlo.reduce", r"stablehlo.tanh %arg0"],
-         absent=[r"stablehlo.while"], rtol=1e-4, atol=1e-4),
-    rcase("while_sum_to_reduce", """
-func.func @main(%x: tensor<12xf32>, %y: tensor<12xf32>) -> tensor<12xf32> {
-  %c0 = stablehlo.constant dense<0> : tensor<i32>
-  %0:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<12xf32>
-  cond {
-    %n = stablehlo.constant dense<12> : tensor<i32>
-    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    stablehlo.return %p : tensor<i1>
-  } do {
-    %r = stablehlo.dynamic_slice %x, %i, sizes = [1] : (tensor<12xf32>, tensor<i32>) -> tensor<1xf32>
-    %q = stablehlo.reshape %r : (tensor<1xf32>) -> tensor<f32>
-    %b = stablehlo.broadcast_in_dim %q, dims = [] : (tensor<f32>) -> tensor<12xf32>
-    %m = stablehlo.multiply %y, %b : tensor<12xf32>
-    %a1 = stablehlo.add %acc, %m : tensor<12xf32>
-    %one = stablehlo.constant dense<1> : tensor<i32>
-    %i1 = stablehlo.add %i, %one : tensor<i32>
-    stablehlo.return %i1, %a1 : tensor<i32>, tensor<12xf32>
-  }
-  return %0#1 : tensor<12xf32>
-}""", changed=False, id="distributive-needs-fast-math-neg"),
-    rcase("while_sum_to_reduce_fast", """
-func.func @main(%x: tensor<12xf32>, %y: tensor<12xf32>) -> tensor<12xf32> {
-  %c0 = stablehlo.constant dense<0> : tensor<i32>
-  %0:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<12xf32>
-  cond {
-    %n = stablehlo.constant dense<12> : tensor<i32>
-    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    stablehlo.return %p : tensor<i1>
-  } do {
-    %r = stablehlo.dynamic_slice %x, %i, sizes = [1] : (tensor<12xf32>, tensor<i32>) -> tensor<1xf32>
-    %q = stablehlo.reshape %r : (tensor<1xf32>) -> tensor<f32>
-    %b = stablehlo.broadcast_in_dim %q, dims = [] : (tensor<f32>) -> tensor<12xf32>
-    %m = stablehlo.multiply %y, %b : tensor<12xf32>
-    %a1 = stablehlo.add %acc, %m : tensor<12xf32>
-    %one = stablehlo.constant dense<1> : tensor<i32>
-    %i1 = stablehlo.add %i, %one : tensor<i32>
-    stablehlo.return %i1, %a1 : tensor<i32>, tensor<12xf32>
-  }
-  return %0#1 : tensor<12xf32>
-}""", also=("while_dead_arg",), present=[r"stablehlo.reduce\(%arg0"], absent=[r"stablehlo.while"],
-         rtol=1e-4, atol=1e-4),
     rcase("if_const_pred", """
 func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   %p = stablehlo.constant dense<false> : tensor<i1>
@@ -646,7 +519,7 @@ def test_normalize_loop_norm_is_hoisted():
     import reactant.optimize as ro
 
     m = load(str(corpus_module("normalize_loop.fwd")))
-    ro.run_pipeline(m, ro.pipeline("O1"), ro.PassOptions(disabled=frozenset({"while_map_to_elementwise", "raising"})))
+    ro.run_pipeline(m, ro.pipeline("O1"), ro.PassOptions(disabled=frozenset({"raising"})))
     txt = to_text(m)
     head, loop = txt.split("stablehlo.while", 1)
     assert "stablehlo.reduce" in head and "stablehlo.sqrt" in head, txt

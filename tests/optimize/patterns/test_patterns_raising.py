@@ -322,6 +322,181 @@ WINDOWS = loop(
     %next_out = stablehlo.dynamic_update_slice %out, %f1, %i : (tensor<7xcomplex<f32>>, tensor<1xcomplex<f32>>, tensor<i32>) -> tensor<7xcomplex<f32>>""",
     "%w#1")
 
+# out[i, :] = exp(x[i, :]) * s + i: a per-iteration scalar broadcast along a wide row
+WIDE_ROW_SCALAR = """
+func.func @main(%x: tensor<16x3xf32>, %s: tensor<f32>) -> tensor<16x3xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %z = stablehlo.constant dense<0.0> : tensor<16x3xf32>
+  %0:2 = stablehlo.while(%i = %c0, %acc = %z) : tensor<i32>, tensor<16x3xf32>
+  cond {
+    %n = stablehlo.constant dense<16> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %zero = stablehlo.constant dense<0> : tensor<i32>
+    %r = stablehlo.dynamic_slice %x, %i, %zero, sizes = [1, 3] : (tensor<16x3xf32>, tensor<i32>, tensor<i32>) -> tensor<1x3xf32>
+    %q = stablehlo.reshape %r : (tensor<1x3xf32>) -> tensor<3xf32>
+    %e = stablehlo.exponential %q : tensor<3xf32>
+    %b = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<3xf32>
+    %m = stablehlo.multiply %e, %b : tensor<3xf32>
+    %if = stablehlo.convert %i : (tensor<i32>) -> tensor<f32>
+    %ib = stablehlo.broadcast_in_dim %if, dims = [] : (tensor<f32>) -> tensor<3xf32>
+    %w = stablehlo.add %m, %ib : tensor<3xf32>
+    %w2 = stablehlo.reshape %w : (tensor<3xf32>) -> tensor<1x3xf32>
+    %u = stablehlo.dynamic_update_slice %acc, %w2, %i, %zero : (tensor<16x3xf32>, tensor<1x3xf32>, tensor<i32>, tensor<i32>) -> tensor<16x3xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i1, %u : tensor<i32>, tensor<16x3xf32>
+  }
+  return %0#1 : tensor<16x3xf32>
+}"""
+
+# out[15 - i] = x[15 - i] / s + (15 - i), ids[15 - i] = 15 - i: rows written in reverse order
+REVERSED_ROWS = """
+func.func @main(%x: tensor<16xf32>, %s: tensor<f32>) -> (tensor<16xf32>, tensor<16x1xi32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %z = stablehlo.constant dense<0.0> : tensor<16xf32>
+  %zi = stablehlo.constant dense<0> : tensor<16x1xi32>
+  %0:3 = stablehlo.while(%i = %c0, %acc = %z, %ids = %zi) : tensor<i32>, tensor<16xf32>, tensor<16x1xi32>
+  cond {
+    %n = stablehlo.constant dense<16> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %n15 = stablehlo.constant dense<15> : tensor<i32>
+    %j = stablehlo.subtract %n15, %i : tensor<i32>
+    %r = stablehlo.dynamic_slice %x, %j, sizes = [1] : (tensor<16xf32>, tensor<i32>) -> tensor<1xf32>
+    %q = stablehlo.reshape %r : (tensor<1xf32>) -> tensor<f32>
+    %e = stablehlo.divide %q, %s : tensor<f32>
+    %jf = stablehlo.convert %j : (tensor<i32>) -> tensor<f32>
+    %w = stablehlo.add %e, %jf : tensor<f32>
+    %w2 = stablehlo.reshape %w : (tensor<f32>) -> tensor<1xf32>
+    %u = stablehlo.dynamic_update_slice %acc, %w2, %j : (tensor<16xf32>, tensor<1xf32>, tensor<i32>) -> tensor<16xf32>
+    %jj = stablehlo.reshape %j : (tensor<i32>) -> tensor<1x1xi32>
+    %zero = stablehlo.constant dense<0> : tensor<i32>
+    %v = stablehlo.dynamic_update_slice %ids, %jj, %j, %zero : (tensor<16x1xi32>, tensor<1x1xi32>, tensor<i32>, tensor<i32>) -> tensor<16x1xi32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i1, %u, %v : tensor<i32>, tensor<16xf32>, tensor<16x1xi32>
+  }
+  return %0#1, %0#2 : tensor<16xf32>, tensor<16x1xi32>
+}"""
+
+# acc += s * x[11 - i] (broadcast) - onehot(11 - i, tanh(x[11 - i])): a float sum of broadcast
+# scalars and of rows written into zeros (fast-math: summed in another order)
+ONE_HOT_SUM = """
+func.func @main(%x: tensor<12xf32>, %s: tensor<f32>) -> tensor<12xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %z = stablehlo.constant dense<0.0> : tensor<12xf32>
+  %0:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<12xf32>
+  cond {
+    %n = stablehlo.constant dense<12> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %n11 = stablehlo.constant dense<11> : tensor<i32>
+    %j = stablehlo.subtract %n11, %i : tensor<i32>
+    %r = stablehlo.dynamic_slice %x, %j, sizes = [1] : (tensor<12xf32>, tensor<i32>) -> tensor<1xf32>
+    %q = stablehlo.reshape %r : (tensor<1xf32>) -> tensor<f32>
+    %e = stablehlo.multiply %q, %s : tensor<f32>
+    %b = stablehlo.broadcast_in_dim %e, dims = [] : (tensor<f32>) -> tensor<12xf32>
+    %w = stablehlo.tanh %q : tensor<f32>
+    %w1 = stablehlo.reshape %w : (tensor<f32>) -> tensor<1xf32>
+    %zeros = stablehlo.constant dense<0.0> : tensor<12xf32>
+    %oh = stablehlo.dynamic_update_slice %zeros, %w1, %j : (tensor<12xf32>, tensor<1xf32>, tensor<i32>) -> tensor<12xf32>
+    %a1 = stablehlo.add %acc, %b : tensor<12xf32>
+    %a2 = stablehlo.subtract %a1, %oh : tensor<12xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i1, %a2 : tensor<i32>, tensor<12xf32>
+  }
+  return %0#1 : tensor<12xf32>
+}"""
+
+# acc += y * x[i] (broadcast): the invariant factor out of the sum (fast-math)
+SCALED_SUM = """
+func.func @main(%x: tensor<12xf32>, %y: tensor<12xf32>) -> tensor<12xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<12xf32>
+  cond {
+    %n = stablehlo.constant dense<12> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %r = stablehlo.dynamic_slice %x, %i, sizes = [1] : (tensor<12xf32>, tensor<i32>) -> tensor<1xf32>
+    %q = stablehlo.reshape %r : (tensor<1xf32>) -> tensor<f32>
+    %b = stablehlo.broadcast_in_dim %q, dims = [] : (tensor<f32>) -> tensor<12xf32>
+    %m = stablehlo.multiply %y, %b : tensor<12xf32>
+    %a1 = stablehlo.add %acc, %m : tensor<12xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i1, %a1 : tensor<i32>, tensor<12xf32>
+  }
+  return %0#1 : tensor<12xf32>
+}"""
+
+# integer sums (exact in wrapping arithmetic): s += y * x[i] - x[i] (the invariant factor out of
+# the sum), h += onehot(5 - i, sum(x[5 - i])) (rows placed side by side, reversed); and a float
+# minimum (exact in any order)
+INT_SUMS = loop(
+    "%x: tensor<6x3xi32>, %y: tensor<3xi32>, %f: tensor<6x3xf32>", "(tensor<3xi32>, tensor<6xi32>, tensor<1x3xf32>)", 6,
+    "%s = %s0 : tensor<3xi32>; %h = %h0 : tensor<6xi32>; %m = %m0 : tensor<1x3xf32>", """
+    %r = stablehlo.dynamic_slice %x, %i, %zi, sizes = [1, 3] : (tensor<6x3xi32>, tensor<i32>, tensor<i32>) -> tensor<1x3xi32>
+    %q = stablehlo.reshape %r : (tensor<1x3xi32>) -> tensor<3xi32>
+    %p = stablehlo.multiply %y, %q : tensor<3xi32>
+    %a1 = stablehlo.add %s, %p : tensor<3xi32>
+    %next_s = stablehlo.subtract %a1, %q : tensor<3xi32>
+    %c5 = stablehlo.constant dense<5> : tensor<i32>
+    %k = stablehlo.subtract %c5, %i : tensor<i32>
+    %e = stablehlo.dynamic_slice %x, %k, %zi, sizes = [1, 3] : (tensor<6x3xi32>, tensor<i32>, tensor<i32>) -> tensor<1x3xi32>
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %t = stablehlo.reduce(%e init: %z) applies stablehlo.add across dimensions = [1] : (tensor<1x3xi32>, tensor<i32>) -> tensor<1xi32>
+    %zeros = stablehlo.constant dense<0> : tensor<6xi32>
+    %oh = stablehlo.dynamic_update_slice %zeros, %t, %k : (tensor<6xi32>, tensor<1xi32>, tensor<i32>) -> tensor<6xi32>
+    %next_h = stablehlo.add %oh, %h : tensor<6xi32>
+    %fr = stablehlo.dynamic_slice %f, %i, %zi, sizes = [1, 3] : (tensor<6x3xf32>, tensor<i32>, tensor<i32>) -> tensor<1x3xf32>
+    %next_m = stablehlo.minimum %m, %fr : tensor<1x3xf32>""",
+    "%w#1, %w#2, %w#3", inits="""%s0 = stablehlo.constant dense<7> : tensor<3xi32>
+  %h0 = stablehlo.constant dense<[1, 2, 3, 4, 5, 6]> : tensor<6xi32>
+  %m0 = stablehlo.constant dense<1.0e30> : tensor<1x3xf32>""")
+
+# out[i] = x[6 - i, 1:3] * 2: a window read at rows going backwards, rows written forwards
+REVERSED_READ = loop(
+    "%x: tensor<7x4xf32>, %o: tensor<7x2xf32>", "tensor<7x2xf32>", 7, "%out = %o : tensor<7x2xf32>", """
+    %c6 = stablehlo.constant dense<6> : tensor<i32>
+    %k = stablehlo.subtract %c6, %i : tensor<i32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %r = stablehlo.dynamic_slice %x, %k, %c1, sizes = [1, 2] : (tensor<7x4xf32>, tensor<i32>, tensor<i32>) -> tensor<1x2xf32>
+    %two = stablehlo.constant dense<2.0> : tensor<1x2xf32>
+    %v = stablehlo.multiply %r, %two : tensor<1x2xf32>
+    %next_out = stablehlo.dynamic_update_slice %out, %v, %i, %zi : (tensor<7x2xf32>, tensor<1x2xf32>, tensor<i32>, tensor<i32>) -> tensor<7x2xf32>""",
+    "%w#1")
+
+# a[(3 i + 2) % 8] = exp(a[(3 i + 2) % 8]) * x[i]: rows in no order (a permutation), in place
+PERMUTED_ROWS = loop(
+    "%x: tensor<8x2xf32>, %a0: tensor<8x2xf32>", "tensor<8x2xf32>", 8, "%a = %a0 : tensor<8x2xf32>", """
+    %c3 = stablehlo.constant dense<3> : tensor<i32>
+    %c2 = stablehlo.constant dense<2> : tensor<i32>
+    %c8 = stablehlo.constant dense<8> : tensor<i32>
+    %m3 = stablehlo.multiply %i, %c3 : tensor<i32>
+    %p2 = stablehlo.add %m3, %c2 : tensor<i32>
+    %j = stablehlo.remainder %p2, %c8 : tensor<i32>
+    %r = stablehlo.dynamic_slice %a, %j, %zi, sizes = [1, 2] : (tensor<8x2xf32>, tensor<i32>, tensor<i32>) -> tensor<1x2xf32>
+    %xr = stablehlo.dynamic_slice %x, %i, %zi, sizes = [1, 2] : (tensor<8x2xf32>, tensor<i32>, tensor<i32>) -> tensor<1x2xf32>
+    %e = stablehlo.exponential %r : tensor<1x2xf32>
+    %v = stablehlo.multiply %e, %xr : tensor<1x2xf32>
+    %next_a = stablehlo.dynamic_update_slice %a, %v, %j, %zi : (tensor<8x2xf32>, tensor<1x2xf32>, tensor<i32>, tensor<i32>) -> tensor<8x2xf32>""",
+    "%w#1")
+
+# out[i // 2] = x[i]: two iterations write one row (the last one wins): stays a loop
+REPEATED_ROWS = loop(
+    "%x: tensor<8xf32>, %o: tensor<4xf32>", "tensor<4xf32>", 8, "%out = %o : tensor<4xf32>", """
+    %c2 = stablehlo.constant dense<2> : tensor<i32>
+    %h = stablehlo.divide %i, %c2 : tensor<i32>
+    %r = stablehlo.dynamic_slice %x, %i, sizes = [1] : (tensor<8xf32>, tensor<i32>) -> tensor<1xf32>
+    %next_out = stablehlo.dynamic_update_slice %out, %r, %h : (tensor<4xf32>, tensor<1xf32>, tensor<i32>) -> tensor<4xf32>""",
+    "%w#1")
+
 CASES = [
     rcase("while_raise", DOITGEN, id="doitgen-nested",
           present=[r"stablehlo.dot_general"], absent=[r"stablehlo.while"]),
@@ -330,9 +505,30 @@ CASES = [
                    r"stablehlo.reduce"], absent=[r"stablehlo.while"]),
     rcase("while_raise", IN_PLACE, id="in-place-rows",
           present=[r"stablehlo.exponential .*tensor<5x1x3xf32>"], absent=[r"stablehlo.while"]),
-    rcase("while_raise", ACCUMULATE, id="accumulators", rtol=1e-5,
+    rcase("while_raise_fast", ACCUMULATE, id="float-sum-fast-math", rtol=1e-5,
           present=[r"applies stablehlo.add across dimensions = \[0\]", r"applies stablehlo.maximum"],
           absent=[r"stablehlo.while"]),
+    rcase("while_raise", ACCUMULATE, changed=False, id="float-sum-stays-exact"),
+    rcase("while_raise", INT_SUMS, id="integer-sums-and-float-min", int_range=(-40, 40),
+          present=[r"stablehlo.multiply %arg1, %\d+ : tensor<3xi32>", r"stablehlo.reverse",
+                   r"applies stablehlo.minimum"], absent=[r"stablehlo.while", r"stablehlo.multiply .*tensor<6x"]),
+    rcase("while_raise", WIDE_ROW_SCALAR, id="per-iteration-scalar-in-wide-row",
+          present=[r"stablehlo.exponential .*tensor<16x3xf32>", r"stablehlo.iota dim = 0"], absent=[r"stablehlo.while"]),
+    rcase("while_raise", REVERSED_ROWS, also=("while_dead_arg",), id="reversed-rows-batched-backwards",
+          present=[r"stablehlo.divide .*tensor<16xf32>"], absent=[r"stablehlo.while", r"stablehlo.reverse"]),
+    rcase("while_raise", REVERSED_READ, id="reversed-read", present=[r"stablehlo.reverse"],
+          absent=[r"stablehlo.while"]),
+    rcase("while_raise", PERMUTED_ROWS, id="permuted-rows-in-place", present=[r"stablehlo.gather", r"stablehlo.scatter"],
+          absent=[r"stablehlo.while"], rtol=1e-5, atol=1e-5),
+    rcase("while_raise", REPEATED_ROWS, changed=False, id="repeated-rows-stay"),
+    rcase("while_raise_fast", ONE_HOT_SUM, also=("while_dead_arg",), id="one-hot-and-scalar-sum",
+          present=[r"stablehlo.reduce", r"stablehlo.tanh .*tensor<12xf32>"], absent=[r"stablehlo.while"],
+          rtol=1e-4, atol=1e-4),
+    rcase("while_raise", ONE_HOT_SUM, changed=False, id="one-hot-float-sum-stays-exact"),
+    rcase("while_raise_fast", SCALED_SUM, also=("while_dead_arg",), id="invariant-factor-out-of-sum",
+          present=[r"stablehlo.multiply %arg1, %\d+ : tensor<12xf32>"],
+          absent=[r"stablehlo.while", r"tensor<12x12xf32>"], rtol=1e-4, atol=1e-4),
+    rcase("while_raise", SCALED_SUM, changed=False, id="scaled-float-sum-stays-exact"),
     rcase("while_raise", STENCIL, id="stencil-shifted-rows",
           present=[r"dense<7> : tensor<i32>"], absent=[r"stablehlo.while"]),
     rcase("while_raise", KITCHEN_SINK, id="layout-ops",
@@ -373,3 +569,28 @@ def test_every_raising_pattern_has_a_case():
     mine = {n for n, p in PATTERNS.items() if p.family == "raising"}
     covered = {c.name for c in CASES if c.fires}
     assert mine and mine <= covered, sorted(mine - covered)
+
+
+# the loops ``while_raise`` raises on its own (no fast math): rows and order-free accumulators
+EXACT = {"row-map": ROW_MAP, "in-place-rows": IN_PLACE, "integer-sums-and-float-min": INT_SUMS,
+         "reversed-rows": REVERSED_ROWS, "reversed-read": REVERSED_READ, "permuted-rows": PERMUTED_ROWS,
+         "per-iteration-scalar-in-wide-row": WIDE_ROW_SCALAR}
+
+
+@pytest.mark.parametrize("name", sorted(EXACT))
+def test_exact_raising_gives_the_loops_bits(name):
+    """``while_raise`` is exact (``optimize.exactness``): on inputs full of ±0, ±Inf, NaN and
+    integer extremes the raised program gives the loop's bits."""
+    import numpy as np
+    from _harness import execute, main_arg_types, parse, rewrite, to_text
+
+    from reactant.optimize.exactness import same_bits, special_array
+
+    before = to_text(parse(EXACT[name]))
+    after = rewrite(before, ("while_raise",))
+    assert "stablehlo.while" not in after
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        args = [special_array(rng, s, d) for s, d in main_arg_types(before)]
+        for want, got in zip(execute(before, args), execute(after, args)):
+            assert same_bits(want, got), (name, want, got)
