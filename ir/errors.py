@@ -66,12 +66,27 @@ def _abs(filename: str, cache: dict = {}) -> str:
     return r
 
 
+_user_file: dict = {}  # code object -> its absolute file name, or None for our own code
+_USER_FILE_MAX = 4096  # (converted functions make code objects at run time: bounded)
+
+
 def user_location() -> tuple[str, int] | None:
-    """(file, line) of the innermost user frame, or None."""
+    """(file, line) of the innermost user frame, or None. Called for every op a trace makes:
+    the file of a code object is looked up once."""
     f = sys._getframe(1)
+    known = _user_file
     while f is not None:
-        fn = _abs(f.f_code.co_filename)
-        if not _is_own(fn):
+        code = f.f_code
+        fn = known.get(code, False)
+        if fn is False:
+            fn = _abs(code.co_filename)
+            if _is_own(fn):
+                fn = None
+            if _own_dirs is not None:  # (final once the package's folders are)
+                if len(known) >= _USER_FILE_MAX:
+                    known.clear()
+                known[code] = fn
+        if fn is not None:
             return fn, f.f_lineno
         f = f.f_back
     return None
