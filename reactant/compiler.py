@@ -813,8 +813,6 @@ def _host_inputs(leaves: list, device=None) -> tuple[list, list]:
             c = moved[id(leaf)] = to_rarray(leaf, **place)
             hosts.append((leaf, c, c._buf))
         leaves[i] = c
-    if len(hosts) > 1:
-        _check_overlaps(hosts)
     return leaves, hosts
 
 
@@ -832,12 +830,13 @@ def _placement_of(leaves: list, device=None) -> dict:
     return {}
 
 
-def _check_overlaps(hosts: list) -> None:
-    """Two different NumPy arrays over the same memory (``a`` and ``a[1:]``) cannot both be
-    inputs: a write through one would not reach the other."""
-    for k, (a, _, _) in enumerate(hosts):
-        for b, _, _ in hosts[k + 1:]:
-            if np.may_share_memory(a, b):
+def _check_overlaps(hosts: list, written: set) -> None:
+    """Two different NumPy arrays over the same memory (``a`` and ``a[1:]``) are two inputs: a
+    write through one would not reach the other, so a program writing one of them is refused
+    (reading both is fine)."""
+    for k, (a, ca, _) in enumerate(hosts):
+        for b, cb, _ in hosts[k + 1:]:
+            if (id(ca) in written or id(cb) in written) and np.may_share_memory(a, b):
                 raise ArgumentError(
                     f"two NumPy array arguments share memory (shapes {a.shape} and {b.shape}, {a.dtype}): "
                     "a compiled function receives each as its own input",
@@ -849,6 +848,8 @@ def _run_writing_hosts(entry: "_Entry", bufs: list, concretes: list, hosts: list
     device array kept the argument's dtype: NumPy's casting is the identity). A read-only
     argument the program writes is refused before anything runs."""
     written = {id(concretes[i]) for i, _ in entry.writeback}
+    if written and len(hosts) > 1:
+        _check_overlaps(hosts, written)
     for arr, c, _ in hosts:
         if id(c) in written and not arr.flags.writeable:
             raise ReadOnlyError(f"a NumPy array argument ({arr.shape}, {arr.dtype}) that the function updates "

@@ -85,8 +85,11 @@ def test_overlapping_numpy_arguments_are_a_clear_error():
     x = np.arange(6.0)
     before = x.copy()
     with pytest.raises(reactant.ArgumentError, match="share memory"):
-        f(x[:4], x[2:5])
+        f(x[:3], x[2:5])
     np.testing.assert_array_equal(x, before)
+    # overlapping arguments only read: NumPy's answer
+    g = reactant.compile(lambda a, b: a[1:] * b[:-1])
+    np.testing.assert_array_equal(np.asarray(g(x[:4], x[2:6])), x[1:4] * x[2:5])
 
 
 def test_numpy_arguments_next_to_sharded_arrays_are_replicated():
@@ -116,3 +119,27 @@ def test_changing_python_scalar_warns_once_naming_the_argument():
         for k in range(8):
             tracked(x, 0.1 * k)
     assert tracked.compile_count == 1
+
+
+def _smooth_rows(A, out):
+    # as NumPy users write it: update arguments in place, through views, return nothing
+    for i in range(1, A.shape[0] - 1):
+        row = out[i]
+        row[:] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+    out[0] = A[0]
+    out[-1] = A[-1]
+    A[:, 0] *= -1.0
+
+
+@pytest.mark.parametrize("loops", ["auto", "keep", "unroll"])
+@pytest.mark.parametrize("level", ["O0", "O2"])
+def test_numpy_user_kernel_called_with_numpy_arrays(loops, level):
+    rng = np.random.default_rng(3)
+    A0 = rng.standard_normal((40, 5))
+    A, out = A0.copy(), np.zeros((40, 5))
+    ref_A, ref_out = A0.copy(), np.zeros((40, 5))
+    assert _smooth_rows(ref_A, ref_out) is None
+    res = reactant.compile(_smooth_rows, loops=loops, optimize=level)(A, out)
+    assert res is None
+    np.testing.assert_allclose(out, ref_out, rtol=1e-13, atol=1e-15)
+    np.testing.assert_array_equal(A, ref_A)
