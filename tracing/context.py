@@ -65,6 +65,9 @@ class TraceContext:
         # (weak reference, user line) of every traced handle made in this trace
         # (``escape.kill_escaped``); ``where``: the user line of the latest op
         self.handles: list = []
+        # traced handles a finished loop body left in Python objects (a list, an attribute):
+        # a loop tried as a while is unrolled instead when its body kept some
+        self.loop_escapes = 0
         self.pure_depth = 0  # calls being traced for caching (functions.cached_call)
         self.where = None
         # (NumPy function name, user line) of the NumPy call being traced (``numpy_calling``)

@@ -313,23 +313,27 @@ def _same_static(a, b) -> bool:
 
 
 # -- loops ----------------------------------------------------------------------------------------
-def while_loop(cond_fn: Callable, body_fn: Callable, init: Any, *, names: Sequence[str] | None = None) -> Any:
+def while_loop(cond_fn: Callable, body_fn: Callable, init: Any, *, names: Sequence[str] | None = None,
+               counter: bool = False) -> Any:
     """``while cond_fn(x): x = body_fn(x)``; a ``stablehlo.while`` when anything is traced.
     ``init`` is a pytree (the loop-carried values); Python numbers in it are carried as
-    weakly typed scalars."""
+    weakly typed scalars. ``counter``: the first leaf is a traced counter the body replaces
+    by a new array each iteration (saves an attempt at tracing the body)."""
     if not _any_traced(init):
         x = init
         while True:
             c = cond_fn(x)
             if isinstance(c, TracedRArray):  # the condition became traced: stage from here
-                return _while(cond_fn, body_fn, x, names)
+                return _while(cond_fn, body_fn, x, names, counter)
             if not bool(c):
                 return x
             x = body_fn(x)
-    return _while(cond_fn, body_fn, init, names)
+    return _while(cond_fn, body_fn, init, names, counter)
 
 
-def _while(cond_fn, body_fn, init, names):
+def _while(cond_fn, body_fn, init, names, counter: bool = False):
+    """``counter``: the first leaf is a loop counter the body always rebinds (carried as a value
+    from the first attempt: no retry to learn it)."""
     tc = current()
     leaves, tree = _leaves(init)
     # carried: traced leaves and numbers; anything else is static and must stay unchanged
@@ -342,7 +346,7 @@ def _while(cond_fn, body_fn, init, names):
         weak = (type(v) in PY_SCALARS) or (isinstance(v, TracedRNumber) and v.weak)
         specs[i] = (t.shape, t.dtype, weak)
     extra: list[TracedRArray] = []  # outer roots updated in the body: carried too
-    fresh: set[int] = set()  # traced leaves the body rebinds: carried as values, not as themselves
+    fresh: set[int] = {0} if counter else set()  # traced leaves the body rebinds: carried as values
     mark = tc.reads.mark()
     for _attempt in range(8 + len(carried)):
         start = len(tc.handles)
@@ -357,8 +361,9 @@ def _while(cond_fn, body_fn, init, names):
         if result[0] == "done":
             # arrays made in the body and kept by the user's code (a list, an attribute) name
             # values of the body: using them after the loop is an error, not invalid IR
-            kill_escaped(tc.handles, start, result[2], f"the loop body at {_where_defined(body_fn)} ended "
-                         "(it was kept in a list or attribute; carry values out of loops in variables)")
+            tc.loop_escapes += kill_escaped(
+                tc.handles, start, result[2], f"the loop body at {_where_defined(body_fn)} ended "
+                "(it was kept in a list or attribute; carry values out of loops in variables)", collect=True)
             return result[1]
         kind, payload = result
         if kind == "extra":
@@ -368,7 +373,7 @@ def _while(cond_fn, body_fn, init, names):
         elif kind == "fresh":
             fresh.update(payload)
         elif kind == "result":  # (the carry's structure changes: start over)
-            return _while(cond_fn, body_fn, payload, names)
+            return _while(cond_fn, body_fn, payload, names, counter)
     raise RuntimeError("internal error: loop carry types did not settle")
 
 
@@ -590,7 +595,7 @@ def fori_loop(lower, upper, body_fn: Callable, init: Any) -> Any:
         i, x, h = state
         return (ops.add(i, ops.full((), 1, dt)), body_fn(i, x), h)
 
-    _, x, _ = _while(c, b, (lo, init, hi), None)
+    _, x, _ = _while(c, b, (lo, init, hi), None, counter=True)
     return x
 
 

@@ -10,6 +10,8 @@ The same happens to handles made inside a loop body or branch that outlive it.
 
 from __future__ import annotations
 
+import gc
+
 from .errors import EscapedTracerError
 from .traced import TracedRArray
 
@@ -56,15 +58,29 @@ def kill(x: TracedRArray, made, why: str) -> None:
     x._nowrite = msg
 
 
-def kill_escaped(handles: list, start: int, stop: int | None, why: str, keep=()) -> None:
+def kill_escaped(handles: list, start: int, stop: int | None, why: str, keep=(), collect: bool = False) -> int:
     """Disable the handles registered in ``handles[start:stop]`` that are still alive (other
-    than those in ``keep``)."""
+    than those in ``keep``); returns how many. ``collect``: before counting, let the garbage
+    collector free handles only unreachable cycles hold (the count then means kept)."""
     keep_ids = {id(k) for k in keep}
     end = len(handles) if stop is None else stop
-    for r, made in handles[start:end]:
-        h = r()
-        if h is not None and id(h) not in keep_ids and type(h) is not EscapedTracer:
-            kill(h, made, why)
+
+    def alive():
+        out = []
+        for r, made in handles[start:end]:
+            h = r()
+            if h is not None and id(h) not in keep_ids and type(h) is not EscapedTracer:
+                out.append((h, made))
+        return out
+
+    found = alive()
+    if found and collect:
+        found = None
+        gc.collect()
+        found = alive()
+    for h, made in found:
+        kill(h, made, why)
+    return len(found)
 
 
 class Checkpoint:

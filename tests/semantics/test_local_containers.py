@@ -113,7 +113,9 @@ def test_optimizer_object_with_a_velocity_dict(loops, optimize):
     # a loop kept as a loop does not carry dict items yet: the clear error, naming the line
     with pytest.raises(EscapedTracerError, match="kept in a list or attribute") as e:
         check(train, X, y, loops=loops, optimize=optimize)
-    assert "err = X @ params" in str(e.value)
+    # (names where the kept value was made and the loop it escaped from)
+    assert "test_local_containers.py:57" in str(e.value) and "loop body at" in str(e.value)
+    assert "params[name] += self.velocity[name]" in open(__file__).read().splitlines()[56]
 
 
 # -- another place still holds the array: refused, naming the line ---------------------------------

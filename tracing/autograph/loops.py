@@ -29,7 +29,7 @@ def while_stmt(cond_fn, body_fn, init: tuple, names: tuple, where: str):
     return _staged_loop(lambda v: cond_fn(*v), lambda v: tuple(body_fn(*v)), vals, names, where)
 
 
-def _staged_loop(cond, body, vals, names, where):
+def _staged_loop(cond, body, vals, names, where, counter: bool = False):
     undef = [k for k, v in enumerate(vals) if _is_undef(v)]
     kept = [k for k in range(len(vals)) if k not in undef]
     names_kept = [names[k] for k in kept]
@@ -46,7 +46,8 @@ def _staged_loop(cond, body, vals, names, where):
 
     body_kept.__reactant_where__ = where
 
-    res = cf.while_loop(lambda v: cond(full(v)), body_kept, tuple(vals[k] for k in kept), names=names_kept)
+    res = cf.while_loop(lambda v: cond(full(v)), body_kept, tuple(vals[k] for k in kept), names=names_kept,
+                        counter=counter)
     out = list(full(res))
     for k in undef:
         out[k] = _undefined(names[k], f"it is assigned only inside the loop at {where}, whose condition is traced")
@@ -124,7 +125,7 @@ def _stage_range(start, stop, step: int, body_fn, init, names, where):
                 del ranges[i.value]
         return (ops.add(k, ops.constant(np.asarray(1, dt))),) + res
 
-    out = _staged_loop(cond, body, state0, names0, where)
+    out = _staged_loop(cond, body, state0, names0, where, counter=True)
     last = _python_int(ops.add(lo, ops.multiply(ops.subtract(out[0], ops.constant(np.asarray(1, dt))),
                                                 ops.constant(np.asarray(step, dt)))))
     return tuple(out[1:]) + (last,), out[0].value.owner
@@ -148,7 +149,10 @@ def _try_roll(tc, start, stop, step, body_fn, init, names, where, target, effect
             if undef_live:  # first assigned in the body and read afterwards: peel one iteration
                 vals = tuple(body_fn(start, *vals))
                 peeled = 1
+            escapes = tc.loop_escapes
             out, loop = _stage_range(start + peeled * step, stop, step, body_fn, vals, names, where)
+            if tc.loop_escapes != escapes:  # the body kept traced values in Python objects
+                why = "unrolled: the body keeps arrays it makes in a list or an attribute"
         except (ReactantError, TypeError) as e:
             why = _why_unrolled(e)
             if why is None:  # not a reason to unroll: a bug, reported as it is
