@@ -3,7 +3,9 @@
 The blocks of program code are cut into segments (``encode.segments_of_block``). First the
 cost model weighs every segment as it stands (one e-graph with the analyses and cost rules
 only): a segment whose predicted time per call, times its loops' trip counts, is under
-``Limits.min_cost`` is left alone, since it has less to win than saturating it costs. The
+``Limits.min_cost`` is left alone, since it has less to win than saturating it costs, and so is
+the whole program when its predicted time over ``Limits.calls`` calls is under the work of
+building the pass's e-graph (``BUILD_NODES``; both bounds are off with ``min_cost=0``). The
 others are saturated one after another in a shared e-graph holding the prelude, the rules and
 the cost rules (``_Shared``; building it costs more than saturating most segments): each is
 bulk-loaded from TSV tables; the analyses run; the original program's DAG cost is taken;
@@ -187,6 +189,8 @@ SHARED_NODES = 3_000
 # constant, not a measurement: budgets are work, so the result is the same on any machine
 NODE_FS = 100_000_000_000
 MIN_NODES = 500  # the e-node limit of any segment worth saturating at all
+# the work of building a pass's e-graph (prelude, rules, cost rules; 0.05-0.15 s), in e-nodes
+BUILD_NODES = 1_000
 
 
 class _Shared:
@@ -256,35 +260,68 @@ def _blocks(module: ir.Module) -> list[tuple]:
 
 
 def _predicted_costs(segs: list[Segment], consts: dict) -> list[int | None]:
-    """The cost model's cost of each segment as it stands (femtoseconds per run), from one
-    e-graph with the analyses and the cost rules but no rewrites (~20 ms, ~1 ms per segment):
-    the most that saturating a segment can gain. None where a segment cannot be encoded."""
-    encoder, encs, tables, ranks = Encoder(), [], {}, set(range(5))
-    for seg in segs:
+    """The cost model's cost of each segment as it stands (femtoseconds per run), from an
+    e-graph with the analyses and the cost rules but no rewrites (~1 ms per segment): the
+    most that saturating a segment can gain. None where a segment cannot be encoded."""
+    with _PREDICT_LOCK:
         try:
-            enc = encoder.encode(seg)
-        except (ValueError, TypeError):
-            enc = None
-        encs.append(enc)
-        if enc is not None:
-            ranks |= enc.ranks
-            for name, rows in enc.tables.items():
-                tables.setdefault(name, []).extend(rows)
-    eg = _egglog().EGraph()
-    for cmd in prelude() + analysis_rules(tuple(sorted(ranks))) + cost_mod.cost_commands(consts):
-        _run(eg, cmd)
-    merged = Encoded(tables=tables)
-    with tempfile.TemporaryDirectory(prefix="reactant_eqsat_") as tmp:
-        for name, path in write_tables(merged, tmp):
-            _run(eg, f'(input {name} "{path}")')
-    _run(eg, "(run-schedule (saturate (run load)) (saturate (run ana)))")
-    fz = Frozen(eg, consts["mat"], (consts["lhs_t"], consts["rhs_t"]), consts["ew"])
-    choice = greedy_dag(fz)  # (each class holds its one original op)
-    out = []
-    for enc in encs:
-        c = None if enc is None else dag_cost(fz, choice, [fz.slot_class[s] for s in enc.roots])
-        out.append(None if c is None else c[0])
-    return out
+            return _PREDICTOR.costs(segs, consts)
+        except BaseException:
+            _PREDICTOR.eg = None  # (egglog may have been left mid-command)
+            raise
+
+
+class _Predictor:
+    """One weighing e-graph kept across passes: declaring the prelude, the analyses and the
+    cost rules (~20 ms) costs more than weighing most programs. Each pass's segments are loaded
+    with numbers of their own (one encoder keeps counting: a slot or constant of one program is
+    never another's; types and vectors are the same wherever they occur), and nothing rewrites,
+    so earlier programs change no cost. Rebuilt for other cost constants or ranks, and past
+    ``SHARED_NODES`` (extraction reads the whole e-graph)."""
+
+    def __init__(self):
+        self.eg = None
+
+    def costs(self, segs: list[Segment], consts: dict) -> list[int | None]:
+        key = tuple(sorted(consts.items()))
+        encs, tables, ranks = [], {}, set(range(5))
+        if self.eg is not None and (self.key != key or self.nodes > SHARED_NODES):
+            self.eg = None
+        encoder = self.encoder if self.eg is not None else Encoder()
+        for seg in segs:
+            try:
+                enc = encoder.encode(seg)
+            except (ValueError, TypeError):
+                enc = None
+            encs.append(enc)
+            if enc is not None:
+                ranks |= enc.ranks
+                for name, rows in enc.tables.items():
+                    tables.setdefault(name, []).extend(rows)
+        if self.eg is not None and not ranks <= self.ranks:  # (numbers already taken: harmless)
+            self.eg = None
+        if self.eg is None:
+            self.eg, self.key, self.ranks, self.nodes = _egglog().EGraph(), key, ranks, 0
+            self.encoder = encoder
+            for cmd in prelude() + analysis_rules(tuple(sorted(ranks))) + cost_mod.cost_commands(consts):
+                _run(self.eg, cmd)
+        eg = self.eg
+        with tempfile.TemporaryDirectory(prefix="reactant_eqsat_") as tmp:
+            for name, path in write_tables(Encoded(tables=tables), tmp):
+                _run(eg, f'(input {name} "{path}")')
+        _run(eg, "(run-schedule (saturate (run load)) (saturate (run ana)))")
+        self.nodes += sum(len(rows) for rows in tables.values())
+        fz = Frozen(eg, consts["mat"], (consts["lhs_t"], consts["rhs_t"]), consts["ew"])
+        choice = greedy_dag(fz)  # (each class holds its one original op)
+        out = []
+        for enc in encs:
+            c = None if enc is None else dag_cost(fz, choice, [fz.slot_class[s] for s in enc.roots])
+            out.append(None if c is None else c[0])
+        return out
+
+
+_PREDICTOR = _Predictor()
+_PREDICT_LOCK = threading.Lock()
 
 
 # ops that give the rules something to work with beyond plain elementwise algebra (which the
@@ -328,6 +365,17 @@ def _run_blocks(module: ir.Module, limits: Limits, consts: dict, report: EqsatRe
             if report.small:
                 log_pass("eqsat", f"{report.small} of {len(picked)} segments predicted under "
                          f"{limits.min_cost / 1e9:g} us per call: not saturated (nothing to win)")
+            # the whole program's predicted time over ``calls`` calls is the most saturation can
+            # win back: under the work of building its e-graph, it cannot pay for itself
+            left = [(c, plan[i][1]) for i, c in zip(picked, costs) if todo[i]]
+            if limits.min_cost > 0 and limits.calls > 0 and left and all(c is not None and r is not None for c, r in left):
+                total = sum(c * r for c, r in left)
+                if total * limits.calls < BUILD_NODES * NODE_FS:
+                    for i in picked:
+                        todo[i] = False
+                    report.small += len(left)
+                    log_pass("eqsat", f"program predicted at {total / 1e9:.3g} us per call: over "
+                             f"{limits.calls} calls less than saturating it costs; not saturated")
         runs = [r for _, r in plan]
         plan = [seg for seg, _ in plan]
         kinds = {k for seg, t in zip(plan, todo) if t for k in seg.kinds} | {"Leaf"}

@@ -293,6 +293,45 @@ def test_worth_counts_the_trip_count_of_the_enclosing_loop():
     assert eq.last_report().small == 1 and str(m).count("stablehlo.transpose") == 3
 
 
+def test_program_that_cannot_pay_for_saturation_over_its_calls_is_not_saturated(monkeypatch, capsys):
+    # 64x64: 17 us per call, above the 10 us segment bound; over 1,000 calls 17 ms, less than
+    # building the e-graph (BUILD_NODES e-nodes of work, 0.1 s): left alone, and logged
+    monkeypatch.setenv("REACTANT_LOG", "1")
+    m = parse(_transposed_product(64))
+    run_pipeline(m, ["eqsat"])
+    assert eq.last_report().small == 1 and not eq.last_report().segments and count(m, "transpose") == 3
+    assert "over 1000 calls less than saturating it costs; not saturated" in capsys.readouterr().err
+    # called 100,000 times it can: saturated (B A, no transposes)
+    m = parse(_transposed_product(64))
+    run_pipeline(m, ["eqsat"], PassOptions(eqsat_calls=100_000))
+    assert eq.last_report().small == 0 and count(m, "transpose") == 0
+    # 256x256 (513 us per call): saturated by default
+    m = parse(_transposed_product(256))
+    run_pipeline(m, ["eqsat"])
+    assert eq.last_report().small == 0 and count(m, "transpose") == 0
+
+
+def test_weighing_egraph_kept_across_passes_gives_each_program_its_own_costs():
+    from reactant.optimize.eqsat import driver
+    from reactant.optimize.eqsat.encode import segments_of_block
+
+    consts = cost.constants()
+
+    def weigh(text):
+        m = parse(text)
+        with m.context:
+            segs = [sg for b, _ in driver._blocks(m) for sg in segments_of_block(b, 300)]
+            return driver._predicted_costs(segs, consts)
+
+    driver._PREDICTOR.eg = None
+    alone = {n: weigh(_transposed_product(n)) for n in (16, 64)}
+    driver._PREDICTOR.eg = None
+    weigh(_transposed_product(16, loop_trips=7))  # other programs first, same types and constants
+    weigh(_transposed_product(32))
+    assert weigh(_transposed_product(64)) == alone[64] and weigh(_transposed_product(16)) == alone[16]
+    assert driver._PREDICTOR.eg is not None and driver._PREDICTOR.nodes > 0  # (one e-graph kept)
+
+
 def test_worth_bound_is_logged(monkeypatch, capsys):
     monkeypatch.setenv("REACTANT_LOG", "1")
     run_pipeline(parse(_transposed_product(16)), ["eqsat"])
