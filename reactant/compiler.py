@@ -53,7 +53,12 @@ from .tracing.trace import TracedProgram, trace
 # (a dropped executable is compiled again if its signature comes back).
 CACHE_MAX = 1024  # call signatures per compiled function
 FAST_MAX = 4096  # entries of each fast lookup table (accelerators of the cache)
-EXES_MAX = 256  # executables per compiled function, by program (reused by a new identical trace)
+EXES_MAX = 256  # executables kept by program (reused by a new identical trace, of any function)
+# executables by (program bytecode hash, placement, result placements), for the whole process:
+# an identical program traced again (a function compiled twice, another function tracing to the
+# same module) reuses the executable instead of compiling it again
+_EXECUTABLES: dict[tuple, Any] = {}
+_EXECUTABLES_LOCK = threading.Lock()
 
 _ARRAYS = frozenset((ConcreteRArray, ConcreteRNumber))
 _PY_NUMBERS = (bool, int, float, complex)
@@ -154,8 +159,7 @@ class _Compiled:
         self._fast_trees: dict[tuple, Callable] = {}
         self._lock = threading.Lock()
         self.compile_count = 0
-        # executables by (program bytecode hash, placement): a new trace equal to an old one
-        self._exes: dict[tuple, Any] = {}
+        self._exes = _EXECUTABLES  # (shared by every compiled function: see _EXECUTABLES)
         self.xla_compile_count = 0
         self._warned = False  # about a signature traced again and again
         # per call signature with its Python scalars masked: the scalar values compiled for
@@ -419,8 +423,9 @@ class _Compiled:
             note = "the executable compiled during equality saturation (the wait shown)" if exe is not None else ""
             if exe is None:
                 exe = compile_fn(bc)
-            with self._lock:
+            with _EXECUTABLES_LOCK:
                 _put(self._exes, exe_key, exe, EXES_MAX)
+            with self._lock:
                 if disk.hit is None:  # (persistent compile cache: a hit compiled nothing)
                     self.xla_compile_count += 1
             if disk.hit is not None:

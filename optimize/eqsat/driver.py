@@ -263,16 +263,18 @@ def _predicted_costs(segs: list[Segment], consts: dict) -> list[int | None]:
     """The cost model's cost of each segment as it stands (femtoseconds per run), from an
     e-graph with the analyses and the cost rules but no rewrites (~1 ms per segment): the
     most that saturating a segment can gain. None where a segment cannot be encoded."""
-    with _PREDICT_LOCK:
-        try:
-            return _PREDICTOR.costs(segs, consts)
-        except BaseException:
-            _PREDICTOR.eg = None  # (egglog may have been left mid-command)
-            raise
+    predictor = getattr(_PREDICTORS, "one", None)
+    if predictor is None:
+        predictor = _PREDICTORS.one = _Predictor()
+    try:
+        return predictor.costs(segs, consts)
+    except BaseException:
+        predictor.eg = None  # (egglog may have been left mid-command)
+        raise
 
 
 class _Predictor:
-    """One weighing e-graph kept across passes: declaring the prelude, the analyses and the
+    """One weighing e-graph kept across passes (per thread): declaring the prelude, the analyses and the
     cost rules (~20 ms) costs more than weighing most programs. Each pass's segments are loaded
     with numbers of their own (one encoder keeps counting: a slot or constant of one program is
     never another's; types and vectors are the same wherever they occur), and nothing rewrites,
@@ -320,8 +322,8 @@ class _Predictor:
         return out
 
 
-_PREDICTOR = _Predictor()
-_PREDICT_LOCK = threading.Lock()
+# one per thread: an egglog e-graph must stay on the thread that made it
+_PREDICTORS = threading.local()
 
 
 # ops that give the rules something to work with beyond plain elementwise algebra (which the

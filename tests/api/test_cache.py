@@ -28,6 +28,7 @@ def cache_dir(tmp_path, monkeypatch):
     monkeypatch.delenv("REACTANT_CACHE_DIR", raising=False)
     monkeypatch.delenv("REACTANT_CACHE_MAX_BYTES", raising=False)
     monkeypatch.setattr(reactant.config, "cache_dir", str(d))
+    compiler._EXECUTABLES.clear()  # (as in a new process: no executable compiled before)
     return d
 
 

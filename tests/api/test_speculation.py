@@ -31,15 +31,16 @@ def test_program_saturation_rewrites_is_compiled_again():
     # (A @ B) @ x: equality saturation reassociates to A @ (B @ x) (a fast-math rewrite: it
     # changes rounding, and Inf/NaN cases), so the copy differs
     rng = np.random.default_rng(1)
-    a, b, x = rng.standard_normal((128, 128)), rng.standard_normal((128, 128)), rng.standard_normal(128)
+    # (256: large enough for saturation to pay for itself over the calls the optimizer assumes)
+    a, b, x = rng.standard_normal((256, 256)), rng.standard_normal((256, 256)), rng.standard_normal(256)
     exact = reactant.compile(lambda a, b, x: (a @ b) @ x)
-    assert "tensor<128x128xf64>) -> tensor<128x128xf64>" in reactant.code_hlo(exact, *reactant.to_rarray((a, b, x)))
+    assert "tensor<256x256xf64>) -> tensor<256x256xf64>" in reactant.code_hlo(exact, *reactant.to_rarray((a, b, x)))
     f = reactant.compile(lambda a, b, x: (a @ b) @ x, fast_math=True)
     args = reactant.to_rarray((a, b, x))
     y, n = _counts(lambda: f(*args))
     assert n == {"hits": 0, "misses": 1}
     np.testing.assert_allclose(np.asarray(y), (a @ b) @ x, rtol=1e-10)
-    assert "tensor<128x128xf64>) -> tensor<128x128xf64>" not in reactant.code_hlo(f, *args)  # no matrix product left
+    assert "tensor<256x256xf64>) -> tensor<256x256xf64>" not in reactant.code_hlo(f, *args)  # no matrix product left
 
 
 def test_sharded_program_uses_the_background_executable():
