@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
-from ...ir.attrs import i64_list, scalar_value
+from ...ir.attrs import scalar_value
 from ...ir.loops import int_range, loop_counter_range  # noqa: F401  (int_range: used by the patterns)
 from ...ir.opinfo import reduce_identity
 from ...ir.types import element_type_of
-from ...ir.values import defining_op
 
 
 def is_reduce_identity(init: ir.Value, kind: str) -> bool:
@@ -25,13 +24,5 @@ def is_reduce_identity(init: ir.Value, kind: str) -> bool:
     if isinstance(ident, float):
         return float(s) == ident
     return s == ident
-
-
-def broadcast_source(v: ir.Value):
-    """For ``v = broadcast_in_dim(x, dims)``: (x, dims); else None."""
-    op = defining_op(v)
-    if op is None or op.operation.name != "stablehlo.broadcast_in_dim":
-        return None
-    return op.operands[0], i64_list(op.attributes["broadcast_dimensions"])
 
 

@@ -21,6 +21,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ...ir import build as B
 from ...ir.attrs import all_ones_value, is_scalar_value, scalar_value
+from ...ir.opinfo import OPS
 from ...ir.types import element_type_of, is_float_type, np_dtype
 from ...ir.values import def_of, defining_op
 from ._registry import identity_pattern, pattern, replace, variant
@@ -834,8 +835,7 @@ def div_by_scalar_fast(op, rewriter):
         return replace(rewriter, op, B.elementwise("stablehlo.multiply", [x, rb], loc=op.location))
 
 
-_COMMUTATIVE = ("stablehlo.add", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum",
-                "stablehlo.and", "stablehlo.or", "stablehlo.xor")
+_COMMUTATIVE = tuple(sorted(n for n, i in OPS.items() if i.commutative))
 
 
 @pattern("commuted_duplicate", FAMILY, _COMMUTATIVE, benefit=3)

@@ -17,6 +17,7 @@ from ...ir import build as B
 from ...ir.attrs import compare_attrs, i64_array, i64_list, scalar_value
 from ...ir.evaluate import evaluate_value
 from ...ir.loops import analyze
+from ...ir.opinfo import combiner, info
 from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import defining_op
 from ._registry import pattern, replace
@@ -120,9 +121,9 @@ def _combiner(op) -> str | None:
         if v == a:
             return "keep"
         return None
-    if len(ops) == 2 and ops[0].operation.name == "stablehlo.add" and v == ops[0].results[0]:
-        if {ops[0].operands[0], ops[0].operands[1]} == {a, b} and ops[0].operands[0] != ops[0].operands[1]:
-            return "add"
+    f = combiner(op)  # (one op of both arguments, returned)
+    if f is not None and info(f.name).reduce_kind == "add":
+        return "add"
     return None
 
 

@@ -41,7 +41,7 @@ from jaxlib.mlir import ir
 from ...ir import build as B
 from ...ir.attrs import copy_attrs, scalar_value
 from ...ir.loops import analyze
-from ...ir.opinfo import is_pure_op, reduce_identity
+from ...ir.opinfo import OPS, is_pure_op, reduce_identity
 from ...ir.regions import block_ops, captured_values
 from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import defining_op, has_one_use
@@ -56,7 +56,8 @@ _ADD, _SUB = "stablehlo.add", "stablehlo.subtract"
 # the op an accumulator combines with -> the reduction over the iterations
 _ACCUMULATE = {_ADD: _ADD, _SUB: _ADD, "stablehlo.multiply": "stablehlo.multiply",
                "stablehlo.maximum": "stablehlo.maximum", "stablehlo.minimum": "stablehlo.minimum"}
-_ORDER_FREE = frozenset({"stablehlo.maximum", "stablehlo.minimum"})  # exact in any order, floats too
+# max and min: exact in any order, floats too (NaN and signed zeros included)
+_ORDER_FREE = frozenset(n for n, i in OPS.items() if i.reduce_kind in ("max", "min"))
 
 
 class _Plan:
