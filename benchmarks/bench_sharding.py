@@ -25,7 +25,6 @@ from __future__ import annotations
 import gc
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -152,54 +151,16 @@ WORKLOADS = {"dp_mlp": dp_mlp, "tp_mlp": tp_mlp, "attention": attention, "stenci
 
 
 # -- communication from per-device HLO ---------------------------------------------------------------
-_BYTES = {"f32": 4, "f64": 8, "bf16": 2, "f16": 2, "s32": 4, "u32": 4, "s64": 8, "u64": 8, "pred": 1, "s8": 1,
-          "u8": 1}
-_COLL = re.compile(r"= (\(.*?\)|\S+) (all-reduce|all-gather|reduce-scatter|collective-permute|all-to-all)"
-                   r"(?:-start)?\((.*)$")
-
-
-def _size(shape_text: str) -> int:
-    total = 0
-    for dt, dims in re.findall(r"(\w+)\[([\d,]*)\]", shape_text):
-        if dt in _BYTES:
-            total += _BYTES[dt] * int(np.prod([int(d) for d in dims.split(",") if d] or [1]))
-    return total
-
-
-def _group_size(rest: str, n: int) -> int:
-    m = re.search(r"replica_groups=\{\{([\d,]*)\}", rest)
-    if m:
-        return len(m.group(1).split(","))
-    m = re.search(r"replica_groups=\[(\d+),(\d+)\]", rest)
-    if m:
-        return int(m.group(2))
-    m = re.search(r"replica_groups=mesh\[([^\]]*)\] \{([^}]*)\}", rest)  # mesh['a'=4,'b'=2] {'a'}
-    if m:
-        sizes = {k: int(v) for k, v in re.findall(r"'([^']+)'=(\d+)", m.group(1))}
-        return int(np.prod([sizes[a] for a in re.findall(r"'([^']+)'", m.group(2))] or [1]))
-    return n
-
-
 def communication(hlo: str, n: int) -> dict:
-    """Collectives by kind and the bytes one device sends per step (module docstring)."""
+    """Collectives by kind and the bytes one device sends per step (module docstring; the byte
+    model is the one automatic sharding costs candidates with: ``sharding.auto.hlo_collectives``)."""
+    from reactant.sharding.auto import hlo_collectives
+
     ops: dict[str, int] = {}
     sent = 0.0
-    for line in hlo.splitlines():
-        m = _COLL.search(line)
-        if not m or "-done" in line:
-            continue
-        shape, kind, rest = m.groups()
-        size = _size(shape)
-        g = _group_size(rest, n)
+    for kind, nbytes, _group in hlo_collectives(hlo, n):
         ops[kind] = ops.get(kind, 0) + 1
-        if kind == "all-reduce":
-            sent += 2 * (g - 1) / g * size
-        elif kind == "collective-permute":
-            sent += size
-        elif kind == "reduce-scatter":
-            sent += (g - 1) * size  # the operand is g results
-        else:
-            sent += (g - 1) / g * size
+        sent += nbytes
     return {"ops": ops, "bytes": sent}
 
 

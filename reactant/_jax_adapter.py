@@ -18,7 +18,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from jax import Array
-    from jaxlib.xla_client import CompileOptions, DeviceList
+    from jaxlib.xla_client import CompileOptions
 
 
 def __getattr__(name: str):
@@ -402,3 +402,146 @@ def x64_enabled() -> bool:
     import jax
 
     return bool(jax.config.jax_enable_x64)
+
+
+def memory_per_device(executable) -> float:
+    """Bytes one device holds while the executable runs (arguments, outputs not aliased to
+    them, temporaries), from XLA's memory analysis; 0 when the backend has none."""
+    try:
+        m = executable.get_compiled_memory_stats()
+    except Exception:  # noqa: BLE001 - not every backend reports it
+        return 0.0
+    return float(m.argument_size_in_bytes + m.output_size_in_bytes - m.alias_size_in_bytes
+                 + m.temp_size_in_bytes)
+
+
+# -- multi-process failure detection (reactant.distributed) ------------------------------------
+
+
+def distributed_connect(coordinator_address: str, num_processes: int, process_id: int, local_device_ids,
+                        init_timeout: int, heartbeat_timeout: int, shutdown_timeout: int,
+                        linger: float) -> None:
+    """Start jax's distributed runtime like ``jax.distributed.initialize`` (a coordination
+    service started by process 0, a client everywhere, installed as jax's own so devices and
+    gloo use it), but with a failed start raising instead of terminating the process.
+
+    The service runs in a process of its own (``start_coordinator``): when it runs inside
+    process 0, the death of process 0 makes jax terminate every other process at once (their
+    clients lose the service), before they can raise an error of their own.
+
+    jax's client terminates the process (``LOG(QFATAL)``) when it cannot register within
+    ``init_timeout``, unless it was given a ``missed_heartbeat_callback``. jaxlib 0.10.2 cannot
+    call a Python callback with the error status (``std::bad_cast``): then ``connect()``
+    raises ``RuntimeError`` instead, which is what we want here. A later error of the client
+    (the service gone) still terminates the process, as jax's default does (but with "terminate
+    called after throwing an instance of 'std::bad_cast'" for a message): the service's own
+    process is there to keep that from happening."""
+    import jax
+    from jax._src import distributed
+    from jax._src.lib import _jax
+
+    state = distributed.global_state
+    if state.client is not None or state.service is not None:
+        raise RuntimeError("jax's distributed runtime is already running")
+    port = coordinator_address.rsplit(":", 1)[1]
+    if process_id == 0:
+        start_coordinator(os.environ.get("JAX_COORDINATOR_BIND_ADDRESS", f"[::]:{port}"), num_processes,
+                          heartbeat_timeout, init_timeout, shutdown_timeout, linger, init_timeout)
+    client = _jax.get_distributed_runtime_client(
+        coordinator_address, process_id, init_timeout=init_timeout, heartbeat_timeout=heartbeat_timeout,
+        shutdown_timeout=shutdown_timeout, use_compression=True, missed_heartbeat_callback=_no_abort)
+    try:
+        client.connect()
+    except BaseException:
+        try:
+            client.shutdown()
+        except Exception:  # noqa: BLE001 - a client in error reports it again here
+            pass
+        stop_coordinator()
+        raise
+    if local_device_ids:
+        visible = ",".join(str(i) for i in local_device_ids)
+        jax.config.update("jax_cuda_visible_devices", visible)
+        jax.config.update("jax_rocm_visible_devices", visible)
+    state.coordinator_address, state.process_id, state.num_processes = coordinator_address, process_id, num_processes
+    state.client = client
+
+
+_COORDINATOR: list = []  # the service's process (process 0 only)
+_SERVE = ("import importlib.util as u, sys; s = u.spec_from_file_location('reactant_coordinator', sys.argv[1]); "
+          "m = u.module_from_spec(s); s.loader.exec_module(m); m._serve_coordinator(sys.argv[2:])")
+
+
+def start_coordinator(bind: str, num_processes: int, heartbeat_timeout: int, register_timeout: int,
+                      shutdown_timeout: int, linger: float, wait: float) -> None:
+    """Start jax's coordination service in a child process, serving on ``bind``; return once
+    it serves (raise ``OSError`` if it cannot within ``wait`` seconds). It ends when
+    ``stop_coordinator`` says so; if this process dies instead, it serves the others for
+    ``linger`` more seconds (so that they find out and end with an error of their own)."""
+    import select
+    import subprocess
+
+    args = [bind, num_processes, heartbeat_timeout, register_timeout, shutdown_timeout, linger]
+    # (the adapter file itself, without the reactant package: a light process; its log is not
+    # process 0's output, which would otherwise stay open for as long as it serves)
+    proc = subprocess.Popen([sys.executable, "-c", _SERVE, os.path.abspath(__file__), *map(str, args)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    _COORDINATOR.append(proc)
+    ready, _, _ = select.select([proc.stdout], [], [], wait)
+    line = proc.stdout.readline().strip() if ready else ""
+    if line != "ready":
+        stop_coordinator()
+        raise OSError(f"could not serve the coordinator on {bind}: "
+                      + (line.removeprefix("error ") or f"no answer within {wait:g} s"))
+
+
+def stop_coordinator() -> None:
+    """End the service started by ``start_coordinator`` (after every client shut down)."""
+    while _COORDINATOR:
+        proc = _COORDINATOR.pop()
+        try:
+            proc.stdin.write("bye\n")
+            proc.stdin.close()
+            proc.wait(timeout=10)
+        except Exception:  # noqa: BLE001 - it ended already, or does not answer
+            proc.kill()
+            proc.wait()
+
+
+def _serve_coordinator(argv: list[str]) -> None:
+    """The service's process: serve until told "bye"; when process 0's end of the pipe closes
+    without it (process 0 died), serve ``linger`` seconds more."""
+    import time
+
+    from jax._src.lib import _jax
+
+    bind, n, heartbeat, register, shutdown, linger = argv[0], *map(int, argv[1:5]), float(argv[5])
+    try:
+        service = _jax.get_distributed_runtime_service(bind, n, heartbeat_timeout=heartbeat,
+                                                       cluster_register_timeout=register, shutdown_timeout=shutdown)
+    except Exception as e:  # noqa: BLE001 - e.g. the port is taken
+        print(f"error {e}", flush=True)
+        return
+    print("ready", flush=True)
+    if sys.stdin.readline() != "bye\n":
+        time.sleep(linger)
+    service.shutdown()
+
+
+def _no_abort(*_args) -> None:
+    """Stands for jax's default missed-heartbeat callback (which terminates the process); see
+    ``distributed_connect``."""
+
+
+def kv_put(key: str, value: str) -> None:
+    """Set ``key`` in the coordinator's key-value store, replacing an earlier value."""
+    from jax._src import distributed
+
+    distributed.global_state.client.key_value_set(key, value, allow_overwrite=True)
+
+
+def kv_dir(prefix: str) -> dict[str, str]:
+    """Every key under ``prefix`` in the coordinator's store, with its value (no waiting)."""
+    from jax._src import distributed
+
+    return dict(distributed.global_state.client.key_value_dir_get(prefix))

@@ -21,6 +21,7 @@ from .tracing.array_methods import NumpyArrayMethods
 from .tracing.dtypes import canonical
 from .tracing.errors import ArgumentError
 from .sharding import NamedSharding, ShardingError, as_sharding
+from .sharding.uneven import logical_index
 from .tracing.pytree import flatten, prefix_leaves, tree_map, unflatten
 
 
@@ -52,9 +53,9 @@ class ConcreteRArray(NumpyArrayMethods):
     __slots__ = ("_buf", "_sig", "_sid", "__weakref__")
 
     def __init__(self, data: Any, *, device=None, sharding=None):
-        buf, nonneg = _to_buffer(data, device, sharding)
+        buf, nonneg, shape = _to_buffer(data, device, sharding)
         self._buf = buf
-        self._sig = _signature(buf, weak=False, nonneg=nonneg)
+        self._sig = _signature(buf, weak=False, nonneg=nonneg, shape=shape)
         self._sid = sig_id(self._sig)
 
     @classmethod
@@ -89,13 +90,28 @@ class ConcreteRArray(NumpyArrayMethods):
     @property
     def addressable_shards(self) -> list:
         """The pieces this process holds: ``Shard(device, index, data)`` per device, ``index``
-        the tuple of slices of the global array, ``data`` a NumPy copy."""
-        return [Shard(s.device, s.index, np.asarray(s.data)) for s in self._buf.addressable_shards]
+        the tuple of slices of the global array, ``data`` a NumPy copy. Where the mesh does not
+        divide a sharded dimension, the last devices' pieces are shorter (possibly empty)."""
+        shards = self._buf.addressable_shards
+        if not self._padded():
+            return [Shard(s.device, s.index, np.asarray(s.data)) for s in shards]
+        out = []
+        for s in shards:
+            index = logical_index(s.index, self.shape)
+            keep = tuple(slice(0, max(0, (i.stop - i.start))) for i in index)
+            out.append(Shard(s.device, index, np.asarray(s.data)[keep]))
+        return out
 
     @property
     def buffer(self) -> jx.Array:
-        """The underlying ``jax.Array`` (shares memory; do not donate it elsewhere)."""
+        """The underlying ``jax.Array`` (shares memory; do not donate it elsewhere). For an
+        array whose sharded dimensions the mesh does not divide, it is the padded buffer
+        (shape ``sharding.padded_shape(shape)``, padding of unspecified contents)."""
         return self._buf
+
+    def _padded(self) -> bool:
+        """Whether the buffer is larger than the array (an uneven sharding: ``sharding/uneven.py``)."""
+        return self._buf.shape != self._sig.shape
 
     # -- host conversion --------------------------------------------------------------------
     def _host(self) -> np.ndarray:
@@ -110,7 +126,10 @@ class ConcreteRArray(NumpyArrayMethods):
                 hint="read this process's pieces with .addressable_shards, or replicate it first on every "
                      "process (reactant.distributed.gather(x), or a compiled function with "
                      "out_shardings=reactant.sharding.Replicated(mesh))")
-        return np.asarray(buf)
+        arr = np.asarray(buf)
+        if arr.shape != self._sig.shape:  # a padded (uneven) buffer: the logical part
+            arr = arr[tuple(slice(0, n) for n in self._sig.shape)]
+        return arr
 
     def to_numpy(self) -> np.ndarray:
         """A writable host copy."""
@@ -174,11 +193,11 @@ class ConcreteRArray(NumpyArrayMethods):
         name = type(self).__name__
         if not self._readable():
             return f"{name}(<shape {self.shape} sharded over several processes>, dtype={self.dtype})"
-        body = np.array2string(np.asarray(self._buf), separator=", ", prefix=f"{name}(")
+        body = np.array2string(self._host(), separator=", ", prefix=f"{name}(")
         return f"{name}({body}, dtype={self.dtype})"
 
     def __str__(self) -> str:
-        return str(np.asarray(self._buf)) if self._readable() else repr(self)
+        return str(self._host()) if self._readable() else repr(self)
 
     def _readable(self) -> bool:
         return self._buf.is_fully_addressable or self._buf.is_fully_replicated
@@ -309,8 +328,10 @@ def _as_traced(x):
     return as_traced(x) if isinstance(x, ConcreteRArray) else x
 
 
-def _signature(buf, weak: bool, nonneg: bool = False) -> Signature:
-    return Signature(tuple(buf.shape), np.dtype(buf.dtype), runtime.sharding_key(buf.sharding), weak, nonneg)
+def _signature(buf, weak: bool, nonneg: bool = False, shape: tuple | None = None) -> Signature:
+    """``shape``: the array's logical shape when the buffer is padded (an uneven sharding)."""
+    return Signature(tuple(buf.shape) if shape is None else tuple(shape), np.dtype(buf.dtype),
+                     runtime.sharding_key(buf.sharding), weak, nonneg)
 
 
 # Interned signature ids: cache keys of calls hash these small ints instead of the signatures
@@ -346,37 +367,57 @@ def _known_nonneg(arr: np.ndarray) -> bool:
 
 
 def _to_buffer(data: Any, device, sharding=None):
-    """A device buffer holding ``data`` (on ``device``, or placed by ``sharding``) and whether
-    it is a non-negative integer array."""
+    """A device buffer holding ``data`` (on ``device``, or placed by ``sharding``), whether it
+    is a non-negative integer array, and its logical shape (the buffer's is larger where the
+    sharding does not divide a dimension: it is padded, see ``sharding/uneven.py``)."""
     nonneg = False
     if isinstance(data, ConcreteRArray):
-        data, nonneg = data._buf, data._sig.nonneg
+        if data._padded():
+            if device is None and (sharding is None or as_sharding(sharding) == data._sig.placement):
+                return jx.copy_buffer(data._buf), data._sig.nonneg, data.shape  # a copy, placed as it is
+            # elsewhere: its logical part (a padded buffer fits only its own sharding)
+            data, nonneg = data._host(), data._sig.nonneg
+        else:
+            data, nonneg = data._buf, data._sig.nonneg
     if sharding is not None:
         s = as_sharding(sharding)
-        shape = np.shape(data)
-        s.dims(len(shape))  # rank check, naming the spec
-        s.check_shape(shape)
-        if not jx.is_array(data):
-            arr = np.asarray(data)
-            if arr.dtype == object:
-                raise ArgumentError(f"cannot move {type(data).__name__} to a device: it is not an array of numbers")
-            canonical(arr.dtype)
-            # every process passes the same global array; each places only its own shards
-            return jx.make_array_from_callback(arr.shape, runtime.jax_sharding(s), arr.__getitem__), \
-                _known_nonneg(arr)
-        return jx.device_put_sharded(data, runtime.jax_sharding(s)), nonneg
+        shape = tuple(np.shape(data))
+        s.check_shape(shape)  # rank check, naming the spec
+        padded = s.padded_shape(shape)
+        if jx.is_array(data) and padded == shape:
+            return jx.device_put_sharded(data, runtime.jax_sharding(s)), nonneg, shape
+        if jx.is_array(data):
+            data = _readable_host(data)
+        arr = np.asarray(data)
+        if arr.dtype == object:
+            raise ArgumentError(f"cannot move {type(data).__name__} to a device: it is not an array of numbers")
+        canonical(arr.dtype)
+        nonneg = _known_nonneg(arr)
+        if padded != shape:  # zeros in the padding (never read; zeros keep it deterministic)
+            arr = np.pad(arr, [(0, p - n) for p, n in zip(padded, shape)])
+        # every process passes the same global array; each places only its own shards
+        return jx.make_array_from_callback(padded, runtime.jax_sharding(s), arr.__getitem__), nonneg, shape
     if jx.is_array(data):
         # our own copy: donating it later must not invalidate the caller's jax array
         buf = jx.copy_buffer(data) if device is None else jx.device_put(np.asarray(data), device)
-        return buf, nonneg
+        return buf, nonneg, None
     arr = np.asarray(data)
     if arr.dtype == object:
         raise ArgumentError(f"cannot move {type(data).__name__} to a device: it is not an array of numbers")
     canonical(arr.dtype)
-    return jx.device_put(arr, device if device is not None else runtime.default_device()), _known_nonneg(arr)
+    return jx.device_put(arr, device if device is not None else runtime.default_device()), _known_nonneg(arr), None
 
 
-def to_rarray(obj: Any, *, device=None, sharding=None, track_numbers: bool = False) -> Any:
+def _readable_host(buf) -> np.ndarray:
+    """A device array's whole value on the host, to place it padded."""
+    if not (buf.is_fully_addressable or buf.is_fully_replicated):
+        raise ShardingError(f"an array of shape {tuple(buf.shape)} sharded over several processes cannot be "
+                            "placed by a sharding that does not divide its dimensions",
+                            hint="choose a sharding whose mesh axes divide the sharded dimensions")
+    return np.asarray(buf)
+
+
+def to_rarray(obj: Any, *, device=None, sharding=None, track_numbers: bool = False, mesh=None) -> Any:
     """Move ``obj`` to a device: every NumPy array (and, with ``track_numbers=True``, every
     Python/NumPy scalar) in the pytree ``obj`` becomes a ``ConcreteRArray`` /
     ``ConcreteRNumber``; the structure is kept. NumPy scalars always become ConcreteRNumbers.
@@ -389,7 +430,16 @@ def to_rarray(obj: Any, *, device=None, sharding=None, track_numbers: bool = Fal
     default device). Over a mesh spanning several processes (``reactant.distributed``), every
     process passes the same globally-shaped host array and only the shards of its own devices
     are placed (like ``jax.make_array_from_callback``): the others are never read.
+    ``mesh`` (instead of ``sharding``) puts the arrays on a mesh without a spec: compiled
+    functions choose their shardings (``reactant.sharding.AutoPlaced``).
     """
+    if mesh is not None:
+        if sharding is not None:
+            raise ShardingError("to_rarray takes sharding= or mesh=, not both",
+                                hint="mesh= alone lets the compiler choose the sharding")
+        from .sharding.auto import AutoPlaced
+
+        sharding = AutoPlaced(mesh)
     is_leaf = lambda x: isinstance(x, (ConcreteRArray, np.ndarray))  # noqa: E731
     device = runtime.resolve_device(device)
     leaves, tree = flatten(obj, is_leaf)
@@ -403,6 +453,9 @@ def to_rarray(obj: Any, *, device=None, sharding=None, track_numbers: bool = Fal
     placed = []  # nothing is returned (or left half-placed) unless every leaf moves
     for leaf, s in zip(leaves, per_leaf):
         placed.append(_move(leaf, device, s, track_numbers))
+        if mesh is not None and isinstance(placed[-1], ConcreteRArray):  # (stored replicated)
+            placed[-1]._sig = placed[-1]._sig._replace(placement=sharding)
+            placed[-1]._sid = sig_id(placed[-1]._sig)
     return unflatten(tree, placed)
 
 
@@ -424,7 +477,7 @@ def _move(leaf, device, sharding, track_numbers: bool):
         track_numbers and isinstance(leaf, (bool, int, float, complex)) and not isinstance(leaf, np.generic)
     ):
         weak = not isinstance(leaf, np.generic)
-        buf, _ = _to_buffer(np.asarray(leaf), device, sharding)  # Python scalars: NumPy's default dtypes
+        buf, _, _ = _to_buffer(np.asarray(leaf), device, sharding)  # Python scalars: NumPy's default dtypes
         return ConcreteRNumber._wrap(buf, _signature(buf, weak))
     return leaf
 

@@ -44,7 +44,8 @@ from .speculation import Speculation
 from .tracing import active as _trace_active
 from .tracing import autograph
 from .tracing.errors import ArgumentError, ReadOnlyError
-from .sharding import NamedSharding, Replicated, ShardingError, as_sharding
+from .sharding import NamedSharding, Replicated, ShardingError, as_mesh, as_sharding
+from .sharding import auto as _auto
 from .sharding.shardy import annotate_main, propagated_result_shardings
 from .tracing.pytree import TreeDef, flatten, prefix_leaves, structure_key, unflatten
 from .tracing.trace import TracedProgram, trace
@@ -89,6 +90,10 @@ class Options:
     device: Any = None  # where the program runs when no argument says (a device object)
     warn_scalars: bool = True  # warn when new Python-scalar values keep recompiling (not for internal uses)
     fast_math: bool = False  # also rewrites that may change rounding, NaN/Inf or signed zeros (optimize/exactness.py)
+    # automatic sharding (sharding/auto.py): None (arrays placed with to_rarray(x, mesh=...) are
+    # chosen), "auto", "manual" or a CostModel; ``mesh``: the mesh the program runs on
+    shard: Any = None
+    mesh: Any = None
 
     def pass_options(self) -> PassOptions:
         return PassOptions(ad_checkpoint=self.ad_checkpoint, ad_max_trip_count=self.ad_max_trip_count,
@@ -348,10 +353,11 @@ class _Compiled:
             # (a failed assert raises before the arguments take their new values: their buffers
             # must still be theirs)
             _set_aliasing(prog)
-        mesh, arg_shardings = _spmd_inputs(leaves, prog.captured)
-        mesh = _program_mesh(prog, leaves, mesh)
+        mesh, arg_shardings, free = _decide_inputs(self.options, prog, leaves)
         if mesh is not None:  # one SPMD program over the mesh: Shardy annotations on @main
             annotate_main(prog.module, mesh, arg_shardings or [None] * len(prog.input_specs))
+        if free and self.options.shard != "manual":
+            fork = None  # (the shardings are chosen after the pipeline: no speculative copy)
         if cached is not None and cached(prog):  # persistent compile cache hit (cache.py)
             return prog
         if level is not False:
@@ -374,6 +380,8 @@ class _Compiled:
             for st in stats or ():
                 if not st.skipped:
                     progress.on_pass(st.name, st.seconds, st.ops_before, st.ops_after)
+        if free and self.options.shard != "manual":
+            _choose_shardings(self, prog, mesh, arg_shardings, free, progress)
         return prog
 
     def _compile(self, leaves, tree, why: str | None = None) -> "_Entry":
@@ -433,8 +441,11 @@ class _Compiled:
         progress.done(stage, note)
         progress.reused = note
         disk.save(bc, outs, exe)  # (persistent compile cache: a miss is stored)
-        return _Entry(exe, prog, outs, self.options.donate,
-                      _host_put(mesh, concretes + prog.captured, self.options.device), guards)
+        entry = _Entry(exe, prog, outs, self.options.donate,
+                       _host_put(mesh, concretes + prog.captured, self.options.device), guards)
+        if prog.tc.extensions.get("free_inputs"):  # placed where the program wants them
+            _place_free_inputs(entry, prog, bc, mesh, len(concretes))
+        return entry
 
     def _finalize(self, module: ir.Module, prog: TracedProgram, concretes: list):
         """Make ``module`` (``prog``'s, or a speculative copy) what XLA compiles: returns its
@@ -512,8 +523,10 @@ class _Entry:
         places a captured NumPy array where the program runs; ``guards``: of the Python state
         the trace read (None: it read none)."""
         self.exe = exe
-        self.execute = exe.execute_sharded
-        self.handlers = [jx.result_handler(s, d, runtime.jax_sharding(p) if isinstance(p, NamedSharding) else p)
+        self.execute = _execute_of(exe)
+        # (an output whose sharding does not divide it comes as its padded buffer: sharding/uneven.py)
+        self.handlers = [jx.result_handler(p.padded_shape(s), d, runtime.jax_sharding(p))
+                         if isinstance(p, NamedSharding) else jx.result_handler(s, d, p)
                          for (s, d), p in zip(prog.output_specs, placements)]
         self.out_sigs = [Signature(s, d, p if isinstance(p, NamedSharding) else p.id, False, False)
                          for (s, d), p in zip(prog.output_specs, placements)]
@@ -709,6 +722,17 @@ def _block_all(out) -> None:
             jx.block_until_ready(leaf._buf)
 
 
+def _execute_of(exe) -> Callable:
+    """The executable's run function. In a multi-process run, a program with collectives
+    waits for its results under ``reactant.distributed``'s watchdog: a peer's death is then a
+    ``DistributedError``, not a hang in the collective."""
+    from . import distributed
+
+    if distributed._watchdog is not None and _has_collectives(exe):
+        return distributed.guarded_execute(exe.execute_sharded)
+    return exe.execute_sharded
+
+
 def _has_collectives(exe) -> bool:
     text = jx.optimized_hlo_text(exe)
     return any(k in text for k in ("all-reduce", "all-gather", "collective-permute", "all-to-all",
@@ -729,6 +753,142 @@ def _program_mesh(prog: TracedProgram, leaves, args_mesh):
     mesh = args_mesh or traced
     prog.tc.extensions["mesh"] = mesh
     return mesh
+
+
+def _decide_inputs(options: Options, prog: TracedProgram, leaves) -> tuple:
+    """(mesh, per-input sharding or None, free inputs): the inputs placed by hand keep their
+    shardings; arrays placed with ``to_rarray(x, mesh=...)`` (and, when ``compile`` names a
+    mesh, single-device arrays) are free: replicated with ``shard="manual"``, else left open
+    for ``_choose_shardings``."""
+    args = [x for x in leaves if isinstance(x, ConcreteRArray)]
+    inputs = args + list(prog.captured)
+    for x in prog.captured:  # (only arguments can be moved before each call)
+        if isinstance(x, ConcreteRArray) and isinstance(x._sig.placement, _auto.AutoPlaced):
+            raise ShardingError(f"the function reads an array ({x.dtype}{list(x.shape)}) placed with "
+                                "to_rarray(x, mesh=...) without receiving it as an argument",
+                                hint="pass it as an argument of the compiled function, or place it with sharding=")
+    free = [k for k, x in enumerate(args) if isinstance(x._sig.placement, _auto.AutoPlaced)
+            or (options.mesh is not None and not isinstance(x._sig.placement, NamedSharding))]
+    if not free and options.mesh is None:
+        mesh, shardings = _spmd_inputs(leaves, prog.captured)
+        mesh = _program_mesh(prog, leaves, mesh)
+        if mesh is None and options.shard is not None and options.shard != "manual":
+            raise ShardingError("shard='auto' needs a mesh: no argument is placed on one",
+                                hint="pass reactant.compile(..., mesh=mesh), or place an argument with "
+                                     "reactant.to_rarray(x, mesh=mesh)")
+        return mesh, shardings, []
+    meshes = {x._sig.placement.mesh for x in inputs
+              if isinstance(x, ConcreteRArray) and isinstance(x._sig.placement, NamedSharding)}
+    if options.mesh is not None:
+        meshes.add(options.mesh)
+    if len(meshes) > 1:
+        raise ShardingError(f"arguments are placed on {len(meshes)} different meshes: "
+                            + ", ".join(map(repr, meshes)), hint="place every argument on one mesh")
+    mesh = _program_mesh(prog, leaves, meshes.pop())
+    shardings: list = []
+    for k, x in enumerate(inputs):
+        if k in free:
+            shardings.append(Replicated(mesh) if options.shard == "manual" else None)
+        elif not isinstance(x, ConcreteRArray):
+            shardings.append(Replicated(mesh))  # a NumPy array the function reads
+        elif isinstance(x._sig.placement, NamedSharding):
+            shardings.append(x._sig.placement)
+        else:
+            raise ShardingError("an argument on a single device is passed with arguments placed on a mesh",
+                                hint="place it with reactant.to_rarray(x, mesh=mesh), or pass "
+                                     "reactant.compile(..., mesh=mesh)")
+    prog.tc.extensions["free_inputs"] = free
+    return mesh, shardings, free
+
+
+def _choose_shardings(state: "_Compiled", prog: TracedProgram, mesh, shardings: list, free: list,
+                      progress: CompileProgress | None) -> None:
+    """Shardings for the free inputs by the cost model (``sharding/auto.py``), put on ``@main``
+    (the inputs updated in place: on their results too)."""
+    opts = state.options
+    model = opts.shard if isinstance(opts.shard, _auto.CostModel) else _auto.CostModel()
+    measure = None
+    if opts.shard is not None:  # asked for: the best candidates are compiled by XLA and compared
+        devices = list(mesh.devices.flat)
+
+        def measure(copy: ir.Module):
+            with prog.tc.ctx:
+                strip_contract_attrs(copy)
+                lower_decompositions(copy)
+                annotate_main(copy, mesh, [None] * len(prog.input_specs), propagated_result_shardings(copy, mesh))
+            exe = runtime.compile_module(_bytecode(copy), devices, num_partitions=mesh.size)
+            return jx.optimized_hlo_text(exe), jx.cost_analysis(exe), jx.memory_per_device(exe)
+
+    if progress is not None:
+        progress.enter("automatic sharding")
+    with prog.tc.ctx:
+        asked = _output_shardings(prog, opts.out_shardings) if opts.out_shardings is not None else None
+        choice = _auto.choose(prog.module, mesh, shardings, free, model=model, aliases=dict(prog.aliases),
+                              results=asked, measure=measure)
+        placed = [NamedSharding(mesh, s) if s is not None else None for s in choice.specs]
+        outs = [None] * len(prog.output_specs)
+        for i, j in prog.aliases:
+            if i < len(placed) and placed[i] is not None:
+                outs[j] = placed[i]
+        annotate_main(prog.module, mesh, placed, outs if any(o is not None for o in outs) else None)
+    prog.tc.extensions["auto_choice"] = choice
+    state.auto_choice = choice  # (the last choice of this function: benchmarks read it)
+    if progress is not None:
+        progress.done("automatic sharding", f"{choice.evaluated} assignments, {choice.verified} compiled")
+    if opts.verbose or log_enabled("sharding"):
+        name = getattr(state.fn, "__qualname__", repr(state.fn))
+        print(f"reactant: {name}: automatic sharding over {mesh!r}: {choice.describe(_input_names(state, prog))}; "
+              f"predicted {choice.cost} ({choice.evaluated} assignments costed, {choice.verified} compiled by XLA, "
+              f"{choice.seconds:.2f} s)", file=sys.stderr, flush=True)
+
+
+def _input_names(state: "_Compiled", prog: TracedProgram) -> list[str]:
+    """Names of ``@main``'s inputs for messages (parameter names where they are known)."""
+    import inspect
+
+    try:
+        params = list(inspect.signature(state.fn).parameters)
+    except (TypeError, ValueError):
+        params = []
+    n = len(prog.input_specs)
+    return [params[i] if i < len(params) and len(params) == n - len(prog.captured) else f"input {i}"
+            for i in range(n)]
+
+
+def _place_free_inputs(entry: "_Entry", prog: TracedProgram, bc: bytes, mesh, n_args: int) -> None:
+    """Calls of ``entry`` first move each free argument to the sharding the program takes
+    (an array placed with ``mesh=`` stays there: later calls move nothing)."""
+    with prog.tc.ctx:
+        wanted = _auto.main_arg_shardings(ir.Module.parse(bc), mesh)
+    targets = [(k, runtime.jax_sharding(wanted[k] or Replicated(mesh)))
+               for k in prog.tc.extensions["free_inputs"] if k < n_args]
+
+    accepted: dict = {k: [js] for k, js in targets}  # sharding objects found equivalent (checked once)
+
+    def placing(run: Callable) -> Callable:
+        def placed(bufs: list, concretes) -> Any:
+            bufs = list(bufs)
+            for k, js in targets:
+                b = bufs[k]
+                have = b.sharding
+                ok = accepted[k]
+                if have is ok[0] or any(have is o for o in ok):
+                    continue
+                if have == js or have.is_equivalent_to(js, len(b.shape)):
+                    ok.append(have)
+                    del ok[1:-4]  # (a few kept: strong references to small objects)
+                else:
+                    b = bufs[k] = jx.device_put_sharded(b, js)
+                    c = concretes[k]
+                    if type(c) in _ARRAYS and isinstance(c._sig.placement, _auto.AutoPlaced):
+                        c._buf = b
+            return run(bufs, concretes)
+
+        return placed
+
+    entry.run = placing(entry.run)
+    entry.fast_run = placing(entry.fast_run)
+    entry.fast_checked = placing(entry.fast_checked)
 
 
 def _spmd_inputs(leaves, captured: list) -> tuple:
@@ -753,17 +913,28 @@ def _spmd_inputs(leaves, captured: list) -> tuple:
 
 
 def _output_shardings(prog: TracedProgram, spec) -> list:
-    """Per output of the program, the sharding asked for with ``out_shardings`` (or None)."""
+    """Per output of the program, the sharding asked for with ``out_shardings`` (or None). An
+    array updated in place keeps its argument's sharding unless ``out_shardings`` says
+    otherwise: the call writes the new buffer back under the argument's signature."""
     n = len(prog.output_specs)
+    out: list = [None] * n
+    mesh = prog.tc.extensions.get("mesh")
+    if mesh is not None and (prog.aliases or prog.capture_aliases):
+        from .sharding.shardy import argument_shardings
+
+        placed = argument_shardings(prog.module, mesh)
+        first_captured = len(prog.input_specs) - len(prog.captured)
+        for i, j in list(prog.aliases) + [(first_captured + k, j) for k, j in prog.capture_aliases]:
+            if i < len(placed):
+                out[j] = placed[i]
     if spec is None:
-        return [None] * n
+        return out
     result = unflatten(prog.out_tree, list(range(len(prog.out_leaves))))
     try:
         per_leaf = prefix_leaves(spec, result, lambda s: s is None or isinstance(s, NamedSharding)
                                  or hasattr(s, "spec"))
     except ValueError as e:
         raise ShardingError(f"out_shardings must be a sharding or a pytree prefix of the result: {e}") from None
-    out: list = [None] * n
     for d, s in zip(prog.out_leaves, per_leaf):
         if type(d) is int and s is not None:
             out[d] = as_sharding(s)
@@ -1025,7 +1196,8 @@ def _bytecode(module: ir.Module) -> bytes:
 def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_numbers: bool = False,
             donate: bool = True, loops: str = "auto", control_flow: bool = True,
             ad_checkpoint: str | int | None = None, ad_max_trip_count: int | None = None,
-            out_shardings: Any = None, verbose: bool = False, device: Any = None, fast_math: bool = False):
+            out_shardings: Any = None, verbose: bool = False, device: Any = None, fast_math: bool = False,
+            shard: Any = None, mesh: Any = None):
     """Compile ``fn`` with XLA on first call for each call signature.
 
     Use bare (``@reactant.compile``) or with options (``@reactant.compile(optimize="O1")``).
@@ -1040,7 +1212,12 @@ def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_nu
     through loops; ``ad_max_trip_count`` bounds loops whose trip count is only known at run time.
     Arguments placed on a mesh (``reactant.to_rarray(x, sharding=...)``) make one SPMD program;
     ``out_shardings`` (a sharding or a pytree prefix of the result) fixes its results'
-    shardings, otherwise they are the ones Shardy's propagation gives. ``verbose`` (or the
+    shardings, otherwise they are the ones Shardy's propagation gives. Arrays placed with
+    ``to_rarray(x, mesh=mesh)`` (no spec) get shardings chosen by a cost model
+    (``reactant.sharding.auto``); ``shard="auto"`` with ``mesh=`` also chooses them for NumPy
+    and single-device arguments, ``shard="manual"`` replicates those instead, and a
+    ``reactant.sharding.CostModel`` is ``"auto"`` on that machine (per-axis bandwidths, ...).
+    Hand placements and ``reactant.sharding.constrain`` stay binding. ``verbose`` (or the
     environment variable ``REACTANT_LOG=1``) prints each compilation stage's time and op count;
     a compilation over 5 s says which stage it is in either way. ``device`` (a device, a
     platform name such as ``"gpu"``, or ``"gpu:1"``) runs the program there: NumPy and
@@ -1052,9 +1229,14 @@ def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_nu
     """
     if loops not in ("auto", "unroll", "keep"):
         raise ValueError(f"loops must be 'auto', 'unroll' or 'keep', got {loops!r}")
+    shard = _auto.check_mode(shard)  # (a bad value: the error now, naming it)
+    if mesh is not None:
+        mesh = as_mesh(mesh)
+    if isinstance(shard, _auto.CostModel) and mesh is not None:
+        shard.check_mesh(mesh)
     opts = Options(tuple(optimize) if isinstance(optimize, list) else optimize, track_numbers, donate, loops,
                    control_flow, ad_checkpoint, ad_max_trip_count, out_shardings, verbose,
-                   runtime.resolve_device(device), fast_math=fast_math)
+                   runtime.resolve_device(device), fast_math=fast_math, shard=shard, mesh=mesh)
     opts.pass_options()  # validates the AD options now, naming a bad one
     if fn is None:
         return lambda f: CompiledFunction(f, opts)

@@ -55,7 +55,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from . import _jax_adapter as jx
 from . import runtime
-from .arrays import ConcreteRArray, ConcreteRNumber, _signature, sig_id
+from .arrays import ConcreteRArray, ConcreteRNumber, _signature
 from .compiler import (
     _PY_NUMBERS,
     CompiledFunction,
@@ -325,9 +325,10 @@ class Exported:
         for k, (c, place) in enumerate(zip(concretes, places)):
             buf = c._buf
             if c._sig.placement != (place if isinstance(place, NamedSharding) else place.id):
-                moved.append((k, buf.sharding))
-                buf = jx.device_put_sharded(buf, runtime.jax_sharding(place) if isinstance(place, NamedSharding)
-                                            else place)
+                here = c._sig.placement if isinstance(c._sig.placement, NamedSharding) else \
+                    next(iter(c._buf.devices()))
+                moved.append((k, here))
+                buf = _moved(c, place)._buf
             bufs.append(buf)
         if hosts:
             result = _run_writing_hosts(entry, bufs, concretes, hosts)
@@ -339,9 +340,8 @@ class Exported:
         for k, where in moved:  # an argument updated in place keeps its placement
             if k in written:
                 c = concretes[k]
-                c._buf = jx.device_put_sharded(c._buf, where)
-                c._sig = _signature(c._buf, c._sig.weak)
-                c._sid = sig_id(c._sig)
+                back = _moved(c, where)
+                c._buf, c._sig, c._sid = back._buf, back._sig, back._sid
         return result
 
     def _check_tree(self, tree: TreeDef) -> None:
@@ -677,3 +677,12 @@ def _exc_class(name: str) -> type:
     return cls
 
 
+
+
+def _moved(c: ConcreteRArray, place) -> ConcreteRArray:
+    """A copy of ``c`` placed by ``place`` (a NamedSharding or a device), as ``to_rarray``
+    places it: a shape the mesh does not divide is stored padded (``NamedSharding.padded_shape``),
+    which moving the device buffer alone would not do."""
+    if isinstance(place, NamedSharding):
+        return type(c)(c, sharding=place)
+    return type(c)(c, device=place)

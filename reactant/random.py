@@ -1,10 +1,16 @@
 """Random numbers whose state lives on the device: ``reactant.random.default_rng(seed)``.
 
-A :class:`Generator` holds a ``uint64[2]`` state (a device array) and draws with
-``stablehlo.rng_bit_generator`` (Threefry): the same seed gives the same stream, eagerly and
-inside compiled functions. Passed to a compiled function, a generator is an argument like any
-other (a pytree of its state) and its state advances in place, so two calls give different
-numbers. Eager calls run the same traced code, compiled once per method and static arguments.
+A :class:`Generator` holds a ``uint64[2]`` state (a device array): a key and a counter. Each
+draw takes a 64-bit draw key from the state (``stablehlo.rng_bit_generator``, Threefry, on the
+two-word state: the same on every device) and advances the state; element ``i`` of the draw
+(its flat row-major index) is ``threefry2x32(draw_key, i)``: a pure function of (state, global
+index).
+So the values never depend on how the array is partitioned: a draw sharded over any mesh is
+computed shard by shard (no gather, no collective) and equals the draw on one device. The same
+seed gives the same stream, eagerly and inside compiled functions. Passed to a compiled
+function, a generator is an argument like any other (a pytree of its state) and its state
+advances in place, so two calls give different numbers. Eager calls run the same traced
+code, compiled once per method and static arguments.
 
 The methods follow ``numpy.random.Generator`` (values differ from NumPy's: another bit
 generator). Distributions are exact: uniforms take the top 53 (float64) or 24 (float32) bits;
@@ -92,9 +98,21 @@ class Generator:
 
     # -- bits and uniforms ----------------------------------------------------------------------
     def _bits(self, shape: tuple[int, ...], dtype=np.uint64) -> TracedRArray:
-        new, bits = ops.rng_bit_generator(as_traced(self.state), shape, dtype)
-        self.state[...] = new  # in place: the caller's generator advances
-        return bits
+        """Random bits of ``shape`` (unsigned ``dtype``): element ``i`` of this draw is
+        ``threefry2x32(draw_key, i)``, ``i`` its flat (row-major) index, so partitioning the
+        array cannot change it; the draw count advances."""
+        dt = np.dtype(dtype)
+        if dt not in (np.dtype(np.uint32), np.dtype(np.uint64)):
+            raise ArgumentError(f"random bits are uint32 or uint64, not {dt}")
+        # the draw key: two words from the state (a tiny op whatever the draw's size: one
+        # Threefry of the whole chain would double the program), the state advanced in place
+        new, draw_key = ops.rng_bit_generator(as_traced(self.state), (2,), np.uint32)
+        self.state[...] = new
+        index = _flat_index(shape)
+        b0, b1 = _threefry_traced(draw_key[0], draw_key[1], _lo(index), _hi(index))
+        if dt == np.uint32:
+            return b0
+        return (b1.astype(np.uint64) << np.uint64(32)) | b0.astype(np.uint64)
 
     def _uniform01(self, shape: tuple[int, ...], dtype=np.float64) -> TracedRArray:
         """Uniform on [0, 1) from the top mantissa bits."""
@@ -354,6 +372,77 @@ class Generator:
 
 
 register_pytree_node(Generator, lambda g: ((g.state,), None), lambda aux, ch: Generator(ch[0]))
+
+
+# -- counter-based bits (Threefry-2x32, 20 rounds: Salmon et al., "Parallel random numbers: as
+# easy as 1, 2, 3", SC 2011) -----------------------------------------------------------------------
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+_PARITY = np.uint32(0x1BD11BDA)
+
+
+def threefry2x32(k0, k1, x0, x1) -> tuple:
+    """Threefry-2x32 of the counter words ``(x0, x1)`` under the key ``(k0, k1)`` (uint32
+    arrays or scalars, broadcast): two uint32 words, elementwise."""
+    u32 = np.uint32
+    ks = (k0, k1, k0 ^ k1 ^ _PARITY)
+    x0, x1 = x0 + ks[0], x1 + ks[1]
+    for group in range(5):  # 5 x 4 rounds, a key injection after each 4
+        for r in _ROTATIONS[group % 2]:
+            x0 = x0 + x1
+            x1 = (x1 << u32(r)) | (x1 >> u32(32 - r))
+            x1 = x1 ^ x0
+        x0 = x0 + ks[(group + 1) % 3]
+        x1 = x1 + ks[(group + 2) % 3] + u32(group + 1)
+    return x0, x1
+
+
+def _threefry_traced(k0, k1, x0, x1) -> tuple:
+    """``threefry2x32`` on traced values (``k0``, ``k1`` scalars; ``x0``, ``x1`` of one
+    shape), built with the op layer: the key schedule on scalars, each constant broadcast once
+    (a draw is ~110 elementwise ops; NumPy dispatch per op would double its trace time)."""
+    shape = x0.shape
+    u32 = np.uint32
+
+    def wide(v):
+        return ops.broadcast_in_dim(v, shape, ())
+
+    ks = (k0, k1, k0 ^ k1 ^ _PARITY)
+    inject0 = [wide(ks[(g + 1) % 3]) for g in range(3)]
+    inject1 = [wide(ks[(g + 2) % 3] + u32(g + 1)) for g in range(5)]
+    shifts = {r: (ops.full(shape, r, u32), ops.full(shape, 32 - r, u32)) for rs in _ROTATIONS for r in rs}
+    x0, x1 = ops.add(x0, wide(ks[0])), ops.add(x1, wide(ks[1]))
+    for group in range(5):
+        for r in _ROTATIONS[group % 2]:
+            x0 = ops.add(x0, x1)
+            left, right = shifts[r]
+            x1 = ops.xor(ops.or_(ops.shift_left(x1, left), ops.shift_right_logical(x1, right)), x0)
+        x0 = ops.add(x0, inject0[group % 3])
+        x1 = ops.add(x1, inject1[group])
+    return x0, x1
+
+
+def _lo(x):
+    return (x & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+
+
+def _hi(x):
+    return (x >> np.uint64(32)).astype(np.uint32)
+
+
+def _flat_index(shape: tuple[int, ...]):
+    """The row-major flat index of every element of ``shape`` (uint64), from one iota per
+    dimension: elementwise in the array's own shape, so a sharded draw stays sharded."""
+    if not shape:
+        return ops.iota((1,), np.uint64, 0).reshape(())
+    index = None
+    stride = 1
+    for d in range(len(shape) - 1, -1, -1):
+        term = ops.iota(shape, np.uint64, d)
+        if stride != 1:
+            term = term * np.uint64(stride)
+        index = term if index is None else index + term
+        stride *= shape[d]
+    return index
 
 
 # -- helpers ---------------------------------------------------------------------------------------

@@ -135,13 +135,20 @@ class NamedSharding:
         return [_axes(e) for e in self.spec] + [()] * (rank - len(self.spec))
 
     def check_shape(self, shape: Sequence[int]) -> None:
-        """Every dimension divisible by the product of its axes' sizes."""
+        """The spec fits an array of ``shape`` (no more entries than its rank). A dimension
+        the mesh axes do not divide is fine: it is stored padded (``padded_shape``)."""
+        self.dims(len(shape))
+
+    def parts(self, rank: int) -> list[int]:
+        """Per dimension of an array of ``rank``, the number of blocks it is split into."""
         sizes = self.mesh.shape
-        for d, (n, axes) in enumerate(zip(shape, self.dims(len(shape)))):
-            k = int(np.prod([sizes[a] for a in axes])) if axes else 1
-            if n % k:
-                raise ShardingError(f"dimension {d} of size {n} is not divisible by the {k} devices of mesh "
-                                    f"axes {list(axes)}", hint="pad the array, or shard another dimension")
+        return [int(np.prod([sizes[a] for a in axes])) if axes else 1 for axes in self.dims(rank)]
+
+    def padded_shape(self, shape: Sequence[int]) -> tuple[int, ...]:
+        """The shape of the device buffer holding an array of ``shape`` placed by this
+        sharding: each split dimension rounded up to a multiple of its number of blocks
+        (``shape`` itself when the mesh divides it). The padding is never read."""
+        return tuple(-(-int(n) // k) * k for n, k in zip(shape, self.parts(len(shape))))
 
     def __eq__(self, other) -> bool:
         return isinstance(other, NamedSharding) and self.mesh == other.mesh and self.spec == other.spec
