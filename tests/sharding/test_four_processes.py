@@ -76,8 +76,8 @@ def test_four_processes_form_one_mesh_of_eight_devices(runs):
     assert wait_gone(runs[0]["coordinator_pid"], 60)
 
 
-def test_training_steps_equal_one_process_without_sharding(runs, single_process):
-    losses, grads, params = single_process
+def _assert_runs_equal(runs, losses, grads, params) -> None:
+    """Every process's losses, gradients and updated parameters equal the reference's."""
     for r in runs:
         np.testing.assert_allclose(r["losses"], losses, rtol=RTOL, atol=ATOL)
         for got, want in zip(r["grads"], grads):
@@ -85,6 +85,10 @@ def test_training_steps_equal_one_process_without_sharding(runs, single_process)
                 np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL)
         for p, w in zip(r["params"], params):
             np.testing.assert_allclose(p, w, rtol=RTOL, atol=ATOL)
+
+
+def test_training_steps_equal_one_process_without_sharding(runs, single_process):
+    _assert_runs_equal(runs, *single_process)
     # and every process got the very same numbers
     assert all(r["losses"] == runs[0]["losses"] and r["params"] == runs[0]["params"] for r in runs)
 
@@ -92,13 +96,7 @@ def test_training_steps_equal_one_process_without_sharding(runs, single_process)
 def test_gradients_and_updates_equal_jax_grad(runs):
     losses, grads, params = jax_reference()
     assert losses[-1] < losses[0]  # (the steps do train)
-    for r in runs:
-        np.testing.assert_allclose(r["losses"], losses, rtol=RTOL, atol=ATOL)
-        for got, want in zip(r["grads"], grads):
-            for g, w in zip(got, want):
-                np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL)
-        for p, w in zip(r["params"], params):
-            np.testing.assert_allclose(p, w, rtol=RTOL, atol=ATOL)
+    _assert_runs_equal(runs, losses, grads, params)
 
 
 def test_first_gradient_equals_central_finite_differences(runs):

@@ -217,17 +217,17 @@ def test_nonzero_argwhere_size(shape, dtype):
         a[a > 0.5 * a.max()] = 0
     n = np.count_nonzero(a)
     for size in (0, n, n + 3, max(n - 2, 0)):
-        got = run(lambda x: ordering.nonzero(x, size=size), a)
-        for g, w in zip(got, np.nonzero(a)):
+        # (the three in one program: one compile per size)
+        nz, got, flat = run(lambda x: (ordering.nonzero(x, size=size), ordering.argwhere(x, size=size, fill_value=-1),
+                                       ordering.flatnonzero(x, size=size, fill_value=99)), a)
+        for g, w in zip(nz, np.nonzero(a)):
             np.testing.assert_array_equal(g, _pad(w, size, 0))
             assert g.dtype == w.dtype
-        got = run(lambda x: ordering.argwhere(x, size=size, fill_value=-1), a)
         want = np.argwhere(a)[:size]
         want = np.concatenate([want, np.full((size - len(want), a.ndim), -1)])
         np.testing.assert_array_equal(got, want)
         assert got.dtype == np.argwhere(a).dtype and got.shape == (size, a.ndim)
-        got = run(lambda x: ordering.flatnonzero(x, size=size, fill_value=99), a)
-        np.testing.assert_array_equal(got, _pad(np.flatnonzero(a), size, 99))
+        np.testing.assert_array_equal(flat, _pad(np.flatnonzero(a), size, 99))
 
 
 def test_nonzero_fill_per_dim_and_0d():
@@ -286,12 +286,12 @@ def test_piecewise_error():
 # -- convolve / correlate ---------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", DTYPES + ["complex64", "bool"])
 @pytest.mark.parametrize("n,m", [(7, 3), (6, 4), (3, 6), (2, 5), (4, 4), (1, 1), (5, 1), (1, 4)])
-@pytest.mark.parametrize("mode", ["full", "same", "valid"])
-def test_convolve_correlate(dtype, n, m, mode):
+def test_convolve_correlate(dtype, n, m):
     a, v = rand(RNG, (n,), dtype), rand(RNG, (m,), dtype)
     tol = 1e-5 if dtype in ("float32", "complex64") else None
-    check(lambda x, y: np.convolve(x, y, mode), a, v, rtol=tol)
-    check(lambda x, y: np.correlate(x, y, mode), a, v, rtol=tol)
+    # every mode of both in one program (one compile per case)
+    check(lambda x, y: tuple(f(x, y, mode) for mode in ("full", "same", "valid") for f in (np.convolve, np.correlate)),
+          a, v, rtol=tol)
 
 
 def test_convolve_mixed_dtypes_and_defaults():
