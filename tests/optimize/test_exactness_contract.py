@@ -14,6 +14,7 @@ NaN/Inf/signed zeros included) or fast-math (only with ``PassOptions.fast_math``
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 import pytest
@@ -383,14 +384,22 @@ def _ftz(x: np.ndarray) -> np.ndarray:
         return np.where((x != 0) & (np.abs(x) < tiny), np.copysign(np.zeros_like(x), x), x)
 
 
-def _run_text(text: str, inputs) -> list[np.ndarray]:
+@functools.lru_cache(maxsize=64)
+def _executable(text: str):
+    """The module compiled once (every draw and level of a program runs the same O0 text)."""
     import jax
     import jax.extend  # noqa: F401
     import jaxlib.xla_client as xc
 
     b = jax.extend.backend.get_backend("cpu")
     dev = b.devices()[0]
-    exe = b.compile_and_load(text, xc.DeviceList((dev,)), xc.CompileOptions())
+    return b.compile_and_load(text, xc.DeviceList((dev,)), xc.CompileOptions()), dev
+
+
+def _run_text(text: str, inputs) -> list[np.ndarray]:
+    import jax
+
+    exe, dev = _executable(text)
     with jax.enable_x64(True):
         return [np.asarray(o) for o in exe.execute([jax.device_put(x, dev) for x in inputs])]
 
