@@ -74,6 +74,15 @@ def test_same_bits_is_the_contracts_comparison():
 F = "tensor<4x4xf32>"
 V = "tensor<4xf32>"
 S = "tensor<f32>"
+# a product, transposed products, scalar and outer products (%a, %b: F; %u, %v: V; %s: S)
+_DOT_FORMS = f"""  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : ({F}, {F}) -> {F}
+  %0 = stablehlo.transpose %d, dims = [1, 0] : ({F}) -> {F}
+  %ta = stablehlo.transpose %a, dims = [1, 0] : ({F}) -> {F}
+  %1 = stablehlo.dot_general %ta, %b, contracting_dims = [1] x [0] : ({F}, {F}) -> {F}
+  %2 = stablehlo.dot_general %s, %a, contracting_dims = [] x [] : ({S}, {F}) -> {F}
+  %3 = stablehlo.dot_general %u, %v, contracting_dims = [] x [] : ({V}, {V}) -> {F}
+"""
+
 
 def _diagonals() -> str:
     body = ["  %i0 = stablehlo.iota dim = 0 : tensor<4x4xi32>", "  %i1 = stablehlo.iota dim = 1 : tensor<4x4xi32>",
@@ -219,13 +228,7 @@ MODULES = {
     # dot_general: transposes, scalar and outer products, full contractions, integer factors
     "dots": _f(f"%a: {F}, %b: {F}, %u: {V}, %v: {V}, %s: {S}, %ia: tensor<4x4xi32>, %ib: tensor<4x4xi32>",
                f"({F}, {F}, {F}, {F}, {S}, tensor<4x4xi32>)", f"""
-  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : ({F}, {F}) -> {F}
-  %0 = stablehlo.transpose %d, dims = [1, 0] : ({F}) -> {F}
-  %ta = stablehlo.transpose %a, dims = [1, 0] : ({F}) -> {F}
-  %1 = stablehlo.dot_general %ta, %b, contracting_dims = [1] x [0] : ({F}, {F}) -> {F}
-  %2 = stablehlo.dot_general %s, %a, contracting_dims = [] x [] : ({S}, {F}) -> {F}
-  %3 = stablehlo.dot_general %u, %v, contracting_dims = [] x [] : ({V}, {V}) -> {F}
-  %4 = stablehlo.dot_general %a, %b, contracting_dims = [1, 0] x [1, 0] : ({F}, {F}) -> {S}
+{_DOT_FORMS}  %4 = stablehlo.dot_general %a, %b, contracting_dims = [1, 0] x [1, 0] : ({F}, {F}) -> {S}
   %k = stablehlo.constant dense<3> : tensor<4x4xi32>
   %ik = stablehlo.multiply %ia, %k : tensor<4x4xi32>
   %5 = stablehlo.dot_general %ik, %ib, contracting_dims = [1] x [0] : (tensor<4x4xi32>, tensor<4x4xi32>) -> tensor<4x4xi32>
@@ -496,13 +499,7 @@ PROGRAMS = {
   %1 = stablehlo.multiply %q, %b : {F}
   return %0, %1 : {F}, {F}"""), False, [BIG, BIG, SMALL]),
     "dots_and_transposes": (_f(f"%a: {F}, %b: {F}, %u: {V}, %v: {V}, %s: {S}", f"({F}, {F}, {F}, {F}, {S})", f"""
-  %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : ({F}, {F}) -> {F}
-  %0 = stablehlo.transpose %d, dims = [1, 0] : ({F}) -> {F}
-  %ta = stablehlo.transpose %a, dims = [1, 0] : ({F}) -> {F}
-  %1 = stablehlo.dot_general %ta, %b, contracting_dims = [1] x [0] : ({F}, {F}) -> {F}
-  %2 = stablehlo.dot_general %s, %a, contracting_dims = [] x [] : ({S}, {F}) -> {F}
-  %3 = stablehlo.dot_general %u, %v, contracting_dims = [] x [] : ({V}, {V}) -> {F}
-  %4 = stablehlo.dot_general %a, %b, contracting_dims = [0, 1] x [0, 1] : ({F}, {F}) -> {S}
+{_DOT_FORMS}  %4 = stablehlo.dot_general %a, %b, contracting_dims = [0, 1] x [0, 1] : ({F}, {F}) -> {S}
   return %0, %1, %2, %3, %4 : {F}, {F}, {F}, {F}, {S}"""), True, None),
     "matrix_chain": (_f("%a: tensor<64x2xf32>, %b: tensor<2x64xf32>, %c: tensor<64x2xf32>", "tensor<64x2xf32>", """
   %ab = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<64x2xf32>, tensor<2x64xf32>) -> tensor<64x64xf32>

@@ -250,3 +250,51 @@ def test_dtypes_of_in_place_updates_and_loop_indices(loops):
         int_plus_float(np.arange(4.0))
     with pytest.raises(reactant.ReactantError, match="same_kind"):
         reactant.compile(int_plus_float, loops=loops)(reactant.to_rarray(np.arange(4.0)))
+
+
+# -- loop nests updating arguments in place; rows kept in a list -------------------------------------
+def sweep_in_place(u, f):
+    """Gauss-Seidel sweeps written for NumPy: a nest of range loops updating an argument through
+    scalar writes and a row view, returning nothing."""
+    n = u.shape[0]
+    for _ in range(2):
+        for i in range(1, n - 1):
+            row = u[i]
+            for j in range(1, n - 1):
+                row[j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + row[j - 1] + row[j + 1] - f[i, j])
+
+
+def _keep(rows, row):
+    rows.append(row)
+    return len(rows)
+
+
+def rows_kept_in_a_list(x, out):
+    """Each iteration updates an argument in place and keeps the row it made in a list through a
+    helper (read after the loop; the loop's source shows no append): a kept loop cannot carry the
+    list, the clear error; auto mode finds the kept rows when it tries the loop as a while, and
+    unrolls."""
+    seen = []
+    n = 0
+    for i in range(x.shape[0]):
+        out[i] = np.tanh(x[i]) * 2.0
+        n = _keep(seen, out[i] + 1.0)
+    return np.stack(seen[-3:]).sum(axis=0), n
+
+
+@pytest.mark.parametrize("loops,optimize", MODES)
+def test_loop_nest_updating_arguments_in_place(loops, optimize):
+    rng = np.random.default_rng(5)
+    check(sweep_in_place, rng.standard_normal((12, 12)), rng.standard_normal((12, 12)),
+          loops=loops, optimize=optimize)
+
+
+@pytest.mark.parametrize("loops,optimize", MODES)
+def test_rows_kept_in_a_list_by_a_loop_updating_an_argument(loops, optimize):
+    x = np.random.default_rng(6).standard_normal((40, 3))
+    out = np.zeros((40, 3))
+    if loops == "keep":
+        with pytest.raises(EscapedTracerError, match="kept in a list or attribute"):
+            check(rows_kept_in_a_list, x, out, loops=loops, optimize=optimize)
+        return
+    check(rows_kept_in_a_list, x, out, loops=loops, optimize=optimize)
