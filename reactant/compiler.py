@@ -37,6 +37,7 @@ from .ir.context import count_ops
 from .ir.contracts import strip_contract_attrs
 from .ir.custom_derivatives import is_marker as _is_ad_marker
 from .optimize import PassOptions, compile_pipeline, run_pipeline
+from .optimize.patterns.loop_raising import kept_loop_raises
 from .optimize.pipelines import SATURATION
 from .progress import CompileProgress, CompileStats, log_enabled
 from .speculation import MAX_OPS as _SPECULATE_MAX_OPS
@@ -98,6 +99,15 @@ class Options:
     def pass_options(self) -> PassOptions:
         return PassOptions(ad_checkpoint=self.ad_checkpoint, ad_max_trip_count=self.ad_max_trip_count,
                            fast_math=self.fast_math)
+
+
+def _loop_raises(level, options: PassOptions) -> Callable[[Any], bool] | None:
+    """What tells the tracer that a small loop will become tensor operations: only when the
+    pipeline runs the rewrite patterns before AD (else the loop would stay a loop)."""
+    names = compile_pipeline(level, has_autodiff=False) if level not in (None, False) else []
+    if "patterns" not in names:
+        return None
+    return functools.partial(kept_loop_raises, options=options)
 
 
 class CompiledFunction(functools.partial):
@@ -346,7 +356,8 @@ class _Compiled:
         if self.options.control_flow:
             fn = autograph.convert(fn)
         log = progress.log if progress is not None and progress.verbose else None
-        prog = trace(fn, leaves, tree, inputs, loops=self.options.loops, log=log)
+        prog = trace(fn, leaves, tree, inputs, loops=self.options.loops, log=log,
+                     loop_raises=_loop_raises(level, self.options.pass_options()))
         if progress is not None:
             progress.done("trace", f"{count_ops(prog.module)} ops" if progress.verbose else "")
         if self.options.donate and prog.aliases and prog.assert_output is None:

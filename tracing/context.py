@@ -32,6 +32,9 @@ class TraceContext:
         # (see autograph.for_range); ``log`` prints each loop's decision when set
         self.loops = loops
         self.log = log
+        # whether the optimizer turns a while op into tensor operations (set by the compiler
+        # when its passes will run): a small loop that does is kept rather than unrolled
+        self.loop_raises = None
         self.unknown_loc = ir.Location.unknown(self.ctx)
         self.module = ir.Module.create(self.unknown_loc)
         self._ips: list[ir.InsertionPoint] = []

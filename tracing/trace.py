@@ -67,12 +67,16 @@ def trace(
     name: str = "main",
     loops: str = "auto",
     log: Callable[[str], None] | None = None,
+    loop_raises: Callable[[Any], bool] | None = None,
 ) -> TracedProgram:
     """Trace ``fn(*args, **kwargs)`` where ``unflatten(tree, leaves) == (args, kwargs)``;
     ``inputs`` maps the positions of runtime-input leaves to their specs. Every other leaf is
     passed to ``fn`` as it is (a static value). ``loops``: how for-range loops over plain
-    ints are traced ("auto", "keep" or "unroll"); ``log`` receives each loop's decision."""
+    ints are traced ("auto", "keep" or "unroll"); ``log`` receives each loop's decision;
+    ``loop_raises(while_op)``: whether the optimizer will turn a loop into tensor operations
+    (in "auto" mode such a loop stays a loop even when it is small)."""
     tc = TraceContext(loops=loops, log=log)
+    tc.loop_raises = loop_raises
     try:
         return _trace(tc, fn, leaves, tree, inputs, name)
     finally:

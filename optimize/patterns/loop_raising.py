@@ -36,17 +36,19 @@ regroupings above round differently: ``while_raise`` keeps a loop with such an a
 
 from __future__ import annotations
 
+import numpy as np
 from jaxlib.mlir import ir
 
 from ...ir import build as B
-from ...ir.attrs import copy_attrs, scalar_value
+from ...ir.attrs import copy_attrs, i64_list, scalar_value
 from ...ir.loops import analyze
 from ...ir.opinfo import OPS, is_pure_op, reduce_identity
-from ...ir.regions import block_ops, captured_values
+from ...ir.regions import block_ops, captured_values, clone_op, terminator, walk_nested
 from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import defining_op, has_one_use
 from ._registry import pattern, replace
 from .batching import Batcher, Reject, place_rows
+from .control_flow import _new_op_with_regions
 
 FAMILY = "raising"
 _SMALL = 1 << 22  # elements of a batched temporary that are always fine (32 MiB of f64)
@@ -176,16 +178,25 @@ def _backwards(body, probe: Batcher) -> bool:
     return steps.count(-1) > steps.count(1)
 
 
-def plan_raise(w, fast: bool = False) -> _Plan | None:
-    """How loop ``w`` raises into tensor operations (with ``fast``, float sums and products
-    too: see the module), or None when it does not."""
+def _counted(w):
+    """``analyze(w)`` when ``w`` counts ``lo, lo + 1, ...`` a static number of times (at least
+    once), else None."""
     info = analyze(w)
     if info is None or info.counter is None or info.steps.get(info.counter) != 1:
         return None
     rng = info.ranges.get(info.counter)
     if rng is None or info.trip_count is None or info.trip_count != rng[1] - rng[0] + 1 or info.trip_count < 1:
         return None
-    lo, n = rng[0], info.trip_count
+    return info
+
+
+def plan_raise(w, fast: bool = False) -> _Plan | None:
+    """How loop ``w`` raises into tensor operations (with ``fast``, float sums and products
+    too: see the module), or None when it does not."""
+    info = _counted(w)
+    if info is None:
+        return None
+    lo, n = info.ranges[info.counter][0], info.trip_count
     if not all(is_pure_op(o) for o in block_ops(info.body)) or not all(is_pure_op(o) for o in block_ops(info.cond)):
         return None
     plan = _Plan(info, lo, n)
@@ -363,3 +374,216 @@ def while_raise_fast(op, rewriter):
     (in any order) and regrouped terms (``Σ x*s(i) -> x * Σ s(i)``) in place of the loop's
     order. Fast-math."""
     return _raise(op, rewriter, fast=True)
+
+
+# -- blocks of rows -> rows of a reshaped array ---------------------------------------------------
+def _block_of(probe: Batcher, op, n: int, shape: list, sizes: list) -> tuple | None:
+    """``(dim, s, c)`` when the ``dynamic_slice``/``dynamic_update_slice`` ``op`` (extent
+    ``sizes``) touches rows ``c + s t .. c + s t + s - 1`` of ``dim`` in iteration ``t``
+    (``s > 1``, aligned: ``c`` and the dimension multiples of ``s``, in bounds) at the same
+    other indices in every iteration, else None."""
+    first = 1 if op.operation.name == "stablehlo.dynamic_slice" else 2
+    idx = list(op.operands[first:])
+    vals = [probe.index_values(ix) for ix in idx]
+    if any(v is None for v in vals):
+        return None
+    moving = [e for e, v in enumerate(vals) if np.any(v != v[0])]
+    if len(moving) != 1:
+        return None
+    d = moving[0]
+    s, c = sizes[d], int(vals[d][0])
+    if s < 2 or shape[d] % s or c % s or c < 0 or c + s * n > shape[d]:
+        return None
+    if not np.array_equal(vals[d].astype(np.int64), c + s * np.arange(n)):
+        return None
+    return d, s, c
+
+
+def _block_chain(info, k: int, probe: Batcher) -> tuple | None:
+    """``((dim, s), ops)`` when slot ``k`` is touched only by a chain of block writes and
+    reads of the block being written, all of one ``(dim, s)`` and rows (``_block_of``)."""
+    body, arg = info.body, info.body.arguments[k]
+    if list(info.cond.arguments[k].uses):
+        return None
+    shape, ops, key, v = list(shape_of(arg)), [], None, arg
+    while True:
+        nxt = None
+        for u in v.uses:
+            o = u.owner
+            name = o.operation.name
+            if o.operation == terminator(body).operation:
+                if u.operand_number != k:
+                    return None
+                continue
+            if o.operation.block != body or u.operand_number != 0 or \
+                    name not in ("stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice"):
+                return None
+            if name == "stablehlo.dynamic_update_slice":
+                if nxt is not None:
+                    return None  # (two writes into one value: not a chain)
+                nxt = o
+                sizes = list(shape_of(o.operands[1]))
+            else:
+                sizes = i64_list(o.attributes["slice_sizes"])
+            try:
+                b = _block_of(probe, o, info.trip_count, shape, sizes)
+            except Reject:
+                return None
+            if b is None or (key is not None and b != key):
+                return None
+            key = b
+            ops.append(o)
+        if nxt is None:
+            break
+        v = nxt.results[0]
+    if key is None or v != info.yields[k]:
+        return None
+    return key[:2], ops
+
+
+@pattern("while_block_rows", FAMILY, "stablehlo.while", benefit=4)
+def while_block_rows(op, rewriter):
+    """A counted loop that writes (and reads) block ``t`` of ``s`` rows of an array in
+    iteration ``t`` (``out[s*i:s*(i+1)] = f(x[s*i:s*(i+1)])``) carries the array reshaped to
+    ``[.., N/s, s, ..]`` instead (a free reshape), so that each iteration writes one row of
+    the new dimension: what while_raise raises. Exact (the same elements are read and
+    written)."""
+    info = _counted(op)
+    if info is None or info.trip_count < 2:
+        return False
+    counter_arg = info.body.arguments[info.counter]
+    leaves = {info.body.arguments[k]: info.inits[k] for k in info.passthrough}
+    probe = Batcher(info.body, counter_arg, info.ranges[info.counter][0], info.trip_count, leaves, {})
+    blocks = {}
+    for k in range(info.n):
+        if k != info.counter and k not in info.passthrough:
+            got = _block_chain(info, k, probe)
+            if got is not None:
+                blocks[k] = got
+    reads = []  # blocks read from arrays defined before the loop: rows of the reshaped array
+    for o in info.body.operations:
+        if o.operation.name == "stablehlo.dynamic_slice" and probe.local_op(o.operands[0]) is None \
+                and o.operands[0].owner != info.body:
+            try:
+                b = _block_of(probe, o, info.trip_count, list(shape_of(o.operands[0])),
+                              i64_list(o.attributes["slice_sizes"]))
+            except Reject:
+                b = None
+            if b is not None:
+                reads.append((o, b[:2]))
+    if not blocks and not reads:
+        return False
+
+    def split(shape, d, s, outer):
+        return list(shape[:d]) + [outer, s] + list(shape[d + 1:])
+
+    inits = list(info.inits)
+    with rewriter.ip, op.location:
+        for k, ((d, s), _) in blocks.items():
+            inits[k] = B.reshape(inits[k], split(shape_of(inits[k]), d, s, shape_of(inits[k])[d] // s))
+    work = [(o, d, s, True) for o, (d, s) in reads]
+    for k, ((d, s), chain) in blocks.items():
+        info.body.arguments[k].set_type(inits[k].type)
+        info.cond.arguments[k].set_type(inits[k].type)
+        work += [(o, d, s, False) for o in chain]  # in chain order: each write's operand is already reshaped
+    hoisted: dict = {}
+    for o, d, s, invariant in work:
+        name, loc, x = o.operation.name, o.location, o.operands[0]
+        if invariant:  # an array from before the loop: reshaped there, once
+            if (x, d, s) not in hoisted:
+                with rewriter.ip, op.location:
+                    hoisted[(x, d, s)] = B.reshape(x, split(shape_of(x), d, s, shape_of(x)[d] // s))
+            x = hoisted[(x, d, s)]
+        first = 1 if name == "stablehlo.dynamic_slice" else 2
+        idx = list(o.operands[first:])
+        with ir.InsertionPoint(o), loc:
+            t = ranked([], element_type_of(idx[d]))
+            starts = idx[:d] + [B.divide(idx[d], B.full(s, t)), B.full(0, t)] + idx[d + 1:]
+            if name == "stablehlo.dynamic_update_slice":
+                upd = o.operands[1]
+                new = B.dynamic_update_slice(x, B.reshape(upd, split(shape_of(upd), d, s, 1)), starts)
+            else:
+                sizes = i64_list(o.attributes["slice_sizes"])
+                new = B.reshape(B.dynamic_slice(x, starts, split(sizes, d, s, 1)), sizes)
+        o.results[0].replace_all_uses_with(new)
+        rewriter.erase_op(o)
+    with rewriter.ip:
+        w = _new_op_with_regions("stablehlo.while", inits, [v.type for v in inits], copy_attrs(op), op.location,
+                                 [op.regions[0], op.regions[1]])
+        with op.location:
+            outs = [B.reshape(w.results[k], shape_of(op.results[k])) if k in blocks else w.results[k]
+                    for k in range(info.n)]
+    return replace(rewriter, op, outs)
+
+
+# -- whether a loop the tracer could unroll would raise if kept ---------------------------------
+_SLOT_OPS = frozenset({"stablehlo.dynamic_update_slice", "stablehlo.while", *_ACCUMULATE})
+
+
+def _slots_may_raise(w) -> bool:
+    """A cheap necessary condition of raising: every slot the body changes is returned by a
+    row write, an accumulating op (the counter's ``+ 1`` is one) or an inner loop (which may
+    raise into row writes first)."""
+    body = w.regions[1].blocks[0]
+    yields = list(body.operations)[-1].operands
+    for arg, y in zip(body.arguments, yields):
+        if y == arg:
+            continue
+        d = defining_op(y)
+        if d is None or d.operation.block != body or d.operation.name not in _SLOT_OPS:
+            return False
+    return True
+
+
+def kept_loop_raises(w, options=None) -> bool:
+    """Whether ``canonicalize`` and the rewrite patterns (at ``options``) turn the counted loop
+    ``w`` into tensor operations: tried on a copy of it in a scratch module (the loop itself is
+    left as it is). The tracer asks this of a loop it would unroll for being small: kept, such
+    a loop becomes one batched op (a 16 x 16 nest of row products: one ``dot_general``) where
+    unrolled it is a chain of per-row ops XLA compiles one by one."""
+    from jaxlib.mlir.dialects import func
+
+    from ..passes import run_pipeline
+
+    w = w.operation
+    if not _slots_may_raise(w):
+        return False
+    outside = list(dict.fromkeys(list(w.operands) + captured_values(w)))
+    # values computed from constants alone (the trip count's bound) are copied along, so that
+    # the copy's trip count and offsets stay known; every other value comes in as an argument
+    folded: dict = {}
+    for v in outside:
+        _constant_expr(v, folded)
+    params = [v for v in outside if folded.get(v) is None]
+    with w.context, ir.Location.unknown(w.context):
+        m = ir.Module.create()
+        with ir.InsertionPoint(m.body):
+            f = func.FuncOp("probe", ir.FunctionType.get([v.type for v in params], [r.type for r in w.results]))
+            entry = f.add_entry_block()
+        args = dict(zip(params, entry.arguments))
+
+        def get(v):
+            got = args.get(v)
+            if got is None:  # a constant expression: its ops, copied once
+                got = args[v] = clone_op(folded[v], get).results[list(folded[v].results).index(v)]
+            return got
+
+        with ir.InsertionPoint(entry):
+            copy = clone_op(w, get)
+            func.ReturnOp(list(copy.results))
+        run_pipeline(m, ["canonicalize", "patterns"], options, verify=False)
+        left: list = []
+        walk_nested(m.operation, lambda o: left.append(o) if o.operation.name == "stablehlo.while" else None)
+        return not left
+
+
+def _constant_expr(v, memo: dict, depth: int = 0):
+    """The op defining ``v`` when ``v`` is computed from constants alone (a few ops, no
+    regions), else None."""
+    if v in memo:
+        return memo[v]
+    d = defining_op(v)
+    ok = d is not None and depth < 8 and not len(d.operation.regions) and is_pure_op(d.operation) \
+        and all(_constant_expr(x, memo, depth + 1) is not None for x in d.operation.operands)
+    memo[v] = d.operation if ok else None
+    return memo[v]

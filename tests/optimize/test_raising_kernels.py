@@ -113,8 +113,39 @@ def sorted_rows(x):
     return out
 
 
+def fill_blocks(x):  # blocks of 4 rows, each from the same block of x (while_block_rows)
+    out = np.zeros_like(x)
+    for i in range(x.shape[0] // 4):
+        blk = x[4 * i:4 * (i + 1)]
+        out[4 * i:4 * (i + 1)] = np.sin(blk) * np.cos(blk).sum(axis=1, keepdims=True)
+    return out
+
+
+def column_blocks(x, w):  # blocks of 3 columns scaled in place: reads of the block being written
+    x = x.copy()
+    for i in range(x.shape[1] // 3):
+        x[:, 3 * i:3 * (i + 1)] *= w[i]
+    return x
+
+
+def overlapping_blocks(x):  # block i + 1 overlaps block i: a recurrence
+    out = np.zeros(x.shape[0] + 2)
+    for i in range(x.shape[0]):
+        out[i:i + 3] += x[i]
+    return out
+
+
+def misaligned_blocks(x):  # blocks of 2 from row 1: not a reshape of the array
+    out = np.zeros(x.shape[0] + 1)
+    for i in range(x.shape[0] // 2):
+        out[1 + 2 * i:3 + 2 * i] = x[2 * i:2 * i + 2] * 2.0
+    return out
+
+
 RNG = np.random.default_rng(3)
 RAISED = {
+    "fill_blocks": (fill_blocks, (RNG.standard_normal((24, 5)),)),
+    "column_blocks": (column_blocks, (RNG.standard_normal((4, 12)), RNG.standard_normal((4, 4, 3)))),
     "doitgen": (doitgen, (RNG.standard_normal((4, 3, 8)), RNG.standard_normal((8, 8)))),
     "row_map": (row_map, (RNG.standard_normal((9, 5)), RNG.standard_normal((5, 5)))),
     "column_maxima": (column_maxima, (RNG.standard_normal((6, 3)),)),
@@ -133,6 +164,8 @@ FLOAT_SUMS = {
 }
 KEPT = {
     "linear_recurrence": (linear_recurrence, (RNG.standard_normal((6, 2)),)),
+    "overlapping_blocks": (overlapping_blocks, (RNG.standard_normal(7),)),
+    "misaligned_blocks": (misaligned_blocks, (RNG.standard_normal(8),)),
     # a library call (LAPACK) per row: not batched by the loop raising
     "row_solves": (row_solves, (RNG.standard_normal((3, 4, 4)) + 4 * np.eye(4), RNG.standard_normal((3, 4)))),
 }

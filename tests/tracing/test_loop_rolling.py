@@ -116,6 +116,48 @@ def test_small_loops_unroll(capsys):
     assert "stablehlo.while" not in _hlo(f, x)
 
 
+def doitgen_rows(A, C):  # PolyBench's doitgen, written in place: a small nest of row products
+    for r in range(A.shape[0]):
+        for q in range(A.shape[1]):
+            A[r, q, :] = A[r, q, :] @ C
+
+
+@pytest.mark.parametrize("optimize", ["O0", "O1", "O2"])
+def test_small_loops_with_independent_iterations_stay_loops_and_raise(optimize, capsys):
+    # small (6 x 6 x 22 ops < ROLL_MIN_OPS): unrolled before; its rows are independent, so with the
+    # patterns on it stays a loop and becomes one dot_general (at O0 it is still unrolled)
+    A, C = RNG.standard_normal((3, 6, 5)), RNG.standard_normal((5, 5))
+    a = reactant.to_rarray(A)
+    f = reactant.compile(doitgen_rows, optimize=optimize, verbose=True)
+    assert f(a, reactant.to_rarray(C)) is None
+    ref = A.copy()
+    doitgen_rows(ref, C)
+    np.testing.assert_allclose(np.asarray(a), ref, rtol=1e-12, atol=1e-12)
+    inner = [d for d in _decisions(capsys) if ":" + str(doitgen_rows.__code__.co_firstlineno + 2) + " " in d]
+    assert inner, "no decision reported for the inner loop"
+    if optimize == "O0":
+        assert all("unrolled" in d and "below" in d for d in inner), inner
+        return
+    assert all("small, but its iterations become tensor operations" in d for d in inner), inner
+    text = reactant.code_hlo(f, a, reactant.to_rarray(C))
+    assert "stablehlo.while" not in text and text.count("stablehlo.dot_general") == 1, text
+
+
+def test_small_loop_with_a_recurrence_still_unrolls(capsys):
+    def f(x, out):  # each row reads the previous one: not independent
+        for i in range(1, 6):
+            out[i] = out[i - 1] * 0.5 + x[i]
+
+    x, out = RNG.standard_normal(6), np.zeros(6)
+    o = reactant.to_rarray(out)
+    reactant.compile(f, verbose=True)(reactant.to_rarray(x), o)
+    ref = out.copy()
+    f(x, ref)
+    np.testing.assert_allclose(np.asarray(o), ref, rtol=1e-14)
+    dec = _decisions(capsys)
+    assert dec and "below" in dec[0] and "unrolled" in dec[0], dec
+
+
 def test_list_append_unrolls_and_names_the_statement(capsys):
     def f(x):
         rows = []

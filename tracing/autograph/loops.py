@@ -143,6 +143,7 @@ def _try_roll(tc, start, stop, step, body_fn, init, names, where, target, effect
     vals = tuple(init)
     undef_live = [nm for nm, v, live in zip(names, vals, live_after) if _is_undef(v) and live]
     peeled = 0
+    raised = False
     why = None  # why not: set inside the attempt, reported once it is thrown away
     with rolling.attempt(tc) as att:
         try:
@@ -160,16 +161,21 @@ def _try_roll(tc, start, stop, step, body_fn, init, names, where, target, effect
         if why is None:
             body_ops = rolling.body_op_count(loop)
             host = _host_slots(vals, names, live_after)
-            if trip * body_ops < rolling.ROLL_MIN_OPS and not (trip > 1 and rolling.updates_large_windows(loop)):
+            small = trip * body_ops < rolling.ROLL_MIN_OPS and not (trip > 1 and rolling.updates_large_windows(loop))
+            # (a small loop the optimizer turns into tensor operations stays a loop: one batched
+            # op beats trip copies of the body, which XLA compiles one by one)
+            if small and not (tc.loop_raises is not None and tc.loop_raises(loop)):
                 why = f"unrolled: {trip} x {body_ops} ops is below {rolling.ROLL_MIN_OPS} unrolled ops"
             elif host and rolling.host_carries_stay_static(loop, host, 0):
                 why = "unrolled: a carried variable would stay a Python/NumPy value when unrolled (e.g. a counter)"
             else:
+                raised = small
                 att.commit()
     if why is not None:
         return _decided(tc, what, why)
     _decided(tc, what, f"kept as stablehlo.while ({trip - peeled} iterations x {body_ops} ops"
-                       + (", first iteration peeled" if peeled else "") + ")")
+                       + (", first iteration peeled" if peeled else "")
+                       + ("; small, but its iterations become tensor operations" if raised else "") + ")")
     return tuple(out[:-1]) + (start + (trip - 1) * step,)
 
 

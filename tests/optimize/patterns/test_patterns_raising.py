@@ -497,7 +497,58 @@ REPEATED_ROWS = loop(
     %next_out = stablehlo.dynamic_update_slice %out, %r, %h : (tensor<4xf32>, tensor<1xf32>, tensor<i32>) -> tensor<4xf32>""",
     "%w#1")
 
+# out[4i : 4i + 4] = sin(x[4i : 4i + 4]) * 2: blocks of 4 rows, read from an array defined
+# before the loop and written into the carried one
+BLOCK_ROWS = loop(
+    "%x: tensor<12x3xf32>, %o: tensor<12x3xf32>", "tensor<12x3xf32>", 3, "%out = %o : tensor<12x3xf32>", """
+    %c4 = stablehlo.constant dense<4> : tensor<i32>
+    %r0 = stablehlo.multiply %i, %c4 : tensor<i32>
+    %b = stablehlo.dynamic_slice %x, %r0, %zi, sizes = [4, 3] : (tensor<12x3xf32>, tensor<i32>, tensor<i32>) -> tensor<4x3xf32>
+    %s = stablehlo.sine %b : tensor<4x3xf32>
+    %two = stablehlo.constant dense<2.0> : tensor<4x3xf32>
+    %v = stablehlo.multiply %s, %two : tensor<4x3xf32>
+    %next_out = stablehlo.dynamic_update_slice %out, %v, %r0, %zi : (tensor<12x3xf32>, tensor<4x3xf32>, tensor<i32>, tensor<i32>) -> tensor<12x3xf32>""",
+    "%w#1")
+
+# a[:, 2i + 2 : 2i + 4] *= 3 in place: blocks of 2 columns from column 2, read and written
+BLOCK_COLUMNS_IN_PLACE = loop(
+    "%x: tensor<3x8xf32>", "tensor<3x8xf32>", 3, "%a = %x : tensor<3x8xf32>", """
+    %c2 = stablehlo.constant dense<2> : tensor<i32>
+    %m = stablehlo.multiply %i, %c2 : tensor<i32>
+    %k = stablehlo.add %m, %c2 : tensor<i32>
+    %b = stablehlo.dynamic_slice %a, %zi, %k, sizes = [3, 2] : (tensor<3x8xf32>, tensor<i32>, tensor<i32>) -> tensor<3x2xf32>
+    %three = stablehlo.constant dense<3.0> : tensor<3x2xf32>
+    %v = stablehlo.multiply %b, %three : tensor<3x2xf32>
+    %next_a = stablehlo.dynamic_update_slice %a, %v, %zi, %k : (tensor<3x8xf32>, tensor<3x2xf32>, tensor<i32>, tensor<i32>) -> tensor<3x8xf32>""",
+    "%w#1")
+
+# blocks of 2 from row 1 (not a reshape of the array), and overlapping blocks (stride 1)
+BLOCK_MISALIGNED = loop(
+    "%x: tensor<7xf32>", "tensor<7xf32>", 3, "%a = %x : tensor<7xf32>", """
+    %c2 = stablehlo.constant dense<2> : tensor<i32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %m = stablehlo.multiply %i, %c2 : tensor<i32>
+    %k = stablehlo.add %m, %c1 : tensor<i32>
+    %b = stablehlo.dynamic_slice %a, %k, sizes = [2] : (tensor<7xf32>, tensor<i32>) -> tensor<2xf32>
+    %v = stablehlo.exponential %b : tensor<2xf32>
+    %next_a = stablehlo.dynamic_update_slice %a, %v, %k : (tensor<7xf32>, tensor<2xf32>, tensor<i32>) -> tensor<7xf32>""",
+    "%w#1")
+BLOCK_OVERLAPPING = loop(
+    "%x: tensor<7xf32>", "tensor<7xf32>", 5, "%a = %x : tensor<7xf32>", """
+    %b = stablehlo.dynamic_slice %a, %i, sizes = [3] : (tensor<7xf32>, tensor<i32>) -> tensor<3xf32>
+    %v = stablehlo.exponential %b : tensor<3xf32>
+    %next_a = stablehlo.dynamic_update_slice %a, %v, %i : (tensor<7xf32>, tensor<3xf32>, tensor<i32>) -> tensor<7xf32>""",
+    "%w#1")
+
 CASES = [
+    rcase("while_block_rows", BLOCK_ROWS, id="block-rows-then-raised", also=("while_raise",),
+          present=[r"stablehlo.sine .*tensor<3x4x3xf32>"], absent=[r"stablehlo.while", r"gather"]),
+    rcase("while_block_rows", BLOCK_ROWS, id="block-rows-carried-as-rows",
+          present=[r"stablehlo.while.*tensor<3x4x3xf32>", r"dynamic_slice .*sizes = \[1, 4, 3\]"]),
+    rcase("while_block_rows", BLOCK_COLUMNS_IN_PLACE, id="block-columns-in-place", also=("while_raise",),
+          present=[r"tensor<3x4x2xf32>"], absent=[r"stablehlo.while"]),
+    rcase("while_block_rows", BLOCK_MISALIGNED, changed=False, id="block-misaligned"),
+    rcase("while_block_rows", BLOCK_OVERLAPPING, changed=False, id="block-overlapping"),
     rcase("while_raise", DOITGEN, id="doitgen-nested",
           present=[r"stablehlo.dot_general"], absent=[r"stablehlo.while"]),
     rcase("while_raise", ROW_MAP, id="row-map",
