@@ -31,6 +31,9 @@ import platform
 import threading
 from typing import Callable
 
+from jaxlib.mlir import ir
+
+from ...ir.build import dot_dims
 from .lang import BINARY, TRANSCENDENTAL, UNARY
 
 # femtoseconds; measured on the 2-core development machine (see calibrate())
@@ -315,3 +318,39 @@ def cost_commands(c: dict[str, int]) -> list[str]:
     cmds.append(rule(f"(= e (Reduce o x z d t)) {nq} (= nx (numel (tyof x)))", "Reduce", "o x z d t",
                      f"(+ {c['kernel']} (+ (* {c['red']} nx) (* {c['mat']} n)))"))
     return cmds
+
+
+def _numel(t) -> int:
+    n = 1
+    for d in ir.RankedTensorType(t).shape:
+        n *= d
+    return n
+
+
+def upper_bound(ops: list, c: dict[str, int]) -> int:
+    """A cost no lower than the cost rules give the ops ``ops`` (femtoseconds), from their
+    types alone: every per-element price at its highest, charged for every element an op
+    reads and writes (once per operand: a concatenate is encoded as a chain of pairs; the
+    price is the sum of all of them, so a dot's penalties are covered), a kernel per dot and
+    reduce, and a dot's FLOPs. When it is already small, weighing the
+    program in an e-graph (~10 ms) cannot find a cost above it."""
+    per = sum(v for k, v in c.items() if k not in ("kernel", "flop")) + rhs_both(c)
+    total = 0
+    for op in ops:
+        op = op.operation
+        try:
+            ins = [_numel(v.type) for v in op.operands]
+            outs = [_numel(r.type) for r in op.results]
+        except ValueError:  # an operand that is not a ranked tensor: no bound
+            return -1
+        n = sum(outs)
+        total += per * (n * (1 + len(ins)) + sum(ins))
+        if op.name == "stablehlo.reduce":
+            total += c["kernel"]
+        elif op.name == "stablehlo.dot_general":
+            a = ir.RankedTensorType(op.operands[0].type).shape
+            k = 1
+            for d in dot_dims(op)[2]:
+                k *= a[d]
+            total += c["kernel"] + c["flop"] * 2 * n * k
+    return total

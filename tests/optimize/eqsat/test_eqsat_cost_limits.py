@@ -7,7 +7,7 @@ import time
 
 import pytest
 from eqsat_util import count, eqsat_and_check, parse
-from hlo_corpus import corpus_module
+from hlo_corpus import MODULES, corpus_module
 
 from reactant.optimize import LEVELS, PASSES, PassOptions, run_pipeline
 from reactant.optimize import eqsat as eq
@@ -335,11 +335,55 @@ def test_weighing_egraph_kept_across_passes_gives_each_program_its_own_costs():
 
 def test_worth_bound_is_logged(monkeypatch, capsys):
     monkeypatch.setenv("REACTANT_LOG", "1")
-    run_pipeline(parse(_transposed_product(16)), ["eqsat"])
+    run_pipeline(parse(_transposed_product(4)), ["eqsat"])
+    assert "1 of 1 segments bounded under 10 us per call" in capsys.readouterr().err
+    run_pipeline(parse(_transposed_product(40)), ["eqsat"])  # (its bound says nothing: weighed)
     assert "1 of 1 segments predicted under 10 us per call" in capsys.readouterr().err
     monkeypatch.setenv("REACTANT_LOG", "recompile")  # only why a function is traced again
     run_pipeline(parse(_transposed_product(16)), ["eqsat"])
     assert "eqsat" not in capsys.readouterr().err
+
+
+def test_cost_bound_is_never_below_the_predicted_cost():
+    """``cost.upper_bound`` decides without the weighing e-graph when it is small enough: it
+    must never be below the cost rules' own figure, on any segment of the corpus."""
+    from reactant.ir.context import load
+    from reactant.optimize.eqsat import driver
+    from reactant.optimize.eqsat.encode import segments_of_block
+
+    consts = cost.constants()
+    checked = 0
+    for name in MODULES:
+        m = load(str(corpus_module(name)))
+        run_pipeline(m, ["inline", "canonicalize", "patterns"])
+        with m.context:
+            segs = [sg for b, _ in driver._blocks(m) for sg in segments_of_block(b, 300)]
+            predicted = driver._predicted_costs(segs, consts)
+            for sg, p in zip(segs, predicted):
+                if p is not None:
+                    assert cost.upper_bound(sg.ops, consts) >= p, (name, [o.name for o in sg.ops])
+                    checked += 1
+    for n in (16, 64, 256):
+        m = parse(_transposed_product(n))
+        with m.context:
+            segs = [sg for b, _ in driver._blocks(m) for sg in segments_of_block(b, 300)]
+            (p,) = driver._predicted_costs(segs, consts)
+            assert p <= cost.upper_bound(segs[0].ops, consts) <= 50 * p  # (and not uselessly loose)
+    assert checked >= 24
+
+
+def test_small_programs_are_not_weighed(monkeypatch):
+    from reactant.optimize.eqsat import driver
+
+    def weighed(*a):
+        raise AssertionError("weighed")
+
+    monkeypatch.setattr(driver, "_predicted_costs", weighed)
+    m = parse(_transposed_product(8))
+    run_pipeline(m, ["eqsat"])
+    assert eq.last_report().small == 1 and count(m, "transpose") == 3
+    with pytest.raises(AssertionError, match="weighed"):  # 256x256: the bound says nothing
+        run_pipeline(parse(_transposed_product(256)), ["eqsat"])
 
 
 def test_segments_share_one_egraph_and_get_what_they_get_alone(monkeypatch):
