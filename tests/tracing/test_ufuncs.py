@@ -221,6 +221,19 @@ def test_complex_special_values_match_numpy(ufunc):
         np.testing.assert_array_equal(g[finite_or_inf], w[finite_or_inf])
 
 
+def test_complex_order_matches_numpy_with_nan_and_infinite_parts():
+    # every pair of COMPLEX_SPECIAL values in one program: NumPy orders complex numbers by the
+    # real parts (only when no imaginary part is NaN), then the imaginary ones
+    z = np.array(COMPLEX_SPECIAL, np.complex128)
+    a, b = (m.ravel() for m in np.meshgrid(z, z))
+    fns = (np.greater, np.greater_equal, np.less, np.less_equal, np.maximum, np.minimum)
+    got = reactant.compile(lambda x, y: [f(x, y) for f in fns])(reactant.to_rarray(a), reactant.to_rarray(b))
+    for f, g in zip(fns, got):
+        with np.errstate(all="ignore"):
+            want = f(a, b)
+        np.testing.assert_array_equal(np.asarray(g), want, err_msg=f.__name__)
+
+
 def test_complex_expm1_follows_exp_at_infinity():
     # NumPy gives NaN + NaN j here; the Array API standard (and exp(z) - 1) gives these
     z = np.array([complex(-np.inf, np.inf), complex(-np.inf, np.nan), complex(np.inf, np.nan)])
