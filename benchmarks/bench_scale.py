@@ -309,12 +309,14 @@ def auto_vs_hand() -> list[dict]:
             res[label] = {"paper": xla_cost(text, reactant.cost_analysis(f, *args), mesh, paper),
                           "run": _runner(f, args),
                           "choice": _choice_of(f)}
-        times = _paired([h["run"] for h in hand] + [res["cpu"]["run"]])
-        for h, t in zip(hand, times):
-            h["ms"] = 1e3 * t
-        res["cpu"]["ms"] = 1e3 * times[-1]
+        # the fastest hand placement is picked by one measurement and timed again against the
+        # automatic choice (the fastest of several noisy timings is biased low: picking and
+        # comparing on the same timings would favour the hand side)
+        times = _paired([h["run"] for h in hand])
+        best_ms = hand[min(range(len(hand)), key=lambda k: times[k])]
+        t_hand, t_auto = _paired([best_ms["run"], res["cpu"]["run"]], rounds=60)
+        best_ms["ms"], res["cpu"]["ms"] = 1e3 * t_hand, 1e3 * t_auto
         best_paper = min(hand, key=lambda h: (h["paper"].step, h["paper"].comm_bytes))
-        best_ms = min(hand, key=lambda h: h["ms"])
         rows.append({"name": name, "hand_paper": best_paper, "hand_ms": best_ms, "auto": res})
     return rows
 
@@ -422,7 +424,7 @@ def auto_report() -> None:
     if "--no-auto" not in sys.argv:
         print("\n4. Automatic sharding vs the best hand placement, 8 devices. Paper: CostModel() (H100-like), auto "
               "searching with it. Measured: this machine, auto searching with CostModel.simulated_cpu(8); "
-              "fastest of 30 interleaved rounds (order alternating), ms per step. KiB: one device sends per step (paper choice)")
+              "fastest hand placement (picked by one timing) against auto, fastest of 60 interleaved rounds (order alternating), ms per step. KiB: one device sends per step (paper choice)")
         print(f"{'workload':13s} | {'hand us':>8s} {'auto us':>8s} {'ratio':>5s} | {'hand ms':>8s} {'auto ms':>8s} "
               f"{'ratio':>5s} | {'hand KiB':>8s} {'auto KiB':>8s} | auto choice (paper; measured)")
         for row in auto_vs_hand():
