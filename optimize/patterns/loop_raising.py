@@ -43,7 +43,7 @@ from ...ir import build as B
 from ...ir.attrs import copy_attrs, i64_list, scalar_value
 from ...ir.loops import analyze
 from ...ir.opinfo import OPS, is_pure_op, reduce_identity
-from ...ir.regions import block_ops, captured_values, clone_op, terminator, walk_nested
+from ...ir.regions import block_ops, captured_values, clone_op, regions_equivalent, terminator, walk_nested
 from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import defining_op, has_one_use
 from ._registry import pattern, replace
@@ -514,6 +514,122 @@ def while_block_rows(op, rewriter):
             outs = [B.reshape(w.results[k], shape_of(op.results[k])) if k in blocks else w.results[k]
                     for k in range(info.n)]
     return replace(rewriter, op, outs)
+
+
+# -- a concatenate of the same computation on consecutive rows -> that computation batched -------
+_MAX_TREE = 256  # ops per operand
+
+
+class _Iso:
+    """The operands of a ``concatenate`` as one computation ``f(k)`` of the operand's index:
+    every operand's ops mirror the first's (names, attributes, result types), and where they
+    differ they are slices of one array at start indices affine in ``k`` (``ops``: the first
+    tree's ops in an order that defines before use; ``slices``: slice op -> per-dimension
+    (start, step); ``leaves``: values all operands share)."""
+
+    def __init__(self, roots: list):
+        self.n = len(roots)
+        self.ops: list = []
+        self.slices: dict = {}
+        self.seen: dict = {}  # first tree's value -> True (op of the tree) / False (shared leaf)
+        self.ok = self._match(roots)
+
+    def _match(self, vs: list) -> bool:
+        v0 = vs[0]
+        if v0 in self.seen:
+            return True
+        if all(v == v0 for v in vs):
+            self.seen[v0] = False
+            return True
+        ds = [defining_op(v) for v in vs]
+        if any(d is None for d in ds) or len(self.ops) >= _MAX_TREE:
+            return False
+        d0 = ds[0].operation
+        name = d0.name
+        if len(d0.results) != 1 or not is_pure_op(d0) or any(
+                d.operation.name != name or d.operation.results[0].type != d0.results[0].type
+                or len(d.operation.operands) != len(d0.operands) for d in ds):
+            return False
+        if len(d0.regions) and not all(regions_equivalent(d0.regions[r], d.operation.regions[r])
+                                       for d in ds[1:] for r in range(len(d0.regions))):
+            return False
+        if name == "stablehlo.slice":
+            if any(d.operands[0] != d0.operands[0] for d in ds):
+                return False
+            a = d0.attributes
+            if any(i64_list(d.attributes["strides"]) != i64_list(a["strides"]) for d in ds) or \
+                    set(i64_list(a["strides"])) != {1}:
+                return False
+            starts = np.array([i64_list(d.attributes["start_indices"]) for d in ds])
+            step = starts[1] - starts[0]
+            if not np.array_equal(starts, starts[0] + np.outer(np.arange(self.n), step)) or not step.any():
+                return False
+            self.slices[d0] = [(int(a0), int(b)) for a0, b in zip(starts[0], step)]
+            self.seen[v0] = True
+            self.ops.append(d0)
+            return True
+        if any(copy_attrs(d.operation) != copy_attrs(d0) for d in ds[1:]):
+            return False
+        for j in range(len(d0.operands)):
+            if not self._match([d.operation.operands[j] for d in ds]):
+                return False
+        self.seen[v0] = True
+        self.ops.append(d0)
+        return True
+
+
+@pattern("concat_of_rows_raise", FAMILY, "stablehlo.concatenate", benefit=3)
+def concat_of_rows_raise(op, rewriter):
+    """``concatenate(f(x[0]), f(x[1]), ..., dim)`` (an unrolled list comprehension turned into
+    an array: ``np.array([np.sum(x[i]) / np.max(x[i]) for i in range(n)])``), every operand one
+    row of the result and the same computation on slices at offsets affine in the operand's
+    index, becomes ``f`` batched over the rows: written as a counted loop over ``k`` and raised
+    (``while_raise``); left alone when that loop does not raise. Exact (row by row the same
+    ops)."""
+    d = int(ir.IntegerAttr(op.attributes["dimension"]).value)
+    vs = list(op.operands)
+    n = len(vs)
+    if n < 4 or any(shape_of(v)[d] != 1 for v in vs) or len(set(v.type for v in vs)) != 1:
+        return False
+    iso = _Iso(vs)
+    if not iso.ok or not iso.slices:
+        return False
+    out_t = op.results[0].type
+    i32 = ir.IntegerType.get_signless(32)
+    scalar = ranked([], i32)
+    with rewriter.ip, op.location:
+        zero = B.full(0, scalar)
+        init = B.zeros(out_t)
+        w = B.create("stablehlo.while", [zero, init], [scalar, out_t], {}, regions=2)
+        cond = w.regions[0].blocks.append(scalar, out_t)
+        body = w.regions[1].blocks.append(scalar, out_t)
+        with ir.InsertionPoint(cond):
+            B.create("stablehlo.return", [B.compare(cond.arguments[0], B.full(n, scalar), "LT")], [])
+        with ir.InsertionPoint(body):
+            k, acc = body.arguments
+            new: dict = {}
+            for o in iso.ops:  # (defined before use)
+                if o in iso.slices:
+                    x = o.operands[0]
+                    sizes = [hi - lo for lo, hi in zip(i64_list(o.attributes["start_indices"]),
+                                                        i64_list(o.attributes["limit_indices"]))]
+                    starts = [B.add(B.full(a, scalar), B.multiply(k, B.full(b, scalar))) if b else B.full(a, scalar)
+                              for a, b in iso.slices[o]]
+                    r = B.dynamic_slice(x, starts, sizes)
+                else:
+                    r = clone_op(o, lambda v: new.get(v, v)).results[0]
+                new[o.results[0]] = r
+            row = new[vs[0]]
+            idx = [k if e == d else B.full(0, scalar) for e in range(len(shape_of(row)))]
+            B.create("stablehlo.return", [B.add(k, B.full(1, scalar)), B.dynamic_update_slice(acc, row, idx)], [])
+    plan = plan_raise(w)
+    if plan is None:
+        rewriter.erase_op(w)
+        return False
+    with ir.InsertionPoint(w), op.location:
+        result = _write_rows(plan, 1)
+    rewriter.erase_op(w)
+    return replace(rewriter, op, result)
 
 
 # -- whether a loop the tracer could unroll would raise if kept ---------------------------------

@@ -294,3 +294,35 @@ def test_gradient_through_raised_loop_equals_unraised_and_jax(name):
     for r, u, w in zip(raised, unraised, want):
         np.testing.assert_allclose(r, u, rtol=1e-10, atol=1e-10)
         np.testing.assert_allclose(r, np.asarray(w), rtol=1e-10, atol=1e-10)
+
+
+# -- list comprehensions turned into arrays (concat_of_rows_raise) ----------------------------------
+def list_of_ratios(x):
+    return np.asarray([np.sum(x[i]) / np.max(x[i]) for i in range(x.shape[0])])
+
+
+def stacked_row_products(x, w):
+    return np.stack([np.tanh(x[i] @ w) for i in range(x.shape[0])])
+
+
+def prefix_sums_list(x):  # slices that grow: not one computation per row
+    return np.array([x[:i + 1].sum() for i in range(x.shape[0])])
+
+
+COMPREHENSIONS = {
+    "list_of_ratios": (list_of_ratios, (RNG.standard_normal((9, 7)),), True),
+    "stacked_row_products": (stacked_row_products, (RNG.standard_normal((6, 4)), RNG.standard_normal((4, 3))), True),
+    "prefix_sums_list": (prefix_sums_list, (RNG.standard_normal(6),), False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPREHENSIONS))
+def test_list_comprehension_of_rows_is_one_batched_computation(name):
+    f, args, batched = COMPREHENSIONS[name]
+    c = reactant.compile(f)
+    ra = [reactant.to_rarray(a) for a in args]
+    text = reactant.code_hlo(c, *ra)
+    assert ("concatenate" not in text and text.count("stablehlo.slice") <= 1) == batched, text
+    got = np.asarray(c(*ra))
+    np.testing.assert_allclose(got, f(*args), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got, np.asarray(reactant.compile(f, optimize="O0")(*ra)), rtol=1e-13, atol=1e-13)

@@ -540,7 +540,49 @@ BLOCK_OVERLAPPING = loop(
     %next_a = stablehlo.dynamic_update_slice %a, %v, %i : (tensor<7xf32>, tensor<3xf32>, tensor<i32>) -> tensor<7xf32>""",
     "%w#1")
 
+def _rows_concat(n: int, expr, *, start=0, step=1) -> str:
+    """``concatenate([expr(x[start + step k]) for k in range(n)])`` of a 6x5 ``x``: one row each."""
+    body, names = [], []
+    for k in range(n):
+        r = start + step * k
+        body.append(f"  %r{k} = stablehlo.slice %x [{r}:{r + 1}, 0:5] : (tensor<6x5xf32>) -> tensor<1x5xf32>")
+        body.append(expr(k))
+        names.append(f"%o{k}")
+    t = f"tensor<{n}xf32>"
+    return f"""
+func.func @main(%x: tensor<6x5xf32>, %y: tensor<f32>) -> {t} {{
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %m = stablehlo.constant dense<0xFF800000> : tensor<f32>
+{chr(10).join(body)}
+  %c = stablehlo.concatenate {", ".join(names)}, dim = 0 : ({", ".join(["tensor<1xf32>"] * n)}) -> {t}
+  return %c : {t}
+}}"""
+
+
+def _sum_over_max(k: int) -> str:  # np.sum(x[k]) / np.max(x[k]) * y
+    return f"""  %s{k} = stablehlo.reduce(%r{k} init: %z) applies stablehlo.add across dimensions = [1] : (tensor<1x5xf32>, tensor<f32>) -> tensor<1xf32>
+  %x{k} = stablehlo.reduce(%r{k} init: %m) applies stablehlo.maximum across dimensions = [1] : (tensor<1x5xf32>, tensor<f32>) -> tensor<1xf32>
+  %d{k} = stablehlo.divide %s{k}, %x{k} : tensor<1xf32>
+  %b{k} = stablehlo.broadcast_in_dim %y, dims = [] : (tensor<f32>) -> tensor<1xf32>
+  %o{k} = stablehlo.multiply %d{k}, %b{k} : tensor<1xf32>"""
+
+
+def _sum_or_max(k: int) -> str:  # operands that are not the same computation (sum, then max)
+    kind = "add" if k % 2 == 0 else "maximum"
+    init = "%z" if k % 2 == 0 else "%m"
+    return f"""  %o{k} = stablehlo.reduce(%r{k} init: {init}) applies stablehlo.{kind} across dimensions = [1] : (tensor<1x5xf32>, tensor<f32>) -> tensor<1xf32>"""
+
+
+LIST_OF_ROW_SCALARS = _rows_concat(6, _sum_over_max)
+LIST_OF_EVERY_OTHER_ROW = _rows_concat(4, _sum_over_max, start=5, step=-1)
+LIST_OF_MIXED_ROWS = _rows_concat(4, _sum_or_max)
+
 CASES = [
+    rcase("concat_of_rows_raise", LIST_OF_ROW_SCALARS, id="list-of-row-scalars",
+          present=[r"stablehlo.reduce.*tensor<6x1x5xf32>"], absent=[r"stablehlo.while", r"concatenate"]),
+    rcase("concat_of_rows_raise", LIST_OF_EVERY_OTHER_ROW, id="list-of-rows-backwards",
+          absent=[r"stablehlo.while", r"concatenate"]),
+    rcase("concat_of_rows_raise", LIST_OF_MIXED_ROWS, changed=False, id="list-of-different-computations"),
     rcase("while_block_rows", BLOCK_ROWS, id="block-rows-then-raised", also=("while_raise",),
           present=[r"stablehlo.sine .*tensor<3x4x3xf32>"], absent=[r"stablehlo.while", r"gather"]),
     rcase("while_block_rows", BLOCK_ROWS, id="block-rows-carried-as-rows",
