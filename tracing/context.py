@@ -35,6 +35,8 @@ class TraceContext:
         # whether the optimizer turns a while op into tensor operations (set by the compiler
         # when its passes will run): a small loop that does is kept rather than unrolled
         self.loop_raises = None
+        # functions the trace ran without source conversion (no source: typed at the prompt)
+        self.unconverted: list[str] = []
         self.unknown_loc = ir.Location.unknown(self.ctx)
         self.module = ir.Module.create(self.unknown_loc)
         self._ips: list[ir.InsertionPoint] = []

@@ -8,6 +8,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from jaxlib.mlir import ir
 
+from .autograph.converter import unconverted
 from .context import TraceContext, tracing
 from . import state_rebinds, state_writes
 from .escape import kill_escaped
@@ -56,6 +57,13 @@ class TracedProgram:
 
     def text(self) -> str:
         return str(self.module)
+
+
+_UNCONVERTED = (
+    "note: reactant ran {} as written, without converting it: its source is not available (a "
+    "function typed at the interactive prompt or given to `python -c`). Python control flow on "
+    "traced values and writes of traced values into NumPy arrays need the source; define the "
+    "function in a file or a notebook cell.")
 
 
 def trace(
@@ -112,8 +120,11 @@ def _trace(tc: TraceContext, fn, leaves, tree, inputs, name) -> TracedProgram:
             watch = GeneratorWatch(fn, leaves)
             try:
                 result = fn(*args, **kwargs)
-            except BaseException:
+            except BaseException as e:
                 watch.restore()
+                names = ([getattr(fn, "__qualname__", "?")] if unconverted(fn) else []) + tc.unconverted
+                if names and isinstance(e, (TypeError, ValueError)):
+                    e.add_note(_UNCONVERTED.format(", ".join(dict.fromkeys(names))))
                 raise
             watch.check()
             outputs, out_leaves, out_tree = _collect_outputs(result, tracers)

@@ -111,3 +111,14 @@ def test_error_leaves_cache_usable():
     z = reactant.to_rarray(np.ones((3, 2), np.float32))
     np.testing.assert_allclose(np.asarray(f(x, z)), np.full((4, 2), 3.0))
     assert f.compile_count == 1
+
+
+def test_function_without_source_fails_with_a_note_saying_why():
+    # a function typed at the prompt (here: compiled from a string) has no source to convert: a
+    # write of a traced value into a NumPy array then fails in NumPy, and the error says why
+    ns = {"np": np}
+    exec(compile("def f(x):\n    out = np.zeros(4)\n    out[1] = x[0]\n    return out\n", "<stdin>", "exec"), ns)
+    with pytest.raises(ValueError) as e:
+        reactant.compile(ns["f"])(reactant.to_rarray(np.ones(4)))
+    notes = "".join(getattr(e.value, "__notes__", []))
+    assert "reactant ran f as written" in notes and "define the function in a file" in notes

@@ -44,9 +44,24 @@ def convert(fn: Any, *, strict: bool = True) -> Any:
         try:
             got = _convert(fn)
         except (OSError, TypeError, SyntaxError, IndentationError):
-            got = fn  # no source available: run it as it is
+            got = _NO_SOURCE  # no source available: run it as it is
         _cache[fn] = got
+    if got is _NO_SOURCE:
+        if tc is not None and fn.__qualname__ not in tc.unconverted:
+            tc.unconverted.append(fn.__qualname__)  # (named when the trace fails)
+        return fn
     return got
+
+
+_NO_SOURCE = object()
+
+
+def unconverted(fn: Any) -> bool:
+    """Whether ``fn`` runs as written because its source is not available."""
+    try:
+        return _cache.get(fn) is _NO_SOURCE
+    except TypeError:  # (not weakly referenceable)
+        return False
 
 
 def _convert(fn: types.FunctionType) -> types.FunctionType:
