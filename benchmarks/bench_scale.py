@@ -268,10 +268,17 @@ def _runner(f, args):
 
 def _paired(runs: list, rounds=30, inner=5) -> list[float]:
     """Seconds per call of each runner: the fastest of interleaved rounds (other jobs share
-    this machine; the fastest round is the one least disturbed, for every runner alike)."""
+    this machine; the fastest round is the one least disturbed, for every runner alike). A
+    round lasts at least 5 ms (a 0.1 ms program is called 50 times: single calls of it vary by
+    +-20 % with the host's thread scheduling)."""
     for run in runs:
         for _ in range(3):
             run()
+    t0 = time.perf_counter()
+    for run in runs:
+        run()
+    one = (time.perf_counter() - t0) / len(runs)
+    inner = max(inner, math.ceil(0.005 / max(one, 1e-6)))
     ts: list[list[float]] = [[] for _ in runs]
     for r in range(rounds):
         order = list(enumerate(runs))

@@ -71,15 +71,20 @@ def test_uniform_and_normal(dtype):
 
 
 def test_exponential_gamma_beta():
-    g = default_rng(2)
-    ks_ok(g.exponential(2.5, N), stats.expon(scale=2.5).cdf)
-    for a in (0.3, 1.0, 4.5):
-        ks_ok(g.gamma(a, 2.0, N), stats.gamma(a, scale=2.0).cdf)
-    ks_ok(g.beta(2.0, 5.0, N), stats.beta(2.0, 5.0).cdf)
-    ks_ok(g.beta(0.5, 0.5, N), stats.beta(0.5, 0.5).cdf)
+    # every draw in one compiled program (eagerly, each would compile its sampler on its own)
+    @reactant.compile
+    def draws(g):
+        return ([g.exponential(2.5, N)] + [g.gamma(a, 2.0, N) for a in (0.3, 1.0, 4.5)]
+                + [g.beta(2.0, 5.0, N), g.beta(0.5, 0.5, N), g.gamma(np.array([1.0, 9.0]), size=(N, 2))])
+
+    ex, g03, g1, g45, b25, b05, x = draws(default_rng(2))
+    ks_ok(ex, stats.expon(scale=2.5).cdf)
+    for a, s in zip((0.3, 1.0, 4.5), (g03, g1, g45)):
+        ks_ok(s, stats.gamma(a, scale=2.0).cdf)
+    ks_ok(b25, stats.beta(2.0, 5.0).cdf)
+    ks_ok(b05, stats.beta(0.5, 0.5).cdf)
     # array parameters broadcast like NumPy's
-    x = np.asarray(g.gamma(np.array([1.0, 9.0]), size=(N, 2)))
-    np.testing.assert_allclose(x.mean(0), [1.0, 9.0], rtol=0.05)
+    np.testing.assert_allclose(np.asarray(x).mean(0), [1.0, 9.0], rtol=0.05)
 
 
 @pytest.mark.parametrize("lam", [0.5, 4.0, 30.0, 400.0])

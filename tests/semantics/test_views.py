@@ -203,7 +203,10 @@ def test_read_only_view_follows_its_base():
 def test_view_semantics_eager(case):
     """The same programs run eagerly on device arrays (each NumPy call compiled on its own)."""
     fn, make = CASES[case]
-    check(fn, *make(np.random.default_rng(1)), eager=True)
+    args = make(np.random.default_rng(1))
+    if case == "views_in_kept_loop":  # (40 rows keep the loop when traced; eagerly every row's
+        args = [a[:6] for a in args]  # ops compile again for its index: 6 rows say as much)
+    check(fn, *args, eager=True)
 
 
 def lu_outer_views(A):
