@@ -162,11 +162,62 @@ def places(arr: np.ndarray, frames) -> tuple[list[tuple], bool]:
     return out, budget[0] > 0
 
 
-def refuse_aliased(arr: np.ndarray, slot: tuple | None = None) -> None:
-    """Refuse to replace ``arr`` by a traced array when anything but the place written still
-    holds it. The place written is a name of the innermost user function (``slot`` None; seen
+def _rebindable(holder, own: set) -> bool:
+    """A place that can be made to hold the traced array instead: an item of a list or dict, an
+    attribute of an object (not a frame's variables, a module's globals, a tuple or a set)."""
+    if id(holder) in own or isinstance(holder, (tuple, set, frozenset)):
+        return False
+    return isinstance(holder, (list, dict)) or not isinstance(holder, _CONTAINERS)
+
+
+def rebind(places_: list, traced) -> None:
+    """Put ``traced`` in each ``(holder, key)`` of ``places_`` (``refuse_aliased``'s answer)."""
+    for holder, key in places_:
+        if isinstance(holder, (list, dict)):
+            holder[key] = traced
+        else:
+            setattr(holder, key, traced)
+
+
+def refuse_carried_alias(arr: np.ndarray, what: str, carry, names) -> None:
+    """A NumPy array a traced loop carries (``what``: where) may be updated in place by the
+    body, and the loop's result reaches only the loop's own variables (``names``) and the
+    containers of its carry (``carry``): any other place holding the array (another name, a
+    dict item or attribute it was also stored in, a global) would keep the old values. Refused
+    with a clear error when there is one."""
+    frames = user_frames()
+    mine: set = set()
+
+    def walk(v) -> None:
+        if isinstance(v, (list, tuple, dict)) and id(v) not in mine:
+            mine.add(id(v))
+            for x in (v.values() if isinstance(v, dict) else v):
+                walk(x)
+
+    walk(carry)
+    local_ids = {id(d) for _, d, _ in frames}
+    found, complete = places(arr, frames)
+    others = [t for h, k, t in found if id(h) not in mine and not (id(h) in local_ids and k in names)]
+    if arr.base is not None:
+        others.append("the array it is a view of")
+    if not complete:
+        others.append("(the search was cut short: it may be held elsewhere)")
+    if others:
+        raise ConcretizationError(
+            f"the NumPy array updated by {what} is also reachable as "
+            + ", ".join(repr(t) for t in others[:4])
+            + ": NumPy would update it there too, which a traced loop's result cannot",
+            hint="unroll the loop (reactant.unroll(n) or loops='unroll'), or keep a single name for the array")
+
+
+def refuse_aliased(arr: np.ndarray, slot: tuple | None = None) -> list:
+    """Refuse to replace ``arr`` by a traced array when a place the traced array cannot take
+    over still holds it: another name (of this function or another), a global, a tuple, a set,
+    a view. The place written is a name of the innermost user function (``slot`` None; seen
     also from the converted loop or branch bodies it runs in, one name per frame) or the item
-    or attribute ``slot = (container, key)``."""
+    or attribute ``slot = (container, key)``. Returns the other items and attributes holding
+    ``arr`` (a list, a dict, an object): the caller puts the traced array there too
+    (``rebind``), so that they see every update, as NumPy's one array would."""
     frames = user_frames()
     if arr.base is not None:
         raise ConcretizationError(
@@ -177,8 +228,11 @@ def refuse_aliased(arr: np.ndarray, slot: tuple | None = None) -> None:
     while group < len(frames) - 1 and _generated(frames[group][0]):
         group += 1
     own = {id(d) for _, d, _ in frames}
+    namespaces = own | {id(g) for _, _, g in frames}  # (names: not places a value can be put in)
     holder_ids = set() if slot is None else {id(slot[0]), id(getattr(slot[0], "__dict__", None))}
     found, complete = places(arr, frames)
+    shared = [f for f in found if _rebindable(f[0], namespaces) and not (id(f[0]) in holder_ids and f[1] == slot[1])]
+    found = [f for f in found if not any(f is x for x in shared)]
     others = []
     for i, (fname, local, _) in enumerate(frames):
         names = [k for h, k, t in found if h is local]
@@ -203,16 +257,19 @@ def refuse_aliased(arr: np.ndarray, slot: tuple | None = None) -> None:
             + ": NumPy would update it there too, which a traced array cannot",
             hint=_HINT)
     if complete:
-        return
+        return [(h, k) for h, k, _ in shared]
     # a search cut short by its budget: any tracked container but the traced code's own
     # locals, cells and tuples (the carries of converted loops) counts
+    taken = {id(x) for h, _, _ in shared for x in (h, getattr(h, "__dict__", None))}
     holders = [r for r in gc.get_referrers(arr)
-               if type(r).__name__ not in ("frame", "cell", "tuple") and id(r) not in own and id(r) not in holder_ids]
+               if type(r).__name__ not in ("frame", "cell", "tuple") and id(r) not in own and id(r) not in holder_ids
+               and id(r) not in taken]
     if holders:
         raise ConcretizationError(
             "a NumPy array that is also referenced elsewhere (a view of it, or a list, dict or object holding "
             "it) receives a traced value: those references would not see the update",
             hint=_HINT)
+    return []
 
 
 class PythonState:

@@ -19,6 +19,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from . import ops
+from .aliases import refuse_carried_alias
 from .context import active, current
 from .dtypes import result_type
 from .errors import ConcretizationError, DTypeError, NonUniformLoopError, ShapeError, describe
@@ -359,6 +360,9 @@ def _while(cond_fn, body_fn, init, names, counter: bool = False):
                 hint="keep the state in arrays updated in place, or unroll the loop (reactant.unroll(n) or "
                 "loops='unroll')"))
         if result[0] == "done":
+            for i in carried:  # NumPy arrays the loop updated: nothing else may hold them
+                if type(leaves[i]) is np.ndarray:
+                    refuse_carried_alias(leaves[i], f"the loop at {_where_defined(body_fn)}", init, set(names or ()))
             # arrays made in the body and kept by the user's code (a list, an attribute) name
             # values of the body: using them after the loop is an error, not invalid IR
             tc.loop_escapes += kill_escaped(

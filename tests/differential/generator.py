@@ -537,8 +537,18 @@ class _Gen:
         """A local buffer filled element by element (or a copy written into)."""
         r = self.r
         b = self.fresh("buf")
-        pick = r.randrange(3)
-        if pick == 0:
+        pick = r.randrange(4)
+        if pick == 3:  # blocks of s elements, each from the same block of x (a loop over tiles)
+            s_ = r.choice((2, 3)) if self.n >= 4 else 1
+            self.emit(f"{b} = np.zeros({self.n})")
+            with self.block(f"for i in range({self.n // s_}):"):
+                blk = f"x[{s_} * i:{s_} * (i + 1)]"
+                self.emit(f"{b}[{s_} * i:{s_} * (i + 1)] = {self.chain(blk, None, r.randint(1, 3))}")
+            if r.random() < 0.5:  # and an argument's blocks scaled in place
+                with self.block(f"for i in range({self.m // 2}):"):
+                    self.emit(f"A[2 * i:2 * i + 2] *= {self.c()}")
+            self.define(b, (self.n,))
+        elif pick == 0:
             L = r.randint(1, self.n)
             self.emit(f"{b} = np.zeros({L})")
             with self.block(f"for i in range({L}):"):

@@ -9,6 +9,7 @@ import operator
 
 import numpy as np
 
+from ..aliases import rebind as _rebind
 from ..aliases import refuse_aliased as _refuse_aliased
 from ..context import active as _active
 from ..errors import ConcretizationError
@@ -44,9 +45,10 @@ def setitem(obj, index, value):
     """``obj[index] = value``, returning what the name should hold: a NumPy array that
     receives a traced value (or a traced index) becomes a traced array."""
     if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index)):
-        _refuse_aliased(obj)
+        shared = _refuse_aliased(obj)
         t = as_traced(obj)
         t[index] = value
+        _rebind(shared, t)
         return t
     obj[index] = value
     return obj
@@ -99,9 +101,10 @@ def aug_store(obj, index, op: str, value) -> None:
 def aug_setitem(obj, index, op: str, value):
     """``obj[index] op= value`` (``op``: the operator's name, e.g. ``iadd``)."""
     if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index)):
-        _refuse_aliased(obj)
+        shared = _refuse_aliased(obj)
         t = as_traced(obj)
         t[index] = getattr(operator, op)(t[index], value)
+        _rebind(shared, t)
         return t
     obj[index] = _combine_item(obj, index, obj[index], op, value)
     return obj
@@ -120,9 +123,11 @@ def aug_assign(obj, op: str, value):
     """``obj op= value``: a NumPy array combined in place with a traced value becomes the
     traced result."""
     if type(obj) is np.ndarray and _has_traced(value):
-        _refuse_aliased(obj)
+        shared = _refuse_aliased(obj)
         # (the in-place operator: NumPy's casting, w's dtype kept or a clear error)
-        return getattr(operator, op)(as_traced(obj), value)
+        t = getattr(operator, op)(as_traced(obj), value)
+        _rebind(shared, t)
+        return t
     return getattr(operator, op)(obj, value)
 
 
@@ -187,8 +192,10 @@ def _traced_for(holder, key, cur: np.ndarray, is_attr: bool):
     h = state_array_handle(cur, item=None if is_attr else (holder, key))
     if h is not None:
         return h
-    _refuse_aliased(cur, slot=(holder, key))
-    return as_traced(cur)
+    shared = _refuse_aliased(cur, slot=(holder, key))
+    t = as_traced(cur)
+    _rebind(shared, t)  # (the place written gets t from the caller; the others here)
+    return t
 
 
 def _combine_item(obj, key, cur, op: str, value, attr: bool = False):

@@ -11,6 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import control_flow as cf
+from ..aliases import rebind as _rebind
 from ..aliases import refuse_aliased as _refuse_aliased
 from ..functions import cached_call
 from ..host_random import refuse_numpy_random
@@ -73,8 +74,9 @@ class _Runtime:
         """``fn(*args, out=out, **kwargs)`` as a statement, returning what the name ``out``
         should hold: a NumPy ``out`` written with traced inputs becomes a traced array."""
         if type(out) is np.ndarray and (_has_traced(args) or _has_traced(list(kwargs.values()))):
-            _refuse_aliased(out)
+            shared = _refuse_aliased(out)
             out = as_traced(out)
+            _rebind(shared, out)
         self.call(fn)(*args, out=out, **kwargs)
         return out
 
@@ -82,8 +84,9 @@ class _Runtime:
         """The statement ``np.add.at(target, ...)`` (any ufunc's ``at``), returning what the
         name ``target`` should hold: a NumPy array updated with traced values becomes traced."""
         if type(target) is np.ndarray and (_has_traced(args) or _has_traced(list(kwargs.values()))):
-            _refuse_aliased(target)
+            shared = _refuse_aliased(target)
             target = as_traced(target)
+            _rebind(shared, target)
         self.call(method)(target, *args, **kwargs)
         return target
 
