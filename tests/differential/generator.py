@@ -641,7 +641,8 @@ class _Gen:
     def f_container(self) -> None:
         """Arrays made here, held in a dict, a list or an object and updated in place there
         (``params["w"] -= lr * g``), sometimes in a loop; now and then through a second name,
-        which NumPy updates too (reactant: the clear error)."""
+        which NumPy updates too (the item or attribute takes the traced array; through a loop
+        kept as a loop: the clear error)."""
         r = self.r
         L = r.randint(1, self.n)
         h = self.fresh("hold")
@@ -659,7 +660,11 @@ class _Gen:
         if r.random() < 0.15:  # a second name for the array
             alias = self.fresh("al")
             self.emit(f"{alias} = {slot}")
-            self.emit(f"{alias} {op} {self.chain(self.fvec(L), L, r.randint(1, 2))}")
+            if r.random() < 0.5:
+                self.emit(f"{alias} {op} {self.chain(self.fvec(L), L, r.randint(1, 2))}")
+            else:  # updated through it in a loop (reactant: NumPy's answer unrolled, else the clear error)
+                with self.block(f"for i in range({self.trip()}):"):
+                    self.emit(f"{alias} {op} {self.chain(self.fvec(L), L, r.randint(1, 2))} * {self.c()}")
         elif r.random() < 0.5:
             with self.block(f"for i in range({self.trip()}):"):
                 self.emit(f"{slot} {op} {self.chain(self.fvec(L), L, r.randint(1, 3))} * {self.c()}")
