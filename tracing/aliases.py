@@ -179,6 +179,49 @@ def rebind(places_: list, traced) -> None:
             setattr(holder, key, traced)
 
 
+_COPY_MAX = 1 << 20  # elements of an array kept whole by a snapshot (larger: its digest only)
+
+
+def numpy_contents(frames) -> list[tuple]:
+    """``(array, label, digest, copy)`` of the NumPy arrays the traced code reaches (its
+    variables, and items and attributes of the containers and objects they reach): what a loop
+    traced once must not change in place (``changed_numpy``); ``copy`` (arrays up to
+    ``_COPY_MAX`` elements) puts them back (``restore_numpy``)."""
+    from .state_reads import digest
+
+    out, seen = [], set()
+
+    def add(v, label: str) -> None:
+        if type(v) is np.ndarray and v.dtype != object and id(v) not in seen:
+            seen.add(id(v))
+            out.append((v, label, digest(v), v.copy() if v.size <= _COPY_MAX else None))
+
+    for fname, local, _ in frames:
+        for name, v in local.items():
+            if not _generated(name):
+                add(v, repr(name))
+    for c in reachable(frames):
+        for _, x, step in _items(c):
+            add(x, f"at {step}" if step.startswith("[") else f"at {step.strip()}")
+    return out
+
+
+def changed_numpy(snapshot: list[tuple]) -> list[str]:
+    """The labels of the arrays of ``snapshot`` whose contents changed since it was taken."""
+    from .state_reads import digest
+
+    return [label for arr, label, d, _ in snapshot if digest(arr) != d]
+
+
+def restore_numpy(snapshot: list[tuple]) -> None:
+    """Put back the contents ``snapshot`` kept of the arrays that changed since."""
+    from .state_reads import digest
+
+    for arr, _, d, copy in snapshot:
+        if copy is not None and digest(arr) != d:
+            arr[...] = copy
+
+
 def refuse_carried_alias(arr: np.ndarray, what: str, carry, names) -> None:
     """A NumPy array a traced loop carries (``what``: where) may be updated in place by the
     body, and the loop's result reaches only the loop's own variables (``names``) and the

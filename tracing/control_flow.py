@@ -19,7 +19,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from . import ops
-from .aliases import refuse_carried_alias
+from .aliases import changed_numpy, numpy_contents, refuse_carried_alias, restore_numpy, user_frames
 from .context import active, current
 from .dtypes import result_type
 from .errors import ConcretizationError, DTypeError, NonUniformLoopError, ShapeError, describe
@@ -349,11 +349,13 @@ def _while(cond_fn, body_fn, init, names, counter: bool = False):
     extra: list[TracedRArray] = []  # outer roots updated in the body: carried too
     fresh: set[int] = {0} if counter else set()  # traced leaves the body rebinds: carried as values
     mark = tc.reads.mark()
+    arrays = numpy_contents(user_frames())  # (NumPy arrays the body may change in place)
     for _attempt in range(8 + len(carried)):
         start = len(tc.handles)
         result = _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh, names)
-        changed = tc.reads.changed_since(mark)
+        changed = tc.reads.changed_since(mark) + [f"the NumPy array {a}" for a in changed_numpy(arrays)]
         if changed:  # Python state changed while tracing the body: the loop would run it many times
+            restore_numpy(arrays)  # (arrays changed in place by the traced body: as they were)
             raise _no_unroll(ConcretizationError(
                 f"the loop body at {_where_defined(body_fn)} runs as a traced loop and changes Python state "
                 f"({', '.join(changed[:3])}): tracing runs the body once, the program runs it at every iteration",

@@ -378,3 +378,48 @@ def test_a_loop_updating_an_array_held_elsewhere_is_numpys_answer_or_a_clear_err
         check(loop_updates_a_held_array, x, loops=loops)
     with pytest.raises(ConcretizationError, match=r"also reachable as \"d\['a'\]\""):
         check(traced_while_updates_a_held_array, x, loops=loops)
+
+
+# -- NumPy arrays changed in place with NumPy values by a loop body kept as a loop ------------------
+def kept_loop_changes_an_attribute_array(x):
+    import types
+
+    hold = types.SimpleNamespace(w=np.zeros(4))
+    for i in range(7):
+        hold.w += np.sin(np.linspace(2.0, 1.5, 4)) * -0.5  # (no traced value: NumPy does it)
+    return hold.w + x
+
+
+def kept_loop_changes_a_dict_item_element(x):
+    d = {"w": np.zeros(4)}
+    for i in range(7):
+        d["w"][1] += 1.0
+    return d["w"] + x
+
+
+class Buffer:
+    def __init__(self):
+        self.data = np.zeros(3)
+
+    def fill(self, x):
+        for i in range(reactant.keep(5)):
+            self.data[0] += 1.0
+        return x + self.data[0]
+
+
+@pytest.mark.parametrize("loops", ["auto", "keep", "unroll"])
+def test_loop_body_changing_a_numpy_array_in_place_is_numpys_answer_or_a_clear_error(loops):
+    # traced once as a loop, the body's NumPy update would happen once instead of 7 times (it
+    # did, silently, in keep mode): unrolled it is NumPy's answer, kept it is the clear error
+    x = np.array([1.0, -2.0, 0.5, 3.0])
+    for fn in (kept_loop_changes_an_attribute_array, kept_loop_changes_a_dict_item_element):
+        if loops == "keep":
+            with pytest.raises(ConcretizationError, match="changes Python state .the NumPy array at"):
+                check(fn, x, loops=loops)
+        else:
+            check(fn, x, loops=loops)
+    # the user's own array is left as it was before the call that failed
+    b = Buffer()
+    with pytest.raises(ConcretizationError, match=r"the NumPy array at .data"):
+        reactant.compile(b.fill, loops=loops)(reactant.to_rarray(x))
+    np.testing.assert_array_equal(b.data, np.zeros(3))

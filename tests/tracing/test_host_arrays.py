@@ -89,7 +89,7 @@ def test_gradient_through_a_filled_host_array():
     np.testing.assert_allclose(np.asarray(g), want, rtol=1e-12)
 
 
-def test_aliased_host_arrays_are_refused():
+def test_aliased_host_arrays_are_refused_or_follow_the_update():
     def view(x):
         out = np.zeros((4, 3))
         row = out[0]  # a view: NumPy would update out through it
@@ -102,9 +102,9 @@ def test_aliased_host_arrays_are_refused():
         out[0] = x[0, 0]
         return keep[0]
 
-    for fn, why in ((view, "a view of another"), (listed, r"also reachable as 'keep\[0\]'")):
-        with pytest.raises(reactant.ConcretizationError, match=why):
-            reactant.compile(fn)(reactant.to_rarray(X))
+    with pytest.raises(reactant.ConcretizationError, match="a view of another"):
+        reactant.compile(view)(reactant.to_rarray(X))
+    check(listed, X)  # (the list's item takes the traced array too, as it holds NumPy's one array)
 
     def in_a_dict(x):
         d = {"a": np.zeros(3)}
