@@ -50,12 +50,13 @@ def test_unrolled_benchmark_programs_roll(name, reps):
     rargs = [reactant.to_rarray(a) for a in args]
     rolled = reactant.code_hlo(reactant.compile(f, loops="unroll"), *rargs, optimize=["inline", "reroll"])
     assert rolled.count("stablehlo.while") == 1
-    ref = reactant.compile(f, loops="unroll", optimize="O0")(*[reactant.to_rarray(a) for a in args])
+    # (NumPy's values: XLA compiling the unrolled program for a reference costs seconds)
+    ref = f(*[np.array(a, copy=True) for a in args])
     got = reactant.compile(f, loops="unroll", optimize=["inline", "reroll"])(*[reactant.to_rarray(a) for a in args])
-    np.testing.assert_allclose(np.asarray(got), np.asarray(ref), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(got), ref, rtol=1e-10, atol=1e-10)
     # the O2 pipeline rolls too, and computes the same
     o2 = reactant.compile(f, loops="unroll", optimize="O2")(*[reactant.to_rarray(a) for a in args])
-    np.testing.assert_allclose(np.asarray(o2), np.asarray(ref), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(np.asarray(o2), ref, rtol=1e-10, atol=1e-10)
 
 
 def test_disabled_by_option():
