@@ -35,6 +35,7 @@ class TraceContext:
         # whether the optimizer turns a while op into tensor operations (set by the compiler
         # when its passes will run): a small loop that does is kept rather than unrolled
         self.loop_raises = None
+        self.raise_answers: dict = {}  # its answers, per loop of the source (autograph.loops)
         # functions the trace ran without source conversion (no source: typed at the prompt)
         self.unconverted: list[str] = []
         self.unknown_loc = ir.Location.unknown(self.ctx)

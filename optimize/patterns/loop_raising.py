@@ -687,7 +687,7 @@ def kept_loop_raises(w, options=None) -> bool:
         with ir.InsertionPoint(entry):
             copy = clone_op(w, get)
             func.ReturnOp(list(copy.results))
-        run_pipeline(m, ["canonicalize", "patterns"], options, verify=False)
+        run_pipeline(m, ["patterns"], options, verify=False)
         left: list = []
         walk_nested(m.operation, lambda o: left.append(o) if o.operation.name == "stablehlo.while" else None)
         return not left

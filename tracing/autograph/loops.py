@@ -164,7 +164,7 @@ def _try_roll(tc, start, stop, step, body_fn, init, names, where, target, effect
             small = trip * body_ops < rolling.ROLL_MIN_OPS and not (trip > 1 and rolling.updates_large_windows(loop))
             # (a small loop the optimizer turns into tensor operations stays a loop: one batched
             # op beats trip copies of the body, which XLA compiles one by one)
-            if small and not (tc.loop_raises is not None and tc.loop_raises(loop)):
+            if small and not _raises(tc, loop, where, trip, body_ops):
                 why = f"unrolled: {trip} x {body_ops} ops is below {rolling.ROLL_MIN_OPS} unrolled ops"
             elif host and rolling.host_carries_stay_static(loop, host, 0):
                 why = "unrolled: a carried variable would stay a Python/NumPy value when unrolled (e.g. a counter)"
@@ -177,6 +177,36 @@ def _try_roll(tc, start, stop, step, body_fn, init, names, where, target, effect
                        + (", first iteration peeled" if peeled else "")
                        + ("; small, but its iterations become tensor operations" if raised else "") + ")")
     return tuple(out[:-1]) + (start + (trip - 1) * step,)
+
+
+def _raises(tc, loop, where, trip: int, body_ops: int) -> bool:
+    """Whether the optimizer turns the small loop ``loop`` into tensor operations (asked once
+    per loop of the source, trip count and carried types: a loop inside an unrolled loop is
+    the same loop every time)."""
+    if tc.loop_raises is None or not _inner_loops_small(loop):
+        return False
+    key = (where, trip, body_ops, tuple(str(r.type) for r in loop.results))
+    got = tc.raise_answers.get(key)
+    if got is None:
+        got = tc.raise_answers[key] = bool(tc.loop_raises(loop))
+    return got
+
+
+def _inner_loops_small(loop) -> bool:
+    """Whether every loop nested in ``loop`` is small itself (a static trip count x its ops
+    below ``ROLL_MIN_OPS``): an outer loop raises only once its inner loops have, and one kept
+    for its size (a sweep holding a recurrence) makes asking the optimizer a waste."""
+    from ...ir.loops import analyze
+    from ...ir.regions import walk_nested
+
+    inner = []
+    walk_nested(loop, lambda o: inner.append(o) if o.operation.name == "stablehlo.while" else None)
+    for w in inner:
+        info = analyze(w.operation)
+        if info is None or info.trip_count is None or \
+                info.trip_count * rolling.body_op_count(w.operation) >= rolling.ROLL_MIN_OPS:
+            return False
+    return True
 
 
 def _python_int(i: TracedRArray) -> TracedRArray:
