@@ -652,7 +652,7 @@ def _slots_may_raise(w) -> bool:
 
 
 def kept_loop_raises(w, options=None) -> bool:
-    """Whether ``canonicalize`` and the rewrite patterns (at ``options``) turn the counted loop
+    """Whether the rewrite patterns (at ``options``; their driver folds constants) turn the counted loop
     ``w`` into tensor operations: tried on a copy of it in a scratch module (the loop itself is
     left as it is). The tracer asks this of a loop it would unroll for being small: kept, such
     a loop becomes one batched op (a 16 x 16 nest of row products: one ``dot_general``) where
