@@ -262,6 +262,19 @@ def _tdiv(a: int, c: int) -> int:
     return abs(a) // c if a >= 0 else -(abs(a) // c)
 
 
+def add_affine(a: tuple[dict, int], b: tuple[dict, int], sign: int = 1) -> tuple[dict, int]:
+    """``a + sign * b`` for ``(coefficients, constant)`` forms, dropping zero coefficients."""
+    coefs = dict(a[0])
+    for key, k in b[0].items():
+        coefs[key] = coefs.get(key, 0) + sign * k
+    return {key: k for key, k in coefs.items() if k}, a[1] + sign * b[1]
+
+
+def scale_affine(a: tuple[dict, int], k: int) -> tuple[dict, int]:
+    """``k * a`` for a ``(coefficients, constant)`` form, dropping zero coefficients."""
+    return {key: c * k for key, c in a[0].items() if c * k}, a[1] * k
+
+
 def affine_form(v: ir.Value, depth: int = 24) -> tuple[dict, int] | None:
     """``v`` (an integer scalar) as ``sum(coef * leaf) + const`` over leaf values, through
     +, -, negation, multiplication by a constant and integer conversions; None when it is not
@@ -278,11 +291,7 @@ def affine_form(v: ir.Value, depth: int = 24) -> tuple[dict, int] | None:
         a, b = affine_form(op.operands[0], depth - 1), affine_form(op.operands[1], depth - 1)
         if a is None or b is None:
             return None
-        sign = 1 if name == "stablehlo.add" else -1
-        coefs = dict(a[0])
-        for leaf, k in b[0].items():
-            coefs[leaf] = coefs.get(leaf, 0) + sign * k
-        return {leaf: k for leaf, k in coefs.items() if k}, a[1] + sign * b[1]
+        return add_affine(a, b, 1 if name == "stablehlo.add" else -1)
     if name == "stablehlo.negate":
         a = affine_form(op.operands[0], depth - 1)
         return None if a is None else ({leaf: -k for leaf, k in a[0].items()}, -a[1])
@@ -291,7 +300,7 @@ def affine_form(v: ir.Value, depth: int = 24) -> tuple[dict, int] | None:
             k = scalar_int_value(y)
             if k is not None:
                 a = affine_form(x, depth - 1)
-                return None if a is None else ({leaf: k * c for leaf, c in a[0].items() if k * c}, k * a[1])
+                return None if a is None else scale_affine(a, k)
         return None
     return {v: 1}, 0
 

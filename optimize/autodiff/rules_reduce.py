@@ -77,6 +77,27 @@ def _check_select_body(op, j):
                       "variadic reductions are differentiable)" % j, op)
 
 
+def _no_body_rule(op):
+    return ADError("no derivative rule for a reduce with this body (add, max, min and multiply "
+                   "reductions are differentiable)", op)
+
+
+def _variadic_parts(op):
+    """``_argmax_parts(op)``; raises where no rule covers the variadic reduce."""
+    parts = _argmax_parts(op)
+    if parts is None:
+        raise ADError("no derivative rule for this variadic reduce (only argmax/argmin-style reductions "
+                      "with an iota operand are differentiable)", op)
+    return parts
+
+
+def _index_along(idx, op, j, d):
+    """Operand ``j``'s shape with dim ``d`` set to 1, and ``idx`` reshaped to it."""
+    es = list(shape_of(op.operands[j]))
+    es[d] = 1
+    return es, B.reshape(idx, es)
+
+
 def _reduce_fwd(cx, op, ts):
     n = len(op.results)
     dims = _dims(op)
@@ -104,13 +125,8 @@ def _reduce_fwd(cx, op, ts):
                 px = B.reduce(x, B.scalar(1, element_type_of(x)), dims, "stablehlo.multiply")
                 out = tadd(out, B.multiply(B.broadcast_to(tinit, list(shape_of(y))), px))
             return [out]
-        raise ADError("no derivative rule for a reduce with this body (add, max, min and multiply "
-                      "reductions are differentiable)", op)
-    parts = _argmax_parts(op)
-    if parts is None:
-        raise ADError("no derivative rule for this variadic reduce (only argmax/argmin-style reductions "
-                      "with an iota operand are differentiable)", op)
-    d, k = parts
+        raise _no_body_rule(op)
+    d, k = _variadic_parts(op)
     if any(t is not None for t in ts[n:]):
         raise ADError("derivative of a variadic reduce with respect to its init values is not supported", op)
     idx = res(cx, op, k)
@@ -121,10 +137,7 @@ def _reduce_fwd(cx, op, ts):
             outs.append(None)
             continue
         _check_select_body(op, j)
-        xs = list(shape_of(op.operands[j]))
-        es = list(xs)
-        es[d] = 1
-        idx_e = B.reshape(idx, es)
+        es, idx_e = _index_along(idx, op, j, d)
         outs.append(B.reshape(E.take_along(t, idx_e, d), list(shape_of(op.results[j]))))
     return outs
 
@@ -155,13 +168,8 @@ def _reduce_rev(cx, op, cts, want):
                 px = B.reduce(xv, B.scalar(1, element_type_of(xv)), dims, "stablehlo.multiply")
                 gi = B.reduce_sum(B.multiply(g, px), range(rank_of(g)))
             return [gx, gi]
-        raise ADError("no derivative rule for a reduce with this body (add, max, min and multiply "
-                      "reductions are differentiable)", op)
-    parts = _argmax_parts(op)
-    if parts is None:
-        raise ADError("no derivative rule for this variadic reduce (only argmax/argmin-style reductions "
-                      "with an iota operand are differentiable)", op)
-    d, k = parts
+        raise _no_body_rule(op)
+    d, k = _variadic_parts(op)
     if any(want[n:]):
         raise ADError("derivative of a variadic reduce with respect to its init values is not supported", op)
     idx = res(cx, op, k)
@@ -172,10 +180,7 @@ def _reduce_rev(cx, op, cts, want):
             outs.append(None)
             continue
         _check_select_body(op, j)
-        xs = list(shape_of(op.operands[j]))
-        es = list(xs)
-        es[d] = 1
-        idx_e = B.reshape(idx, es)
+        es, idx_e = _index_along(idx, op, j, d)
         outs.append(E.scatter_add_along(op.operands[j].type, idx_e, B.reshape(g, es), d))
     return outs + [None] * n
 

@@ -125,24 +125,18 @@ def sub_zero_fast(op, rewriter):
     return False
 
 
-@pattern("sub_self", FAMILY, "stablehlo.subtract", benefit=3)
-def sub_self(op, rewriter):
-    """x - x → 0 for integers."""
+def _sub_self_to_zero(op, rewriter, of_type) -> bool:
     x, y = op.operands
-    if x == y and _is_int(x):
+    if x == y and of_type(x):
         with rewriter.ip:
             return replace(rewriter, op, _zero_like(x, op.location))
     return False
 
 
-@pattern("sub_self_fast", FAMILY, "stablehlo.subtract", benefit=3, fast_math=True)
-def sub_self_fast(op, rewriter):
-    """x - x → 0 for floats (wrong for Inf/NaN)."""
-    x, y = op.operands
-    if x == y and _is_float(x):
-        with rewriter.ip:
-            return replace(rewriter, op, _zero_like(x, op.location))
-    return False
+variant("sub_self", FAMILY, "stablehlo.subtract", _sub_self_to_zero, _is_int, benefit=3,
+        doc="x - x → 0 for integers.")
+variant("sub_self_fast", FAMILY, "stablehlo.subtract", _sub_self_to_zero, _is_float, benefit=3, fast_math=True,
+        doc="x - x → 0 for floats (wrong for Inf/NaN).")
 
 
 @pattern("zero_sub", FAMILY, "stablehlo.subtract", benefit=2)
@@ -189,26 +183,19 @@ def sub_neg(op, rewriter):
     return False
 
 
-@pattern("neg_sub", FAMILY, "stablehlo.negate", benefit=2)
-def neg_sub(op, rewriter):
-    """-(a - b) → b - a for integers."""
+def _neg_sub_swap(op, rewriter, of_type) -> bool:
     s = def_of(op.operands[0], "subtract")
-    if s is not None and _is_int(op.operands[0]):
+    if s is not None and of_type(op.operands[0]):
         with rewriter.ip:
             return replace(rewriter, op, B.elementwise("stablehlo.subtract", [s.operands[1], s.operands[0]],
                                                  loc=op.location))
     return False
 
 
-@pattern("neg_sub_fast", FAMILY, "stablehlo.negate", benefit=2, fast_math=True)
-def neg_sub_fast(op, rewriter):
-    """-(a - b) → b - a for floats (a == b gives -0.0 before, +0.0 after)."""
-    s = def_of(op.operands[0], "subtract")
-    if s is not None and _is_float(op.operands[0]):
-        with rewriter.ip:
-            return replace(rewriter, op, B.elementwise("stablehlo.subtract", [s.operands[1], s.operands[0]],
-                                                 loc=op.location))
-    return False
+variant("neg_sub", FAMILY, "stablehlo.negate", _neg_sub_swap, _is_int, benefit=2,
+        doc="-(a - b) → b - a for integers.")
+variant("neg_sub_fast", FAMILY, "stablehlo.negate", _neg_sub_swap, _is_float, benefit=2, fast_math=True,
+        doc="-(a - b) → b - a for floats (a == b gives -0.0 before, +0.0 after).")
 
 
 def _cancel_sub_of_add(op, rewriter, ok) -> bool:
@@ -244,6 +231,23 @@ variant("add_sub_cancel_fast", FAMILY, "stablehlo.add", _cancel_add_of_sub, _is_
         doc="(a - b) + b → a for floats (not exact).")
 
 
+def _splat_operand(d):
+    """(x, s, x's NumPy dtype or None) for the first operand order of the binary op ``d``
+    with a splat constant ``s`` against a non-constant ``x``; None if there is none."""
+    for x, c in _pairs(d):
+        s = scalar_value(c)
+        if s is not None and scalar_value(x) is None:
+            return x, s, np_dtype(element_type_of(x))
+    return None
+
+
+def _replace_by_op_with_splat(rewriter, op, name: str, x, value) -> bool:
+    """Replace ``op`` by ``name(x, splat(value))``."""
+    with rewriter.ip:
+        k = B.full(value, ir.RankedTensorType(x.type), loc=op.location)
+        return replace(rewriter, op, B.elementwise(name, [x, k], loc=op.location))
+
+
 def _const_reassoc(op, rewriter, ok) -> bool:
     """(x op c1) op c2 → x op (c1 op c2) for splat constants c1, c2 (op add or multiply)."""
     name = op.operation.name
@@ -254,19 +258,16 @@ def _const_reassoc(op, rewriter, ok) -> bool:
         d = defining_op(inner)
         if d is None or d.operation.name != name:
             continue
-        for x, c1 in _pairs(d):
-            s1 = scalar_value(c1)
-            if s1 is None or scalar_value(x) is not None:
-                continue
-            dt = np_dtype(element_type_of(x))
-            if dt is None:
-                return False
-            with np.errstate(all="ignore"):
-                a, b = np.array(s1).astype(dt), np.array(s2).astype(dt)
-                c = (a + b) if name == "stablehlo.add" else (a * b)
-            with rewriter.ip:
-                k = B.full(c.item(), ir.RankedTensorType(x.type), loc=op.location)
-                return replace(rewriter, op, B.elementwise(name, [x, k], loc=op.location))
+        xs = _splat_operand(d)
+        if xs is None:
+            continue
+        x, s1, dt = xs
+        if dt is None:
+            return False
+        with np.errstate(all="ignore"):
+            a, b = np.array(s1).astype(dt), np.array(s2).astype(dt)
+            c = (a + b) if name == "stablehlo.add" else (a * b)
+        return _replace_by_op_with_splat(rewriter, op, name, x, c.item())
     return False
 
 
@@ -328,26 +329,26 @@ def mul_neg_one(op, rewriter):
     return False
 
 
-@pattern("mul_neg_neg", FAMILY, "stablehlo.multiply", benefit=2)
-def mul_neg_neg(op, rewriter):
-    """(-a) * (-b) → a * b."""
+def _drop_both_negations(op, rewriter) -> bool:
+    """(-a) op (-b) → a op b, for the binary ``op``."""
     na, nb = def_of(op.operands[0], "negate"), def_of(op.operands[1], "negate")
     if na is not None and nb is not None:
         with rewriter.ip:
-            return replace(rewriter, op, B.elementwise("stablehlo.multiply", [na.operands[0], nb.operands[0]],
+            return replace(rewriter, op, B.elementwise(op.operation.name, [na.operands[0], nb.operands[0]],
                                                  loc=op.location))
     return False
+
+
+@pattern("mul_neg_neg", FAMILY, "stablehlo.multiply", benefit=2)
+def mul_neg_neg(op, rewriter):
+    """(-a) * (-b) → a * b."""
+    return _drop_both_negations(op, rewriter)
 
 
 @pattern("div_neg_neg", FAMILY, "stablehlo.divide", benefit=2)
 def div_neg_neg(op, rewriter):
     """(-a) / (-b) → a / b for floats."""
-    na, nb = def_of(op.operands[0], "negate"), def_of(op.operands[1], "negate")
-    if na is not None and nb is not None and _is_float(op.operands[0]):
-        with rewriter.ip:
-            return replace(rewriter, op, B.elementwise("stablehlo.divide", [na.operands[0], nb.operands[0]],
-                                                 loc=op.location))
-    return False
+    return _is_float(op.operands[0]) and _drop_both_negations(op, rewriter)
 
 
 @pattern("neg_mul_const", FAMILY, "stablehlo.negate", benefit=2)
@@ -359,19 +360,15 @@ def neg_mul_const(op, rewriter):
     v = op.operands[0]
     if not (_is_float(v) or _is_signed_int(v)):
         return False
-    for x, c in _pairs(m):
-        s = scalar_value(c)
-        if s is None or scalar_value(x) is not None:
-            continue
-        dt = np_dtype(element_type_of(x))
-        if dt is None:
-            return False
-        with np.errstate(all="ignore"):
-            nc = (-np.array(s).astype(dt)).item()
-        with rewriter.ip:
-            k = B.full(nc, ir.RankedTensorType(x.type), loc=op.location)
-            return replace(rewriter, op, B.elementwise("stablehlo.multiply", [x, k], loc=op.location))
-    return False
+    xs = _splat_operand(m)
+    if xs is None:
+        return False
+    x, s, dt = xs
+    if dt is None:
+        return False
+    with np.errstate(all="ignore"):
+        nc = (-np.array(s).astype(dt)).item()
+    return _replace_by_op_with_splat(rewriter, op, "stablehlo.multiply", x, nc)
 
 
 @pattern("div_one", FAMILY, "stablehlo.divide", benefit=3)

@@ -105,18 +105,21 @@ for _k, _f in K.BINARY.items():
 @pattern("fold_convert", FAMILY, "stablehlo.convert", benefit=4)
 def fold_convert(op, rewriter):
     """convert of a constant → constant (float → int only for finite in-range values)."""
+    def convert(x, dt):
+        with np.errstate(all="ignore"):
+            return K.convert(x, dt)
+    return _fold_cast(op, rewriter, convert)
+
+
+def _fold_cast(op, rewriter, cast) -> bool:
+    """Fold a one-operand cast of a constant: ``cast(x, result dtype)``, None for no fold."""
     got = _operands(op)
     if got is None:
         return False
     (x,), all_splat = got
     dt = np_dtype(tensor_type(op.results[0]).element_type)
-    if dt is None:
-        return False
-    with np.errstate(all="ignore"):
-        res = K.convert(x, dt)
-    if res is None:
-        return False
-    return _replace_with(op, rewriter, res, all_splat)
+    res = None if dt is None else cast(x, dt)
+    return res is not None and _replace_with(op, rewriter, res, all_splat)
 
 
 # -- shape ops -------------------------------------------------------------------------------
@@ -258,10 +261,4 @@ def fold_reduce(op, rewriter):
 @pattern("fold_bitcast_convert", FAMILY, "stablehlo.bitcast_convert", benefit=4)
 def fold_bitcast_convert(op, rewriter):
     """bitcast_convert of a constant between types of the same width → constant."""
-    got = _operands(op)
-    if got is None:
-        return False
-    (x,), all_splat = got
-    dt = np_dtype(tensor_type(op.results[0]).element_type)
-    res = None if dt is None else K.bitcast_convert(x, dt)
-    return res is not None and _replace_with(op, rewriter, res, all_splat)
+    return _fold_cast(op, rewriter, K.bitcast_convert)

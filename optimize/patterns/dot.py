@@ -27,6 +27,7 @@ from ...ir import build as B
 from ...ir import shapes
 from ...ir.attrs import i64_list, scalar_value
 from ...ir.evaluate import evaluate_value
+from ...ir.loops import add_affine, scale_affine
 from ...ir.types import element_type_of, is_float_type, num_elements, ranked, shape_of
 from ...ir.values import def_of, defining_op, has_one_use
 from ._registry import pattern, replace, variant
@@ -57,11 +58,7 @@ def linear_index(v: ir.Value, depth: int = 0):
         a, b = linear_index(op.operands[0], depth + 1), linear_index(op.operands[1], depth + 1)
         if a is None or b is None:
             return None
-        sign = 1 if name == "stablehlo.add" else -1
-        co = dict(a[0])
-        for d, c in b[0].items():
-            co[d] = co.get(d, 0) + sign * c
-        return {d: c for d, c in co.items() if c}, a[1] + sign * b[1]
+        return add_affine(a, b, 1 if name == "stablehlo.add" else -1)
     if name == "stablehlo.negate":
         a = linear_index(op.operands[0], depth + 1)
         return None if a is None else ({d: -c for d, c in a[0].items()}, -a[1])
@@ -70,8 +67,7 @@ def linear_index(v: ir.Value, depth: int = 0):
             sk = scalar_value(k)
             if sk is not None:
                 a = linear_index(x, depth + 1)
-                return None if a is None else ({d: c * int(sk) for d, c in a[0].items() if c * int(sk)},
-                                               a[1] * int(sk))
+                return None if a is None else scale_affine(a, int(sk))
         return None
     if name == "stablehlo.broadcast_in_dim":
         x = op.operands[0]
@@ -266,6 +262,29 @@ def _plain_dot(op):
     return lc[0], rc[0]
 
 
+def _matrix_dot(v: ir.Value):
+    """(lhs, rhs, lc, rc) when ``v`` is a single-use ``_plain_dot`` of two matrices."""
+    d = def_of(v, "dot_general")
+    if d is None or not has_one_use(v):
+        return None
+    pd = _plain_dot(d)
+    if pd is None:
+        return None
+    lhs, rhs = d.operands
+    if len(shape_of(lhs)) != 2 or len(shape_of(rhs)) != 2:
+        return None
+    return lhs, rhs, pd[0], pd[1]
+
+
+def _product_diagonal(lhs, rhs, lc: int, rc: int, et, loc) -> ir.Value:
+    """sum_k A'[i,k] * B'[i,k]: the diagonal of the ``_matrix_dot`` product, as a vector."""
+    at = B.transpose(lhs, [1 - lc, lc], loc=loc)  # [n, k]
+    bt = B.transpose(rhs, [1 - rc, rc], loc=loc)  # [n, k]
+    prod = B.op1("stablehlo.multiply", [at, bt], at.type, loc=loc)
+    zero = B.full(0, ranked([], et), loc=loc)
+    return B.reduce(prod, zero, [1], "stablehlo.add", loc=loc)
+
+
 def _dense_sum_of_one_product(r, x, axis: int, loc):
     """What a dense product adds to its one nonzero term ``r`` = d * ``x`` (``x`` the other
     operand, contracted along ``axis``). Every other term is 0 * x[k]: NaN where x[k] is
@@ -340,25 +359,14 @@ def diag_of_dot(op, rewriter):
     p, a, z = op.operands
     if eye_mask(p) != "EQ" or not _is_zero(z):
         return False
-    d = def_of(a, "dot_general")
-    if d is None or not has_one_use(a):
-        return False
-    pd = _plain_dot(d)
-    if pd is None:
-        return False
-    lhs, rhs = d.operands
-    if len(shape_of(lhs)) != 2 or len(shape_of(rhs)) != 2 or not is_float_type(element_type_of(a)) \
+    md = _matrix_dot(a)
+    if md is None or not is_float_type(element_type_of(a)) \
             and not isinstance(element_type_of(a), ir.IntegerType):
         return False
-    lc, rc = pd
     n = shape_of(a)[0]
     loc = op.location
     with rewriter.ip:
-        at = B.transpose(lhs, [1 - lc, lc], loc=loc)  # [n, k]
-        bt = B.transpose(rhs, [1 - rc, rc], loc=loc)  # [n, k]
-        prod = B.op1("stablehlo.multiply", [at, bt], at.type, loc=loc)
-        zero = B.full(0, ranked([], element_type_of(a)), loc=loc)
-        dvec = B.reduce(prod, zero, [1], "stablehlo.add", loc=loc)
+        dvec = _product_diagonal(*md, element_type_of(a), loc)
         dv = B.broadcast_in_dim(dvec, [n, n], [0], loc=loc)
         return replace(rewriter, op, B.op1("stablehlo.select", [p, dv, z], op.results[0].type, loc=loc))
 
@@ -453,16 +461,21 @@ def dot_distribute(op, rewriter):
 
 # -- degenerate products ---------------------------------------------------------------------
 
+def _zero_if_zero_operand(op, rewriter, zero) -> bool:
+    """Replace the product by ``zero``s when an operand is all zeros."""
+    if any(_is_zero(v) for v in op.operands):
+        with rewriter.ip:
+            return replace(rewriter, op, B.full(zero, ir.RankedTensorType(op.results[0].type),
+                                                loc=op.location))
+    return False
+
+
 @pattern("dot_zero", FAMILY, "stablehlo.dot_general", benefit=4)
 def dot_zero(op, rewriter):
     """dot with an all-zero integer operand → zeros."""
     if not isinstance(element_type_of(op.results[0]), ir.IntegerType):
         return False
-    if any(_is_zero(v) for v in op.operands):
-        with rewriter.ip:
-            return replace(rewriter, op, B.full(0, ir.RankedTensorType(op.results[0].type),
-                                                   loc=op.location))
-    return False
+    return _zero_if_zero_operand(op, rewriter, 0)
 
 
 @pattern("dot_zero_fast", FAMILY, "stablehlo.dot_general", benefit=4, fast_math=True)
@@ -470,11 +483,7 @@ def dot_zero_fast(op, rewriter):
     """dot with an all-zero float operand → zeros (wrong when the other holds Inf/NaN)."""
     if not is_float_type(element_type_of(op.results[0])):
         return False
-    if any(_is_zero(v) for v in op.operands):
-        with rewriter.ip:
-            return replace(rewriter, op, B.full(0.0, ir.RankedTensorType(op.results[0].type),
-                                                   loc=op.location))
-    return False
+    return _zero_if_zero_operand(op, rewriter, 0.0)
 
 
 def _operand_to_output(v, batch, contract, out_positions, out_shape, loc):
@@ -550,24 +559,12 @@ def diag_gather_of_dot(op, rewriter):
             break
         x, s, kind = f
         scales.append((s, kind))
-    d = def_of(x, "dot_general")
-    if d is None or not has_one_use(x):
+    md = _matrix_dot(x)
+    if md is None:
         return False
-    pd = _plain_dot(d)
-    if pd is None:
-        return False
-    lhs, rhs = d.operands
-    if len(shape_of(lhs)) != 2 or len(shape_of(rhs)) != 2:
-        return False
-    lc, rc = pd
-    et = element_type_of(x)
     loc = op.location
     with rewriter.ip:
-        at = B.transpose(lhs, [1 - lc, lc], loc=loc)
-        bt = B.transpose(rhs, [1 - rc, rc], loc=loc)
-        prod = B.op1("stablehlo.multiply", [at, bt], at.type, loc=loc)
-        zero = B.full(0, ranked([], et), loc=loc)
-        r = B.reduce(prod, zero, [1], "stablehlo.add", loc=loc)
+        r = _product_diagonal(*md, element_type_of(x), loc)
         rt = op.results[0].type
         for s, kind in reversed(scales):
             if kind == "neg":

@@ -90,6 +90,45 @@ def _drives(offsets_coeffs, rank: int, batch):
     return drive
 
 
+def _grid_fit(cols, batch):
+    """(``_affine_fit`` of each operand dim's index column, their ``_drives``), or None
+    when a column is not affine in the batch indices or the drive is ambiguous."""
+    fits = []
+    for col in cols:
+        f = _affine_fit(col, batch)
+        if f is None:
+            return None
+        fits.append(f)
+    drive = _drives(fits, len(fits), batch)
+    return None if drive is None else (fits, drive)
+
+
+def _slice_starts(indices, ivd: int, index_dims, rank: int, scalar_t, loc) -> list[ir.Value]:
+    """The start operands of a dynamic (update) slice for one index vector: component k of
+    ``indices`` (along ``ivd``) for operand dim ``index_dims[k]``, a shared 0 elsewhere."""
+    ishape = shape_of(indices)
+    comps = []
+    for k in range(len(index_dims)):
+        if ivd < len(ishape):
+            st = [0] * len(ishape)
+            e = [1] * len(ishape)
+            st[ivd], e[ivd] = k, k + 1
+            c = B.slice(indices, st, e, loc=loc)
+        else:
+            c = indices
+        comps.append(B.op1("stablehlo.reshape", [c], scalar_t, loc=loc) if shape_of(c) != () else c)
+    zero = None
+    starts = []
+    for d in range(rank):
+        if d in index_dims:
+            starts.append(comps[index_dims.index(d)])
+        else:
+            if zero is None:
+                zero = B.full(0, scalar_t, loc=loc)
+            starts.append(zero)
+    return starts
+
+
 def _rank0_int(values, elem: ir.Type, loc) -> list[ir.Value]:
     t = ranked([], elem)
     return [B.full(int(v), t, loc=loc) for v in values]
@@ -193,20 +232,17 @@ def gather_known_indices_to_slice(op, rewriter):
         return False
     batch, mat = m
     rank = len(xs)
-    fits = []
+    cols = []
     for d in range(rank):
         if d in sim:
             k = sim.index(d)
-            col = np.clip(mat[:, k], 0, xs[d] - sizes[d])
+            cols.append(np.clip(mat[:, k], 0, xs[d] - sizes[d]))
         else:
-            col = np.zeros(mat.shape[0], dtype=np.int64)
-        f = _affine_fit(col, batch)
-        if f is None:
-            return False
-        fits.append(f)
-    drive = _drives(fits, rank, batch)
-    if drive is None:
+            cols.append(np.zeros(mat.shape[0], dtype=np.int64))
+    g = _grid_fit(cols, batch)
+    if g is None:
         return False
+    fits, drive = g
     start, limit, strides = [], [], []
     for d in range(rank):
         o, cs = fits[d]
@@ -260,26 +296,7 @@ def gather_single_to_dynamic_slice(op, rewriter):
     scalar_t = ranked([], et)
     rt = ir.RankedTensorType(op.results[0].type)
     with rewriter.ip:
-        comps = []
-        for k in range(len(sim)):
-            if ivd < len(ishape):
-                s = [0] * len(ishape)
-                e = [1] * len(ishape)
-                s[ivd], e[ivd] = k, k + 1
-                c = B.slice(indices, s, e, loc=op.location)
-            else:
-                c = indices
-            comps.append(B.op1("stablehlo.reshape", [c], scalar_t, loc=op.location)
-                         if shape_of(c) != () else c)
-        zero = None
-        starts = []
-        for d in range(len(shape_of(x))):
-            if d in sim:
-                starts.append(comps[sim.index(d)])
-            else:
-                if zero is None:
-                    zero = B.full(0, scalar_t, loc=op.location)
-                starts.append(zero)
+        starts = _slice_starts(indices, ivd, sim, len(shape_of(x)), scalar_t, op.location)
         ds = B.op1("stablehlo.dynamic_slice", [x] + starts,
                    ranked(sizes, element_type_of(x)), {"slice_sizes": i64_array(sizes)}, loc=op.location)
         r = B.op1("stablehlo.reshape", [ds], rt, loc=op.location) if shape_of(ds) != tuple(rt.shape) else ds
@@ -352,18 +369,16 @@ def _scatter_box(op):
     for i, d in zip(uwd, kept):
         wsize[d] = us[i]
         wdim[d] = i
-    fits = []
+    cols = []
     for d in range(rank):
         col = mat[:, sdod.index(d)] if d in sdod else np.zeros(mat.shape[0], dtype=np.int64)
         if col.size and (col.min() < 0 or col.max() + wsize[d] > xs[d]):
             return None
-        f = _affine_fit(col, batch)
-        if f is None:
-            return None
-        fits.append(f)
-    drive = _drives(fits, rank, batch)
-    if drive is None:
+        cols.append(col)
+    g = _grid_fit(cols, batch)
+    if g is None:
         return None
+    fits, drive = g
     driven_batch = set(drive.values())
     if any(n > 1 and j not in driven_batch for j, n in enumerate(batch)):
         return None  # repeated windows
@@ -557,25 +572,7 @@ def scatter_single_in_bounds_to_dus(op, rewriter):
     loc = op.location
     scalar_t = ranked([], et)
     with rewriter.ip:
-        comps = []
-        for k in range(len(sdod)):
-            if ivd < len(ishape):
-                st = [0] * len(ishape)
-                e = [1] * len(ishape)
-                st[ivd], e[ivd] = k, k + 1
-                c = B.slice(indices, st, e, loc=loc)
-            else:
-                c = indices
-            comps.append(B.op1("stablehlo.reshape", [c], scalar_t, loc=loc) if shape_of(c) != () else c)
-        zero = None
-        starts = []
-        for d in range(rank):
-            if d in sdod:
-                starts.append(comps[sdod.index(d)])
-            else:
-                if zero is None:
-                    zero = B.full(0, scalar_t, loc=loc)
-                starts.append(zero)
+        starts = _slice_starts(indices, ivd, sdod, rank, scalar_t, loc)
         u = B.op1("stablehlo.reshape", [upd], ranked(wsize, element_type_of(upd)), loc=loc) \
             if tuple(wsize) != us else upd
         if kind == "add":

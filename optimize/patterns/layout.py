@@ -115,13 +115,18 @@ def transpose_of_broadcast(op, rewriter):
         return replace(rewriter, op, B.broadcast_in_dim(x, out, nd, loc=op.location))
 
 
+def _iota_operand_dim(op) -> int | None:
+    """The iota dimension of ``op``'s operand when an iota defines it, else None."""
+    i = def_of(op.operands[0], "iota")
+    return None if i is None else ir.IntegerAttr(i.attributes["iota_dimension"]).value
+
+
 @pattern("transpose_of_iota", FAMILY, "stablehlo.transpose", benefit=3)
 def transpose_of_iota(op, rewriter):
     """transpose(iota(dim d)) → iota(dim p⁻¹[d]) of the transposed shape."""
-    i = def_of(op.operands[0], "iota")
-    if i is None:
+    d = _iota_operand_dim(op)
+    if d is None:
         return False
-    d = ir.IntegerAttr(i.attributes["iota_dimension"]).value
     nd = _inverse(_perm(op))[d]
     with rewriter.ip:
         return replace(rewriter, op, B.iota(op.results[0].type, nd, loc=op.location))
@@ -288,10 +293,9 @@ def reshape_of_broadcast(op, rewriter):
 @pattern("reshape_of_iota", FAMILY, "stablehlo.reshape", benefit=3)
 def reshape_of_iota(op, rewriter):
     """reshape(iota) that only inserts/removes size-1 dims → iota of the new shape."""
-    i = def_of(op.operands[0], "iota")
-    if i is None:
+    d = _iota_operand_dim(op)
+    if d is None:
         return False
-    d = ir.IntegerAttr(i.attributes["iota_dimension"]).value
     m = shapes.unit_dims_map(shape_of(op.operands[0]), shape_of(op.results[0]))
     if m is None or m[d] is None:
         return False
@@ -375,10 +379,9 @@ def broadcast_to_reshape(op, rewriter):
 def broadcast_of_iota(op, rewriter):
     """broadcast_in_dim(iota(dim d), dims) → iota(dim dims[d]) of the result shape (when the
     iota dimension keeps its size)."""
-    i = def_of(op.operands[0], "iota")
-    if i is None:
+    d = _iota_operand_dim(op)
+    if d is None:
         return False
-    d = ir.IntegerAttr(i.attributes["iota_dimension"]).value
     nd = _bdims(op)[d]
     if shape_of(op.operands[0])[d] != shape_of(op.results[0])[nd]:
         return False

@@ -63,6 +63,13 @@ def _select_parts(op):
     return op.operands[0], op.operands[1], op.operands[2]
 
 
+def _replace_by_select(rewriter, op, p, a, b) -> bool:
+    """Replace ``op`` by select(p, a, b) of its result type."""
+    with rewriter.ip:
+        r = B.op1("stablehlo.select", [p, a, b], op.results[0].type, loc=op.location)
+    return replace(rewriter, op, r)
+
+
 # -- select ----------------------------------------------------------------------------------
 
 @pattern("select_const_pred", FAMILY, "stablehlo.select", benefit=3)
@@ -117,9 +124,7 @@ def select_broadcast_scalar_pred(op, rewriter):
         return False
     if scalar_value(p) is not None:  # select_const_pred handles it
         return False
-    with rewriter.ip:
-        r = B.op1("stablehlo.select", [src, a, b], op.results[0].type, loc=op.location)
-    return replace(rewriter, op, r)
+    return _replace_by_select(rewriter, op, src, a, b)
 
 @pattern("select_bool_to_logic", FAMILY, "stablehlo.select", benefit=2)
 def select_bool_to_logic(op, rewriter):
@@ -211,9 +216,7 @@ def select_not_pred(op, rewriter):
     d = def_of(p, "not")
     if d is None:
         return False
-    with rewriter.ip:
-        r = B.op1("stablehlo.select", [d.operands[0], b, a], op.results[0].type, loc=op.location)
-    return replace(rewriter, op, r)
+    return _replace_by_select(rewriter, op, d.operands[0], b, a)
 
 
 @pattern("select_select_same_pred", FAMILY, "stablehlo.select", benefit=2)
@@ -228,9 +231,7 @@ def select_select_same_pred(op, rewriter):
         new_b = db.operands[2]
     if new_a == a and new_b == b:
         return False
-    with rewriter.ip:
-        r = B.op1("stablehlo.select", [p, new_a, new_b], op.results[0].type, loc=op.location)
-    return replace(rewriter, op, r)
+    return _replace_by_select(rewriter, op, p, new_a, new_b)
 
 
 @pattern("select_bool_consts", FAMILY, "stablehlo.select", benefit=2)

@@ -19,7 +19,7 @@ from ...ir.evaluate import evaluate_op, evaluate_value
 from ...ir.opinfo import ELEMENTWISE
 from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import def_of, defining_op, has_one_use, op_name, user_ops
-from ._registry import pattern, replace
+from ._registry import identity_pattern, pattern, replace
 from ._util import int_range
 
 FAMILY = "slicing"
@@ -948,13 +948,8 @@ def mul_pad_zero(op, rewriter):
 
 # -- dynamic_slice / dynamic_update_slice ---------------------------------------------------------------
 
-@pattern("dynamic_slice_full", FAMILY, "stablehlo.dynamic_slice", benefit=3)
-def dynamic_slice_full(op, rewriter):
-    """dynamic_slice(x, i, sizes = shape(x)) -> x (the indices clamp to 0)."""
-    x = op.operands[0]
-    if x.type != op.results[0].type:
-        return False
-    return replace(rewriter, op, x)
+identity_pattern("dynamic_slice_full", FAMILY, "stablehlo.dynamic_slice", benefit=3,
+                 doc="dynamic_slice(x, i, sizes = shape(x)) -> x (the indices clamp to 0).")
 
 
 @pattern("dynamic_slice_const_index", FAMILY, "stablehlo.dynamic_slice", benefit=2)

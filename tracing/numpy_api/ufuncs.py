@@ -205,32 +205,33 @@ def _complex_pick(a, b, direction: str):
     return _where(ops.or_(a_nan, ops.and_(a_wins, ops.not_(b_nan))), a, b)
 
 
-def _maximum(a, b):
-    if a.dtype == np.bool_:
-        return ops.or_(a, b)
-    if is_complex(a.dtype):
-        return _complex_pick(a, b, "GT")
-    return ops.maximum(a, b)
+def _extremum(bool_op, direction: str, op):
+    """NumPy's maximum ("GT") / minimum ("LT"): ``bool_op`` on booleans, the complex order of
+    ``_complex_pick``, else ``op``."""
+    def pick(a, b):
+        if a.dtype == np.bool_:
+            return bool_op(a, b)
+        if is_complex(a.dtype):
+            return _complex_pick(a, b, direction)
+        return op(a, b)
+    return pick
 
 
-def _minimum(a, b):
-    if a.dtype == np.bool_:
-        return ops.and_(a, b)
-    if is_complex(a.dtype):
-        return _complex_pick(a, b, "LT")
-    return ops.minimum(a, b)
+_maximum = _extremum(ops.or_, "GT", ops.maximum)
+_minimum = _extremum(ops.and_, "LT", ops.minimum)
 
 
-def _fmax(a, b):
-    if not (is_float(a.dtype) or is_complex(a.dtype)):
-        return _maximum(a, b)
-    return _where(_isnan(a), b, _where(_isnan(b), a, _maximum(a, b)))
+def _nan_ignoring(pick):
+    """fmax / fmin: ``pick`` of the operands that are not NaN (NaN only when both are)."""
+    def f(a, b):
+        if not (is_float(a.dtype) or is_complex(a.dtype)):
+            return pick(a, b)
+        return _where(_isnan(a), b, _where(_isnan(b), a, pick(a, b)))
+    return f
 
 
-def _fmin(a, b):
-    if not (is_float(a.dtype) or is_complex(a.dtype)):
-        return _minimum(a, b)
-    return _where(_isnan(a), b, _where(_isnan(b), a, _minimum(a, b)))
+_fmax = _nan_ignoring(_maximum)
+_fmin = _nan_ignoring(_minimum)
 
 
 def _negative(x):
