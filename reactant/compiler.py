@@ -875,21 +875,29 @@ def _place_free_inputs(entry: "_Entry", prog: TracedProgram, bc: bytes, mesh, n_
                for k in prog.tc.extensions["free_inputs"] if k < n_args]
 
     accepted: dict = {k: [js] for k, js in targets}  # sharding objects found equivalent (checked once)
+    last = [js for _, js in targets]  # per target, the sharding object the last call had
 
     def placing(run: Callable) -> Callable:
         def placed(bufs: list, concretes) -> Any:
+            # (the usual call: each array already where the program takes it, as last time;
+            # a few identity checks, no copy of the list: this runs at every call)
+            if all(bufs[k].sharding is s for (k, _), s in zip(targets, last)):
+                return run(bufs, concretes)
             bufs = list(bufs)
-            for k, js in targets:
+            for j, (k, js) in enumerate(targets):
                 b = bufs[k]
                 have = b.sharding
                 ok = accepted[k]
                 if have is ok[0] or any(have is o for o in ok):
+                    last[j] = have
                     continue
                 if have == js or have.is_equivalent_to(js, len(b.shape)):
                     ok.append(have)
                     del ok[1:-4]  # (a few kept: strong references to small objects)
+                    last[j] = have
                 else:
                     b = bufs[k] = jx.device_put_sharded(b, js)
+                    last[j] = b.sharding
                     c = concretes[k]
                     if type(c) in _ARRAYS and isinstance(c._sig.placement, _auto.AutoPlaced):
                         c._buf = b
