@@ -175,8 +175,8 @@ def rebind(places_: list, traced) -> None:
     for holder, key in places_:
         if isinstance(holder, (list, dict)):
             holder[key] = traced
-        else:
-            setattr(holder, key, traced)
+        else:  # (the instance dict the array was found in: no property setter runs)
+            vars(holder)[key] = traced
 
 
 _COPY_MAX = 1 << 20  # elements of an array kept whole by a snapshot (larger: its digest only)
