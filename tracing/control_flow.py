@@ -139,6 +139,25 @@ def _restore(tc, mark: int) -> None:
     del tc.mutations[mark:]
 
 
+def staged() -> bool:
+    """Whether code is being traced into a loop body or a branch: what it does there the
+    program runs many times, or only on one side of a condition, so a NumPy array changed there
+    must become a traced array (the change then follows the program), not change once now."""
+    tc = active()
+    if tc is None or not tc._ips:
+        return False
+    op = tc.ip.block.owner.operation
+    while op is not None:
+        name = op.name
+        if name in ("stablehlo.while", "stablehlo.if", "stablehlo.case") or \
+                (name == "reactant.scratch" and len(op.regions) >= 2):  # (branches traced before their op)
+            return True
+        if name == "func.func":
+            return False
+        op = op.parent.operation if op.parent is not None else None
+    return False
+
+
 def _holder(n_regions: int) -> ir.Operation:
     """A scratch op whose regions receive traced blocks until the real op can be created."""
     tc = current()

@@ -366,7 +366,7 @@ class _Gen:
                     self.emit(f"{y} = 0.5 * {y} + np.tanh({self.lvec('i', L)})")
                 with self.block("else:"):
                     self.emit(f"{y} = 0.5 * {y} - {self.c()}")
-        else:  # a store into an argument in a branch
+        elif r.random() < 0.5:  # a store into an argument in a branch
             tgt = self.out or "x"
             a = r.randrange(self.n)
             with self.block(f"if {self.cond()}:"):
@@ -374,6 +374,14 @@ class _Gen:
             with self.block("else:"):
                 self.emit(f"{tgt}[{a}] += {self.fscal()}")
             self.emit(f"{y} = {tgt}[:{L}] * 1.0")
+        else:  # host values written into a NumPy array made here, on one side of the condition
+            self.emit(f"{y} = np.zeros({L})")
+            with self.block(f"if {self.cond()}:"):
+                self.emit(f"{y}[{r.randrange(L)}] = {self.c()}")
+            with self.block("else:"):
+                self.emit(f"{y}[{r.randrange(L)}] += {self.c()}")
+                if r.random() < 0.5:
+                    self.emit(f"{y} *= {self.c()}")
         self.define(y, (L,))
 
     def f_while(self) -> None:

@@ -12,6 +12,7 @@ import numpy as np
 from ..aliases import rebind as _rebind
 from ..aliases import refuse_aliased as _refuse_aliased
 from ..context import active as _active
+from ..control_flow import staged
 from ..errors import ConcretizationError
 from ..numpy_api.convert import as_traced, contains_traced
 from ..state_writes import state_array_handle
@@ -44,7 +45,7 @@ def attr(obj, name: str, owner: bool = False):
 def setitem(obj, index, value):
     """``obj[index] = value``, returning what the name should hold: a NumPy array that
     receives a traced value (or a traced index) becomes a traced array."""
-    if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index)):
+    if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index) or _staged_write(obj)):
         shared = _refuse_aliased(obj)
         t = as_traced(obj)
         t[index] = value
@@ -57,7 +58,7 @@ def setitem(obj, index, value):
 def store(obj, index, value) -> None:
     """``obj[index] = value`` where ``obj`` is not a plain name (``d["a"][0] = v``): a NumPy
     array there cannot be rebound, so a traced value is a clear error."""
-    if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index)):
+    if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index) or _staged_write(obj)):
         h = state_array_handle(obj)
         if h is not None:  # an array of the Python state: updated through its handle
             h[index] = value
@@ -74,7 +75,8 @@ def store_in(holder, key, index, value, is_attr: bool, op: str | None = None) ->
     ``op=``): a NumPy array there receiving a traced value is updated as a traced array
     (``_traced_for``) that then stands in its place."""
     cur = _place_value(holder, key, is_attr)
-    if type(cur) is np.ndarray and not isinstance(holder, np.ndarray) and (_has_traced(value) or _has_traced(index)):
+    if type(cur) is np.ndarray and not isinstance(holder, np.ndarray) and (
+            _has_traced(value) or _has_traced(index) or _staged_write(cur)):
         t = _traced_for(holder, key, cur, is_attr)
         t[index] = value if op is None else getattr(operator, op)(t[index], value)
         _set_place(holder, key, is_attr, t)
@@ -86,7 +88,7 @@ def store_in(holder, key, index, value, is_attr: bool, op: str | None = None) ->
 
 def aug_store(obj, index, op: str, value) -> None:
     """``obj[index] op= value`` where ``obj`` is not a plain name (``self.count[0] += v``)."""
-    if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index)):
+    if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index) or _staged_write(obj)):
         h = state_array_handle(obj)
         if h is None:
             raise ConcretizationError(
@@ -100,7 +102,7 @@ def aug_store(obj, index, op: str, value) -> None:
 
 def aug_setitem(obj, index, op: str, value):
     """``obj[index] op= value`` (``op``: the operator's name, e.g. ``iadd``)."""
-    if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index)):
+    if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index) or _staged_write(obj)):
         shared = _refuse_aliased(obj)
         t = as_traced(obj)
         t[index] = getattr(operator, op)(t[index], value)
@@ -122,7 +124,7 @@ def aug_attr(obj, name: str, op: str, value) -> None:
 def aug_assign(obj, op: str, value):
     """``obj op= value``: a NumPy array combined in place with a traced value becomes the
     traced result."""
-    if type(obj) is np.ndarray and _has_traced(value):
+    if type(obj) is np.ndarray and (_has_traced(value) or _staged_write(obj)):
         shared = _refuse_aliased(obj)
         # (the in-place operator: NumPy's casting, w's dtype kept or a clear error)
         t = getattr(operator, op)(as_traced(obj), value)
@@ -177,6 +179,12 @@ def _place_value(holder, key, is_attr: bool):
     return getitem(holder, key)
 
 
+def _staged_write(arr: np.ndarray) -> bool:
+    """A write of host values into a NumPy array made while tracing a loop body or a branch: it
+    must follow the program (a traced array), not happen once, now."""
+    return arr.dtype.kind in "biufc" and staged()
+
+
 def _set_place(holder, key, is_attr: bool, value) -> None:
     if is_attr:
         setattr(holder, key, value)
@@ -202,6 +210,6 @@ def _combine_item(obj, key, cur, op: str, value, attr: bool = False):
     """What ``obj[key] op= value`` (``obj.key`` when ``attr``) leaves in that place, ``cur``
     being its value: for a NumPy array meeting a traced value, the in-place operator applied
     to its traced stand-in (NumPy's casting rules: its dtype is kept)."""
-    if type(cur) is np.ndarray and _has_traced(value) and not isinstance(obj, np.ndarray):
+    if type(cur) is np.ndarray and (_has_traced(value) or _staged_write(cur)) and not isinstance(obj, np.ndarray):
         return getattr(operator, op)(_traced_for(obj, key, cur, attr), value)
     return getattr(operator, op)(cur, value)
