@@ -445,3 +445,18 @@ def test_branch_writing_numpy_values_into_a_numpy_array_follows_the_condition(lo
     for x0 in (1.0, 0.0):
         check(branch_writes_constants_into_a_local_array, np.array([x0, -2.0, 0.5, 3.0]), loops=loops,
               optimize=optimize)
+
+
+def branch_out_and_at_into_a_local_array(x):
+    w = np.zeros(4)
+    if x[0] > 0.5:
+        np.add(w, 1.0, out=w)  # host values into a NumPy array, on one side of the condition
+    else:
+        np.add.at(w, [1, 1], 2.0)
+    return w + x
+
+
+@pytest.mark.parametrize("loops", ["auto", "keep"])
+def test_out_and_ufunc_at_with_host_values_in_a_branch_follow_the_condition(loops):
+    for x0 in (1.0, 0.0):  # (both used to happen at trace time, whichever side ran)
+        check(branch_out_and_at_into_a_local_array, np.array([x0, -2.0, 0.5, 3.0]), loops=loops)

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import control_flow as cf
 from ..aliases import rebind as _rebind
+from .places import _staged_write
 from ..aliases import refuse_aliased as _refuse_aliased
 from ..functions import cached_call
 from ..host_random import refuse_numpy_random
@@ -73,7 +74,7 @@ class _Runtime:
     def call_with_out(self, fn, out, *args, **kwargs):
         """``fn(*args, out=out, **kwargs)`` as a statement, returning what the name ``out``
         should hold: a NumPy ``out`` written with traced inputs becomes a traced array."""
-        if type(out) is np.ndarray and (_has_traced(args) or _has_traced(list(kwargs.values()))):
+        if type(out) is np.ndarray and (_has_traced(args) or _has_traced(list(kwargs.values())) or _staged_write(out)):
             shared = _refuse_aliased(out)
             out = as_traced(out)
             _rebind(shared, out)
@@ -83,7 +84,7 @@ class _Runtime:
     def ufunc_at(self, method, target, *args, **kwargs):
         """The statement ``np.add.at(target, ...)`` (any ufunc's ``at``), returning what the
         name ``target`` should hold: a NumPy array updated with traced values becomes traced."""
-        if type(target) is np.ndarray and (_has_traced(args) or _has_traced(list(kwargs.values()))):
+        if type(target) is np.ndarray and (_has_traced(args) or _has_traced(list(kwargs.values())) or _staged_write(target)):
             shared = _refuse_aliased(target)
             target = as_traced(target)
             _rebind(shared, target)
