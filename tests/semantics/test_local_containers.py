@@ -460,3 +460,30 @@ def branch_out_and_at_into_a_local_array(x):
 def test_out_and_ufunc_at_with_host_values_in_a_branch_follow_the_condition(loops):
     for x0 in (1.0, 0.0):  # (both used to happen at trace time, whichever side ran)
         check(branch_out_and_at_into_a_local_array, np.array([x0, -2.0, 0.5, 3.0]), loops=loops)
+
+
+def fill_in_a_branch(x):
+    w = np.zeros(4)
+    if x[0] > 0.5:
+        w.fill(2.0)
+    return w + x
+
+
+def copyto_in_a_loop(x):
+    w = np.zeros(4)
+    for i in range(40):
+        np.copyto(w, 3.0)
+    return w + x
+
+
+@pytest.mark.parametrize("loops", ["auto", "keep"])
+def test_inplace_numpy_calls_on_a_numpy_array_in_a_branch_or_kept_loop_are_a_clear_error(loops):
+    # (they ran at trace time, in both branches / once: silently wrong); auto mode unrolls the loop
+    x = np.array([1.0, -2.0, 0.5, 3.0])
+    with pytest.raises(ConcretizationError, match="ndarray.fill changes a NumPy array in place"):
+        check(fill_in_a_branch, x, loops=loops)
+    if loops == "keep":
+        with pytest.raises(ConcretizationError, match="numpy.copyto changes a NumPy array in place"):
+            check(copyto_in_a_loop, x, loops=loops)
+    else:
+        check(copyto_in_a_loop, x, loops=loops)

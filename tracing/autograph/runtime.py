@@ -12,6 +12,8 @@ import numpy as np
 
 from .. import control_flow as cf
 from ..aliases import rebind as _rebind
+from ..control_flow import staged
+from ..errors import ConcretizationError
 from .places import _staged_write
 from ..aliases import refuse_aliased as _refuse_aliased
 from ..functions import cached_call
@@ -94,6 +96,9 @@ class _Runtime:
     # calls ---------------------------------------------------------------------------------------
     def call(self, fn):
         refuse_numpy_random(fn)
+        target = _inplace_target(fn)
+        if target is not None:
+            return functools.partial(_host_inplace, fn, target)
         numpy_call = _numpy_call(fn)
         if numpy_call is not None:
             return numpy_call
@@ -106,3 +111,35 @@ class _Runtime:
         if not _convertible(getattr(fn, "__func__", fn)):
             return conv  # library code: called as it is
         return functools.partial(cached_call, conv)
+
+
+# NumPy functions and array methods that change an array in place (their first argument, or the
+# array a method is bound to)
+_INPLACE_FUNCS = (np.copyto, np.put, np.putmask, np.place, np.fill_diagonal)
+_INPLACE_METHODS = frozenset({"fill", "sort", "put", "itemset", "partition", "resize", "setflags"})
+
+
+def _inplace_target(fn):
+    """``"self"`` for an in-place method of a NumPy array, ``"first"`` for an in-place NumPy
+    function, else None."""
+    owner = getattr(fn, "__self__", None)
+    if type(owner) is np.ndarray and getattr(fn, "__name__", "") in _INPLACE_METHODS:
+        return "self"
+    if any(fn is f for f in _INPLACE_FUNCS):
+        return "first"
+    return None
+
+
+def _host_inplace(fn, target: str, *args, **kwargs):
+    """``fn(*args)`` changing a NumPy array in place: while a branch or a loop body is traced it
+    would happen once, now, whichever way the program goes: the clear error."""
+    arr = fn.__self__ if target == "self" else (args[0] if args else None)
+    if type(arr) is np.ndarray and staged():
+        name = getattr(fn, "__name__", "?")
+        raise ConcretizationError(
+            f"{'ndarray.' + name if target == 'self' else 'numpy.' + name} changes a NumPy array in place inside a "
+            "traced branch or loop body: tracing would do it once, now, not as the program runs",
+            hint="write through an index instead (w[...] = value, w[i] += v): the array then follows the program")
+    call = _numpy_call(fn) if target == "first" else None
+    return (call or fn)(*args, **kwargs)
+
