@@ -46,10 +46,8 @@ def setitem(obj, index, value):
     """``obj[index] = value``, returning what the name should hold: a NumPy array that
     receives a traced value (or a traced index) becomes a traced array."""
     if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index) or _staged_write(obj)):
-        shared = _refuse_aliased(obj)
-        t = as_traced(obj)
+        t = traced_in_place_of(obj)
         t[index] = value
-        _rebind(shared, t)
         return t
     obj[index] = value
     return obj
@@ -103,10 +101,8 @@ def aug_store(obj, index, op: str, value) -> None:
 def aug_setitem(obj, index, op: str, value):
     """``obj[index] op= value`` (``op``: the operator's name, e.g. ``iadd``)."""
     if type(obj) is np.ndarray and (_has_traced(value) or _has_traced(index) or _staged_write(obj)):
-        shared = _refuse_aliased(obj)
-        t = as_traced(obj)
+        t = traced_in_place_of(obj)
         t[index] = getattr(operator, op)(t[index], value)
-        _rebind(shared, t)
         return t
     obj[index] = _combine_item(obj, index, obj[index], op, value)
     return obj
@@ -179,6 +175,16 @@ def _place_value(holder, key, is_attr: bool):
     return getitem(holder, key)
 
 
+def traced_in_place_of(arr: np.ndarray, slot: tuple | None = None):
+    """The traced array that takes over NumPy array ``arr`` receiving a traced write: also put
+    in the other items and attributes holding ``arr`` (refused when a name or a tuple does);
+    later writes update it in place, so every holder sees them."""
+    shared = _refuse_aliased(arr, slot=slot)
+    t = as_traced(arr)
+    _rebind(shared, t)
+    return t
+
+
 def _staged_write(arr: np.ndarray) -> bool:
     """A write of host values into a NumPy array made while tracing a loop body or a branch: it
     must follow the program (a traced array), not happen once, now."""
@@ -200,10 +206,7 @@ def _traced_for(holder, key, cur: np.ndarray, is_attr: bool):
     h = state_array_handle(cur, item=None if is_attr else (holder, key))
     if h is not None:
         return h
-    shared = _refuse_aliased(cur, slot=(holder, key))
-    t = as_traced(cur)
-    _rebind(shared, t)  # (the place written gets t from the caller; the others here)
-    return t
+    return traced_in_place_of(cur, slot=(holder, key))  # (the place written gets it from the caller)
 
 
 def _combine_item(obj, key, cur, op: str, value, attr: bool = False):

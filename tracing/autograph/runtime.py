@@ -11,14 +11,11 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import control_flow as cf
-from ..aliases import rebind as _rebind
 from ..control_flow import staged
 from ..errors import ConcretizationError
-from .places import _staged_write
-from ..aliases import refuse_aliased as _refuse_aliased
+from .places import _staged_write, traced_in_place_of
 from ..functions import cached_call
 from ..host_random import refuse_numpy_random
-from ..numpy_api.convert import as_traced
 from . import branches, expressions, loops, places
 from .expressions import _minmax
 from .numpy_calls import _numpy_call
@@ -77,9 +74,7 @@ class _Runtime:
         """``fn(*args, out=out, **kwargs)`` as a statement, returning what the name ``out``
         should hold: a NumPy ``out`` written with traced inputs becomes a traced array."""
         if type(out) is np.ndarray and (_has_traced(args) or _has_traced(list(kwargs.values())) or _staged_write(out)):
-            shared = _refuse_aliased(out)
-            out = as_traced(out)
-            _rebind(shared, out)
+            out = traced_in_place_of(out)
         self.call(fn)(*args, out=out, **kwargs)
         return out
 
@@ -87,9 +82,7 @@ class _Runtime:
         """The statement ``np.add.at(target, ...)`` (any ufunc's ``at``), returning what the
         name ``target`` should hold: a NumPy array updated with traced values becomes traced."""
         if type(target) is np.ndarray and (_has_traced(args) or _has_traced(list(kwargs.values())) or _staged_write(target)):
-            shared = _refuse_aliased(target)
-            target = as_traced(target)
-            _rebind(shared, target)
+            target = traced_in_place_of(target)
         self.call(method)(target, *args, **kwargs)
         return target
 
