@@ -226,3 +226,24 @@ def all_ones_value(et: ir.Type):
     if w == 1:
         return True
     return (1 << w) - 1 if ir.IntegerType(et).is_unsigned else -1
+
+
+def top_level_groups(text: str, open_ch: str, close_ch: str, quote: str | None = None) -> list[str]:
+    """The top-level bracketed parts of ``text`` (an attribute's or a command's text), in
+    order: ``"<a<b>> x <c>"`` with ``<``/``>`` gives ``["<a<b>>", "<c>"]``. Brackets inside
+    ``quote`` characters do not count; a close with nothing open is passed over."""
+    parts, depth, start, quoted = [], 0, 0, False
+    for i, ch in enumerate(text):
+        if quote is not None and ch == quote:
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif ch == open_ch:
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == close_ch and depth > 0:
+            depth -= 1
+            if depth == 0:
+                parts.append(text[start:i + 1])
+    return parts

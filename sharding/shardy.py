@@ -13,6 +13,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.passmanager import PassManager
 
+from ..ir.attrs import top_level_groups
 from ..ir.context import function_type, main_func
 from ..ir.manual import has_sub_axes, sharding_axes
 from .mesh import Mesh, NamedSharding
@@ -150,18 +151,7 @@ def _named(mesh: Mesh, text: str) -> NamedSharding:
 def _per_value(text: str) -> list[str]:
     """The shardings of a ``#sdy.sharding_per_value<[<@mesh, ...>, ...]>`` (text), one per
     result: its top-level ``<@...>`` parts."""
-    parts, depth, start = [], 0, None
-    body = text[text.index("[") + 1:] if "[" in text else ""
-    for i, ch in enumerate(body):
-        if ch == "<":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-            if depth == 0 and start is not None:
-                parts.append(body[start:i + 1])
-    return parts
+    return top_level_groups(text[text.index("[") + 1:], "<", ">") if "[" in text else []
 
 
 def _returned_shardings(fn) -> list[str]:

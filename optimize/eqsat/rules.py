@@ -33,6 +33,7 @@ import hashlib
 import re
 from functools import lru_cache
 
+from ...ir.attrs import top_level_groups
 from ..exactness import EXACT
 from ..exactness import FAST_MATH as FAST
 from .lang import ANA, CTORS, MAX_RANK, RULESETS
@@ -681,26 +682,10 @@ _CTOR_REF = re.compile(r"\(([A-Z][A-Za-z0-9_]*)")
 
 def _facts_and_actions(rule: str) -> tuple[str, str]:
     """The two top-level s-expressions of ``(rule (facts...) (actions...) ...)``."""
-    if not rule.startswith("(rule "):
+    parts = top_level_groups(rule[len("(rule"):], "(", ")", quote='"') if rule.startswith("(rule ") else []
+    if len(parts) < 2:
         raise ValueError(f"not a (rule facts actions) command: {rule[:80]}")
-    parts, depth, start, quoted = [], 0, 0, False
-    for j in range(len("(rule"), len(rule)):
-        c = rule[j]
-        if c == '"':
-            quoted = not quoted
-        elif quoted:
-            continue
-        elif c == "(":
-            if depth == 0:
-                start = j
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                parts.append(rule[start:j + 1])
-                if len(parts) == 2:
-                    return parts[0], parts[1]
-    raise ValueError(f"not a (rule facts actions) command: {rule[:80]}")
+    return parts[0], parts[1]
 
 
 @lru_cache(maxsize=64)
