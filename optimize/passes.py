@@ -57,7 +57,7 @@ class PassOptions:
     eqsat_min_cost_ns: int = 10_000
     # ... and a segment's e-nodes are bounded by what saturating it can win back over this many
     # calls (its predicted time, times its loops' trip counts; 0: no such bound)
-    eqsat_calls: int = 1_000
+    eqsat_calls: int = 500
     # -- automatic differentiation
     ad_checkpoint: str | int | None = None  # reverse mode through loops: "sqrt" or a period
     ad_max_trip_count: int | None = None  # bound for loops whose trip count is known only at run time

@@ -63,12 +63,16 @@ def test_data_reading_tests_pass_alone_with_an_empty_home(tmp_path):
     home.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REACTANT_", "XDG_"))}
     env.update(HOME=str(home), PYTHONDONTWRITEBYTECODE="1")
-    # files reading the corpus (through tests/hlo_corpus.py) and compiling at O2
+    # files reading the corpus (through tests/hlo_corpus.py) and compiling at every level: the
+    # CLI's tests, the corpus count and two modules (the main suite runs the rest of them)
     targets = ["tests/optimize/test_cli.py", "tests/optimize/test_corpus_levels.py"]
     assert all((copy / t).exists() for t in targets)
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *targets],
+    subset = "test_cli or complete or mlp_train_step.fwd or diagmm.grad"
+    r = subprocess.run([sys.executable, "-m", "pytest", "-o", "addopts=", "-q", "-x", "-p", "no:cacheprovider",
+                        "-k", subset, *targets],
                        cwd=copy, env=env, capture_output=True, text=True, timeout=900, check=False)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
-    assert "skipped" not in r.stdout.splitlines()[-1], r.stdout.splitlines()[-1]  # nothing silently left out
+    last = r.stdout.splitlines()[-1]  # (the summary: "13 passed, 22 deselected in 2.5s")
+    assert re.match(r"\d+ passed, \d+ deselected in ", last) and int(last.split()[0]) >= 12, last
     left = [str(p.relative_to(home)) for p in home.rglob("*")]
     assert not left, f"the tests wrote into HOME: {left[:10]}"

@@ -303,22 +303,15 @@ class _Predictor:
 
     def costs(self, segs: list[Segment], consts: dict) -> list[int | None]:
         key = tuple(sorted(consts.items()))
-        encs, tables, ranks = [], {}, set(range(5))
         if self.eg is not None and (self.key != key or self.nodes > SHARED_NODES):
             self.eg = None
         encoder = self.encoder if self.eg is not None else Encoder()
-        for seg in segs:
-            try:
-                enc = encoder.encode(seg)
-            except (ValueError, TypeError):
-                enc = None
-            encs.append(enc)
-            if enc is not None:
-                ranks |= enc.ranks
-                for name, rows in enc.tables.items():
-                    tables.setdefault(name, []).extend(rows)
-        if self.eg is not None and not ranks <= self.ranks:  # (numbers already taken: harmless)
-            self.eg = None
+        encs, tables, ranks = _encode_all(segs, encoder)
+        if self.eg is not None and not ranks <= self.ranks:
+            # a new e-graph: encoded again by a new encoder, which loads every vector and type
+            # (the kept encoder leaves out those the old e-graph already has)
+            self.eg, encoder = None, Encoder()
+            encs, tables, ranks = _encode_all(segs, encoder)
         if self.eg is None:
             self.eg, self.key, self.ranks, self.nodes = _egglog().EGraph(), key, ranks, 0
             self.encoder = encoder
@@ -337,6 +330,22 @@ class _Predictor:
             c = None if enc is None else dag_cost(fz, choice, [fz.slot_class[s] for s in enc.roots])
             out.append(None if c is None else c[0])
         return out
+
+
+def _encode_all(segs: list[Segment], encoder: Encoder) -> tuple[list, dict, set]:
+    """(each segment's encoding or None, the tables of all, their ranks) with ``encoder``."""
+    encs, tables, ranks = [], {}, set(range(5))
+    for seg in segs:
+        try:
+            enc = encoder.encode(seg)
+        except (ValueError, TypeError):
+            enc = None
+        encs.append(enc)
+        if enc is not None:
+            ranks |= enc.ranks
+            for name, rows in enc.tables.items():
+                tables.setdefault(name, []).extend(rows)
+    return encs, tables, ranks
 
 
 # one per thread: an egglog e-graph must stay on the thread that made it
@@ -375,7 +384,14 @@ def _run_blocks(module: ir.Module, limits: Limits, consts: dict, report: EqsatRe
         report.not_gainful = todo.count(False)
         if limits.rewrite and limits.min_cost > 0 and any(todo):
             picked = [i for i, t in enumerate(todo) if t]
-            costs, bounded = _weigh([plan[i] for i in picked], consts, limits)
+            try:
+                costs, bounded = _weigh([plan[i] for i in picked], consts, limits)
+            except Exception as e:  # never let the optimizer break a compile: nothing saturated
+                if inspect is not None:
+                    raise
+                log.warning("eqsat: weighing the program failed, not saturated: %s: %s", type(e).__name__, e)
+                report.skipped += len(picked)
+                return
             under = "at most" if bounded else "predicted at"
             for i, c in zip(picked, costs):
                 runs = plan[i][1]
