@@ -116,20 +116,26 @@ def iota(type_: ir.Type, dim: int, *, loc: Loc = None, ip: IP = None) -> ir.Valu
 
 
 # -- elementwise -------------------------------------------------------------------------------
-def _unary(name: str):
-    def build(x: ir.Value, *, loc: Loc = None, ip: IP = None) -> ir.Value:
-        return elementwise(name, [x], loc=loc, ip=ip)
+def _named(build, name: str, doc: str = ""):
+    """``build`` (a lambda over operand values, ``loc`` and ``ip``) named and typed as op ``name``'s builder."""
     build.__name__ = name.split(".")[1]
-    build.__doc__ = f"``{name}``."
+    build.__doc__ = f"``{name}``{doc}."
+    operands = build.__code__.co_varnames[:build.__code__.co_argcount]
+    build.__annotations__ = {**{a: ir.Value for a in operands}, "loc": Loc, "ip": IP, "return": ir.Value}
     return build
+
+
+def _unary(name: str):
+    return _named(lambda x, *, loc=None, ip=None: elementwise(name, [x], loc=loc, ip=ip), name)
 
 
 def _binary(name: str):
-    def build(x: ir.Value, y: ir.Value, *, loc: Loc = None, ip: IP = None) -> ir.Value:
-        return elementwise(name, [x, y], loc=loc, ip=ip)
-    build.__name__ = name.split(".")[1]
-    build.__doc__ = f"``{name}``."
-    return build
+    return _named(lambda x, y, *, loc=None, ip=None: elementwise(name, [x, y], loc=loc, ip=ip), name)
+
+
+def _predicate(name: str):
+    return _named(lambda x, *, loc=None, ip=None: elementwise(name, [x], elem=i1(), loc=loc, ip=ip), name,
+                  " (an i1 per element)")
 
 
 add = _binary("stablehlo.add")
@@ -187,14 +193,6 @@ conj = _unary("chlo.conj")
 next_after = _binary("chlo.next_after")
 polygamma = _binary("chlo.polygamma")
 zeta = _binary("chlo.zeta")
-
-
-def _predicate(name: str):
-    def build(x: ir.Value, *, loc: Loc = None, ip: IP = None) -> ir.Value:
-        return elementwise(name, [x], elem=i1(), loc=loc, ip=ip)
-    build.__name__ = name.split(".")[1]
-    build.__doc__ = f"``{name}`` (an i1 per element)."
-    return build
 
 
 is_finite = _predicate("stablehlo.is_finite")
