@@ -34,7 +34,21 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "slow: a long-form property test, skipped unless REACTANT_SLOW=1")
 
 
+# the files whose tests run longest (processes started, timeouts waited out, hundreds of
+# programs) go first: two workers then end together on short tests instead of one waiting for
+# the other's last 20-second test (whole files: module fixtures are set up once)
+_LONG_FIRST = ("sharding/test_process_failure.py", "differential/test_differential.py",
+               "sharding/test_four_processes.py", "sharding/test_multiprocess.py", "optimize/test_reroll.py",
+               "api/test_random.py")
+
+
+def _long_first(item) -> int:
+    path = item.nodeid.split("::")[0].replace(os.sep, "/")
+    return next((i for i, f in enumerate(_LONG_FIRST) if path.endswith(f)), len(_LONG_FIRST))
+
+
 def pytest_collection_modifyitems(config, items):
+    items.sort(key=_long_first)  # (stable: the rest keep their order)
     if os.environ.get("REACTANT_SLOW") == "1":
         return
     skip = pytest.mark.skip(reason="slow (long-form): set REACTANT_SLOW=1 to run")
