@@ -2,7 +2,8 @@
 (``mp4_worker.py``); one of them dies, before joining or inside a collective, and every other
 process raises ``reactant.distributed.DistributedError`` naming it and the timeout (4 s here),
 then ends. The group is bounded by a subprocess timeout: a hang fails the test, it never
-blocks the suite; every process is reaped."""
+blocks the suite; every process is reaped. Long-form tier (``REACTANT_SLOW=1``, run by
+``.ci/run``): each test starts four processes and waits out the timeout (8-20 s on 2 cores)."""
 
 import os
 import signal
@@ -20,7 +21,7 @@ def check_reaped_and_victim_killed(ended, victim: int = VICTIM) -> None:
     assert ended[victim].returncode == -signal.SIGKILL and ended[victim].result is None
 
 
-@pytest.mark.slow  # (waits out the join timeout: the default tier has the mid-run failure below)
+@pytest.mark.slow
 def test_a_process_that_never_joins_makes_initialize_raise_everywhere():
     ended = run_group(WORKER, "never_joins", 4, BOUND)
     check_reaped_and_victim_killed(ended)
@@ -38,7 +39,8 @@ def test_a_process_that_never_joins_makes_initialize_raise_everywhere():
         assert not e.result["initialized"]
 
 
-@pytest.mark.parametrize("victim", [0, pytest.param(3, marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("victim", [0, 3])  # (0 serves the coordinator)
 def test_a_process_that_dies_inside_a_collective_is_an_error_on_the_others(victim):
     """Process 0 serves the coordinator (in a process of its own, which must also end); any
     other process dies the same way for the others."""
