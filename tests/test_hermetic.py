@@ -76,3 +76,54 @@ def test_data_reading_tests_pass_alone_with_an_empty_home(tmp_path):
     assert re.match(r"\d+ passed, \d+ deselected in ", last) and int(last.split()[0]) >= 12, last
     left = [str(p.relative_to(home)) for p in home.rglob("*")]
     assert not left, f"the tests wrote into HOME: {left[:10]}"
+
+
+# -- no timed assertions: speed lives in benchmarks/ -----------------------------------------------
+_CLOCKS = {"perf_counter", "perf_counter_ns", "time", "time_ns", "monotonic", "monotonic_ns", "process_time"}
+
+
+def _reads_clock(node) -> bool:
+    import ast
+
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _CLOCKS
+               and isinstance(n.func.value, ast.Name) and n.func.value.id == "time" for n in ast.walk(node))
+
+
+def timed_assertions(source: str) -> list[int]:
+    """Lines of ``assert`` statements that test a value computed from a clock reading."""
+    import ast
+
+    tree = ast.parse(source)
+    timed: set[str] = set()
+    grew = True
+    while grew:  # names bound from a clock, or from names bound from one (t0, dt = now - t0, ...)
+        grew = False
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and n.value is not None:
+                if _reads_clock(n.value) or any(isinstance(x, ast.Name) and x.id in timed for x in ast.walk(n.value)):
+                    targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                    for t in targets:
+                        for x in ast.walk(t):
+                            if isinstance(x, ast.Name) and x.id not in timed:
+                                timed.add(x.id)
+                                grew = True
+    return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Assert)
+            and (_reads_clock(n.test) or any(isinstance(x, ast.Name) and x.id in timed for x in ast.walk(n.test)))]
+
+
+def test_timed_assertions_are_found():
+    assert timed_assertions("import time\nt0 = time.perf_counter()\nf()\ndt = time.perf_counter() - t0\n"
+                            "assert dt < 30\nassert ok\n") == [5]
+    assert timed_assertions("import time\nassert time.monotonic() > 0\n") == [2]
+
+
+def test_no_timed_assertion_in_the_tests():
+    found = []
+    for root, dirs, files in os.walk(os.path.join(REPO, "tests")):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for f in files:
+            if f.endswith(".py"):
+                path = os.path.join(root, f)
+                with open(path) as fh:
+                    found += [f"{os.path.relpath(path, REPO)}:{n}" for n in timed_assertions(fh.read())]
+    assert not found, "assertions on measured time (speed belongs in benchmarks/):\n" + "\n".join(found)

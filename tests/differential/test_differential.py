@@ -28,7 +28,7 @@ from .runner import (ALL_MODES, CLEAR_ERRORS, Reference, _Diff, _is_product_erro
 # compilations (6 per program, fewer where modes trace the same program) and eager operations
 CI_PROGRAMS = int(os.environ.get("REACTANT_DIFF_PROGRAMS", "300"))
 CHUNK = 10
-FAST_CHUNKS = 2  # 20 programs in the default tier; all CI_PROGRAMS with REACTANT_SLOW=1 (.ci/run)
+FAST_CHUNKS = 1  # 10 programs in the default tier (besides the saved cases); all CI_PROGRAMS with REACTANT_SLOW=1 (.ci/run)
 # The CI part runs each chunk in a worker process, so that a crash is reported as one (with the
 # seed and source) instead of killing the test session; a chunk whose worker died is run again
 # program by program (a warning names it: a crash that needs the history of the process), and a

@@ -5,7 +5,6 @@ Set ``REACTANT_CORPUS_LEVELS=O1,O2,O3`` to check more levels against O0.
 """
 
 import os
-import time
 
 import numpy as np
 import pytest
@@ -73,18 +72,15 @@ def assert_close(ref, got, what):
 def optimized(path, level):
     m = load(path)
     n0 = count_ops(m)
-    t0 = time.perf_counter()
     run_pipeline(m, pipeline(level))
-    dt = time.perf_counter() - t0
-    return to_text(m), n0, count_ops(m), dt
+    return to_text(m), n0, count_ops(m)
 
 
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("path", MODULES, ids=[os.path.basename(p)[:-5] for p in MODULES])
 def test_corpus_module_same_results(path, level):
     src = to_text(load(path))
-    text, n0, n1, dt = optimized(path, level)
-    assert dt < 30, f"{level} took {dt:.1f}s on {path}"
+    text, n0, n1 = optimized(path, level)
     inputs = random_inputs(main_signature(load(path)))
     ref = run(src, inputs)
     got = run(text, inputs)
