@@ -35,6 +35,32 @@ def test_as_strided_views_of_a_matrix(opt):
                      as_strided(a, (3,), (0,))), M, optimize=opt)
 
 
+P = np.arange(4 * 8 * 8, dtype=np.float32).reshape(4, 8, 8)
+
+
+def _blocks(a):  # (C, H/2, W/2, 2, 2): the windows of a 2x2 pooling layer
+    sc, sh, sw = a.strides
+    return as_strided(a, (4, 4, 4, 2, 2), (sc, 2 * sh, 2 * sw, sh, sw))
+
+
+@pytest.mark.parametrize("opt", LEVELS)
+def test_non_overlapping_views_are_data_movement(opt):
+    # dims that nest without overlap: a reshape, slice and transpose of the buffer, no gather
+    k = P.itemsize
+    views = lambda a: (_blocks(a), _blocks(a).max(axis=(3, 4)),  # noqa: E731
+                       as_strided(a, (4, 4, 8), (256, 64, 4)),  # every other row
+                       as_strided(a, (2, 4, 4), (512, 32 * k, 2 * k)),  # every other row and column
+                       as_strided(a, (3, 5), (7 * k, k)),  # rows of 5 with gaps
+                       as_strided(a, (5, 3), (k, 7 * k)),  # the same, transposed
+                       as_strided(a, (3, 2), (100 * k, k)))  # the last block runs past the end
+    check(views, P, optimize=opt)
+    text = reactant.code_hlo(reactant.compile(views, optimize=opt), reactant.to_rarray(P))
+    assert "gather" not in text
+    # overlapping windows are still one gather
+    windows = reactant.compile(lambda a: as_strided(a, (8, 3), (k, k)) * 1, optimize=opt)
+    assert "gather" in reactant.code_hlo(windows, reactant.to_rarray(P))
+
+
 @pytest.mark.parametrize("opt", LEVELS)
 def test_sliding_window_view(opt):
     check(lambda a: (sliding_window_view(a, (2, 3)), sliding_window_view(a, 3, axis=1),

@@ -3,9 +3,10 @@
 A traced array is a dense C-contiguous buffer (its ``strides`` say so), so a strided view of it
 is a selection of its flattened elements with static positions: element ``(i0, i1, ...)`` of
 ``as_strided(x, shape, strides)`` is ``x.ravel()[i0*s0 + i1*s1 + ...]`` with the strides ``s``
-counted in elements. That is recorded as slices and reshapes where the view is contiguous, and
-otherwise as one gather of contiguous blocks whose starts are computed on the device (no
-constant the size of the result). Strides that are not whole elements, or a view that reaches
+counted in elements. That is recorded as slices and reshapes where the view is contiguous, as a
+reshape, slice and transpose where its dims nest without overlap (pooling blocks, every other
+row), and otherwise (overlapping windows) as one gather of contiguous blocks whose starts are
+computed on the device (no constant the size of the result). Strides that are not whole elements, or a view that reaches
 outside the buffer (NumPy would read foreign memory), are refused with a clear error.
 
 Views are read-only: NumPy's ``as_strided`` result (``writeable=True``) shares x's memory, so a
@@ -117,9 +118,40 @@ def _gather_view(flat: TracedRArray, shape: tuple[int, ...], steps: list[int]) -
     if k == 0:  # the whole view is one contiguous run from element 0
         v = ops.slice(flat, [0], [block]) if block != flat.shape[0] else flat
     else:
-        v = _gather_blocks(flat, sizes[:k], es[:k], block)
+        v = _nested_view(flat, sizes, es)
+        if v is None:
+            v = _gather_blocks(flat, sizes[:k], es[:k], block)
     v = ops.reshape(v, tuple(sizes))
     return ops.broadcast_in_dim(v, shape, core)
+
+
+def _nested_view(flat: TracedRArray, sizes: list[int], es: list[int]) -> TracedRArray | None:
+    """The view as data movement when its dims nest without overlap (the blocks of a pooling
+    layer, every other row): ordered by step, each step a whole multiple of the previous one and
+    at least its count times it. Then ``flat``, trimmed or padded to the outermost step times
+    its count, reshaped to [that count, each ratio of consecutive steps, the innermost step],
+    sliced to the counts and transposed to the view's order is the view; no gather. None when
+    the dims do not nest (overlapping windows: a gather)."""
+    order = sorted(range(len(es)), key=lambda d: es[d])  # innermost first
+    for a, b in zip(order, order[1:]):
+        if es[a] <= 0 or es[b] % es[a] or es[b] < es[a] * sizes[a]:
+            return None
+    if es[order[0]] <= 0:
+        return None
+    outer = order[-1]
+    length = es[outer] * sizes[outer]
+    if length > flat.shape[0]:  # (the padding is never selected: every offset is in the array)
+        flat = ops.pad(flat, ops.full((), 0, flat.dtype), [0], [length - flat.shape[0]])
+    elif length < flat.shape[0]:
+        flat = ops.slice(flat, [0], [length])
+    # outermost first: the outer count, the step ratios (each holds one view dim), the innermost step
+    dims = [sizes[outer]] + [es[b] // es[a] for a, b in zip(order[-2::-1], order[:0:-1])] + [es[order[0]]]
+    v = ops.reshape(flat, tuple(dims))
+    desc = order[::-1]
+    v = ops.slice(v, [0] * len(dims), [sizes[d] for d in desc] + [1])
+    v = ops.reshape(v, tuple(sizes[d] for d in desc))
+    perm = [desc.index(d) for d in range(len(sizes))]
+    return v if perm == list(range(len(sizes))) else ops.transpose(v, perm)
 
 
 def _gather_blocks(flat: TracedRArray, lead: list[int], es: list[int], block: int) -> TracedRArray:
