@@ -327,14 +327,34 @@ def _numel(t) -> int:
     return n
 
 
+# ops that are kernels of their own (a fusion never passes through them to their operands)
+_KERNELS = frozenset({"stablehlo.dot_general", "stablehlo.reduce"})
+# ops the cost rules price as data movement (``move`` per element)
+_MOVES = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.slice", "stablehlo.reverse",
+                    "stablehlo.concatenate", "stablehlo.pad", "stablehlo.iota"})
+
+
 def upper_bound(ops: list, c: dict[str, int]) -> int:
-    """A cost no lower than the cost rules give the ops ``ops`` (femtoseconds), from their
-    types alone: every per-element price at its highest, charged for every element an op
-    reads and writes (once per operand: a concatenate is encoded as a chain of pairs; the
-    price is the sum of all of them, so a dot's penalties are covered), a kernel per dot and
-    reduce, and a dot's FLOPs. When it is already small, weighing the
-    program in an e-graph (~10 ms) cannot find a cost above it."""
-    per = sum(v for k, v in c.items() if k not in ("kernel", "flop")) + rhs_both(c)
+    """A cost no lower than the cost rules and the extraction's fusion traffic give the ops
+    ``ops`` (femtoseconds), from their types and uses alone. Each op: its own cost rule at its
+    highest (a dot with both transposed-operand penalties, twice when a transpose beside it may
+    fold into it; an elementwise op as a transcendental one), its result written once, and each
+    operand read (or copied inside a reduction: ``2 mat`` per element) by every fusion that can
+    reach it: the op's own, and those that reach the op through its fusible users (a broadcast
+    shared by several fusions is read by each). When it is already small, weighing the program
+    in an e-graph (~10-40 ms) cannot find a cost above it."""
+    seg = {op.operation for op in ops}
+    walks: dict = {}  # per op: fusions that may pass through it to its operands (beyond its own)
+    for op in reversed(ops):
+        op = op.operation
+        w = 0
+        for r in op.results:
+            for use in r.uses:
+                u = use.owner
+                u = getattr(u, "operation", u)
+                if u in seg and u.name not in _KERNELS:
+                    w += 1 + walks[u]
+        walks[op] = min(w, 1 << 20)
     total = 0
     for op in ops:
         op = op.operation
@@ -344,13 +364,24 @@ def upper_bound(ops: list, c: dict[str, int]) -> int:
         except ValueError:  # an operand that is not a ranked tensor: no bound
             return -1
         n = sum(outs)
-        total += per * (n * (1 + len(ins)) + sum(ins))
-        if op.name == "stablehlo.reduce":
-            total += c["kernel"]
-        elif op.name == "stablehlo.dot_general":
+        total += c["mat"] * n + 2 * c["mat"] * sum(ins) * (1 + walks[op])
+        name = op.name
+        if name == "stablehlo.dot_general":
             a = ir.RankedTensorType(op.operands[0].type).shape
             k = 1
             for d in dot_dims(op)[2]:
                 k *= a[d]
-            total += c["kernel"] + c["flop"] * 2 * n * k
+            na, nb = ins[0], ins[1]
+            near = [v.owner for v in op.operands] + [use.owner for r in op.results for use in r.uses]
+            folds = 2 if any(getattr(x, "name", None) == "stablehlo.transpose" for x in near) else 1
+            total += (c["kernel"] + c["flop"] * 2 * n * k + c["mat"] * (na + nb + n)
+                      + folds * (c["lhs_t"] * na + rhs_both(c) * nb) + (c["red"] + c["ew"]) * na)
+        elif name == "stablehlo.reduce":
+            total += c["kernel"] + c["red"] * sum(ins) + c["mat"] * n
+        elif name == "stablehlo.transpose":
+            total += c["transpose"] * n
+        elif name in _MOVES:
+            total += c["move"] * n
+        else:
+            total += max(c["tr"], c["ew"]) * n
     return total
