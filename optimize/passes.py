@@ -163,9 +163,12 @@ def run_pipeline(
     dump_dir: str | None = None,
     verify: bool = True,
     on_pass: Callable[[str], None] | None = None,
+    clean: set[str] | None = None,
 ) -> ir.Module:
     """Run the named passes in order on ``module`` (in place); returns it. ``on_pass(name)`` is
-    called before each pass (progress reports).
+    called before each pass (progress reports). ``clean``: the idempotent passes that already
+    ran on the module as it is (skipped until a pass changes it), updated in place, so that a
+    pipeline run in parts skips them as one run would.
 
     The input is always verified (``InvalidModuleError`` before the first pass); with
     ``verify`` (the default) so is the module after every pass that may have changed it, so no
@@ -183,7 +186,7 @@ def run_pipeline(
         _dump(module, dump_dir, f"{tag}_00_input.mlir")
     if names:
         verify_module(module, before=names[0], produced_by=None)
-    clean: set[str] = set()  # idempotent passes that ran on the module as it is now
+    clean = set() if clean is None else clean  # idempotent passes that ran on the module as it is now
     for i, name in enumerate(names, 1):
         before = count_ops(module) if stats is not None else 0
         if name in clean:
@@ -197,7 +200,7 @@ def run_pipeline(
             changed = PASSES[name](module, options)
         dt = time.perf_counter() - t0
         if changed is not False:
-            clean = set()
+            clean.clear()
         if name in IDEMPOTENT:
             clean.add(name)
         if stats is not None:

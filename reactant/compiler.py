@@ -377,15 +377,17 @@ class _Compiled:
             stats: list | None = [] if progress is not None and progress.verbose else None
             on_pass = None if progress is None else (lambda n: progress.enter(f"pass {n}"))
             cut = max((i for i, n in enumerate(passes) if n in SATURATION), default=None)
+            clean: set[str] = set()  # (the parts below skip idempotent passes as one run would)
             with prog.tc.ctx:
                 if fork is not None and cut is not None and count_ops(prog.module) <= _SPECULATE_MAX_OPS:
                     run_pipeline(prog.module, passes[:cut], self.options.pass_options(), stats=stats,
-                                 on_pass=on_pass)
+                                 on_pass=on_pass, clean=clean)
                     copy = ir.Module.parse(_bytecode(prog.module))
-                    run_pipeline(copy, passes[cut + 1:], self.options.pass_options())
+                    run_pipeline(copy, passes[cut + 1:], self.options.pass_options(), clean=set(clean))
                     fork(copy, prog)
                     passes = passes[cut:]
-                run_pipeline(prog.module, passes, self.options.pass_options(), stats=stats, on_pass=on_pass)
+                run_pipeline(prog.module, passes, self.options.pass_options(), stats=stats, on_pass=on_pass,
+                             clean=clean)
             if progress is not None:
                 progress.enter("finalize")  # (ends the last pass's stage)
             for st in stats or ():

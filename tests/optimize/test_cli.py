@@ -154,3 +154,38 @@ def test_idempotent_pass_is_skipped_only_while_the_module_is_unchanged():
         del PASSES["test_touch"], PASSES["test_keep"]
     assert "patterns" in IDEMPOTENT
     assert out_keep == out_touch and "stablehlo.multiply" not in out_keep
+
+
+def test_a_pipeline_run_in_parts_skips_idempotent_passes_as_one_run(monkeypatch, capsys):
+    """A compile runs its pipeline in parts (speculation runs the rest on a copy): the clean
+    set carried between the parts skips the second pattern pass after a saturation that kept
+    the program, on the program and on the copy, as one run does."""
+    import numpy as np
+
+    import reactant
+    from reactant.ir import context as irc
+    from reactant.optimize import PassStat, run_pipeline
+
+    text = """func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+      %z = stablehlo.constant dense<1.0> : tensor<4xf32>
+      %x = stablehlo.multiply %a, %z : tensor<4xf32>
+      return %x : tensor<4xf32>
+    }"""
+    m = irc.parse_module(text)
+    clean: set[str] = set()
+    run_pipeline(m, ["canonicalize", "patterns"], clean=clean)
+    assert "patterns" in clean
+    stats: list[PassStat] = []
+    run_pipeline(m, ["eqsat", "patterns", "cse"], clean=clean, stats=stats)
+    assert [s.skipped for s in stats] == [False, True, False]
+    # the compiler: one pattern pass before saturation, none after, and NumPy's values
+    monkeypatch.setenv("REACTANT_LOG", "1")
+
+    def f(x, w):
+        return np.tanh(x @ w).sum(axis=0)
+
+    x, w = np.arange(64.0).reshape(8, 8) / 64, np.eye(8)
+    out = reactant.compile(f, optimize="O2")(reactant.to_rarray(x), reactant.to_rarray(w))
+    np.testing.assert_allclose(np.asarray(out), f(x, w))
+    log = capsys.readouterr().err
+    assert log.count(": pass patterns ") == 1 and ": pass eqsat " in log, log
