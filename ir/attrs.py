@@ -8,6 +8,7 @@ the process; ``read_constant`` and friends therefore never read complex constant
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -178,7 +179,7 @@ def read_constant(v: ir.Value, max_elements: int | None = None) -> np.ndarray | 
         if not isinstance(s, (ir.FloatAttr, ir.IntegerAttr, ir.BoolAttr)):
             return None
         return np.broadcast_to(np.asarray(s.value).astype(dt), shape)
-    if max_elements is not None and int(np.prod(shape)) > max_elements:
+    if max_elements is not None and math.prod(shape) > max_elements:
         return None
     if dt == bfloat16:  # neither the buffer protocol nor the element accessors know bf16
         return None

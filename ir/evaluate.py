@@ -10,6 +10,7 @@ evaluator knows. Both return None when the value is unknown or not exactly defin
 
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -117,7 +118,7 @@ def evaluate_value(v: ir.Value, max_elements: int = 1 << 22, *, kinds: str = "bi
     tt = v.type
     dt = np_dtype(tt.element_type)
     shape = tuple(tt.shape)
-    if dt is None or dt.kind not in kinds or int(np.prod(shape, dtype=np.int64)) > max_elements:
+    if dt is None or dt.kind not in kinds or math.prod(shape) > max_elements:
         return None
     op = defining_op(v)
     if op is None or len(op.results) != 1:
