@@ -4,10 +4,21 @@ Kolmogorov-Smirnov tests against the exact distributions (scipy.stats)."""
 
 import numpy as np
 import pytest
-from scipy import stats
 
 import reactant
 from reactant.random import default_rng
+
+
+class _Stats:
+    """``scipy.stats``, imported when a test first uses it (1.5 s: not at collection)."""
+
+    def __getattr__(self, name):
+        from scipy import stats as real
+
+        return getattr(real, name)
+
+
+stats = _Stats()
 
 N = 20000
 ALPHA = 1e-4  # KS significance: a correct sampler fails one seed in ten thousand
