@@ -113,6 +113,7 @@ def test_reading_an_array_split_over_processes_is_a_clear_error(spmd):
         assert "addressable_shards" in r["asarray"] and "replicate it first" in r["asarray"]
 
 
+@pytest.mark.slow  # (waits out an unreachable coordinator's timeout)
 def test_failed_starts_leave_nothing_behind_and_a_second_start_is_an_error():
     (r,) = run_processes("errors", 1)
     assert "needs coordinator_address, num_processes, process_id" in r["missing"]
