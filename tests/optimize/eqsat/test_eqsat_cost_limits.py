@@ -311,17 +311,19 @@ def test_program_that_cannot_pay_for_saturation_over_its_calls_is_not_saturated(
     assert eq.last_report().small == 0 and count(m, "transpose") == 0
 
 
-def test_weighing_egraph_kept_across_passes_gives_each_program_its_own_costs():
+def weigh(text: str) -> list:
+    """The weighing e-graph's cost of each segment of the program ``text``."""
     from reactant.optimize.eqsat import driver
     from reactant.optimize.eqsat.encode import segments_of_block
 
-    consts = cost.constants()
+    m = parse(text)
+    with m.context:
+        segs = [sg for b, _ in driver._blocks(m) for sg in segments_of_block(b, 300)]
+        return driver._predicted_costs(segs, cost.constants())
 
-    def weigh(text):
-        m = parse(text)
-        with m.context:
-            segs = [sg for b, _ in driver._blocks(m) for sg in segments_of_block(b, 300)]
-            return driver._predicted_costs(segs, consts)
+
+def test_weighing_egraph_kept_across_passes_gives_each_program_its_own_costs():
+    from reactant.optimize.eqsat import driver
 
     driver._PREDICTORS.one = None
     alone = {n: weigh(_transposed_product(n)) for n in (16, 64)}
@@ -350,15 +352,6 @@ def test_weighing_egraph_rebuilt_for_a_new_rank_gets_every_type_again():
     # earlier program loaded into the old one must be loaded into the new one too (they were
     # not: the segment's slots had no class, a KeyError out of the compile)
     from reactant.optimize.eqsat import driver
-    from reactant.optimize.eqsat.encode import segments_of_block
-
-    consts = cost.constants()
-
-    def weigh(text):
-        m = parse(text)
-        with m.context:
-            segs = [sg for b, _ in driver._blocks(m) for sg in segments_of_block(b, 300)]
-            return driver._predicted_costs(segs, consts)
 
     driver._PREDICTORS.one = None
     alone = weigh(_rank6_then_product(16))
