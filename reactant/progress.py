@@ -60,6 +60,45 @@ class CompileStats:
         return "\n".join(rows)
 
 
+class _Watch:
+    """One daemon thread that prints the notice of every compilation still running after its
+    deadline (a timer thread per compilation cost 1-2 ms to start, on every compile)."""
+
+    def __init__(self):
+        self._cv = threading.Condition()
+        self._due: dict[int, tuple[float, "CompileProgress"]] = {}
+        self._thread: threading.Thread | None = None
+
+    def add(self, p: "CompileProgress", deadline: float) -> None:
+        with self._cv:
+            self._due[id(p)] = (deadline, p)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="reactant-compile-watch", daemon=True)
+                self._thread.start()
+            self._cv.notify()
+
+    def remove(self, p: "CompileProgress") -> None:
+        with self._cv:
+            self._due.pop(id(p), None)
+
+    def _run(self) -> None:
+        while True:
+            with self._cv:
+                now = time.perf_counter()
+                late = [p for d, p in self._due.values() if d <= now]
+                for p in late:
+                    del self._due[id(p)]
+                if not late:
+                    nxt = min((d for d, _ in self._due.values()), default=None)
+                    self._cv.wait(None if nxt is None else nxt - now)
+                    continue
+            for p in late:
+                p._slow()
+
+
+_WATCH = _Watch()
+
+
 class CompileProgress:
     """One compilation of ``name``: stages are entered in order; ``close`` ends it."""
 
@@ -73,9 +112,7 @@ class CompileProgress:
         self.reused = ""
         self._span = None
         self._span_start()
-        self._timer = threading.Timer(SLOW_SECONDS, self._slow)
-        self._timer.daemon = True
-        self._timer.start()
+        _WATCH.add(self, self.t0 + SLOW_SECONDS)
 
     def _print(self, text: str) -> None:
         print(f"reactant: {text}", file=sys.stderr, flush=True)
@@ -125,7 +162,7 @@ class CompileProgress:
             self._print(f"{self.name}: pass {name} {1e3 * seconds:.1f} ms, {before} -> {after} ops")
 
     def close(self) -> None:
-        self._timer.cancel()
+        _WATCH.remove(self)
         self._span_end()
         if self.verbose:
             self._print(f"{self.name}: compiled in {time.perf_counter() - self.t0:.3f} s")

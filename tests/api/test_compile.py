@@ -399,6 +399,29 @@ def test_verbose_compilation_reports_every_stage(capsys, monkeypatch):
     assert capsys.readouterr().err == ""  # quiet by default
 
 
+def test_one_watch_thread_reports_every_slow_compilation_and_none_that_ended(capsys, monkeypatch):
+    import threading
+    import time
+
+    from reactant import progress
+
+    monkeypatch.setattr(progress, "SLOW_SECONDS", 0.05)
+    done = progress.CompileProgress("finished_kernel", verbose=False)
+    done.close()  # ended before its deadline: never reported
+    slow = [progress.CompileProgress(f"slow_kernel{i}", verbose=False) for i in range(3)]
+    seen = ""
+    for _ in range(400):  # (until the reports are out, at most 20 s on a loaded machine)
+        seen += capsys.readouterr().err
+        if all(f"compiling slow_kernel{i} has taken" in seen for i in range(3)):
+            break
+        time.sleep(0.05)
+    for p in slow:
+        p.close()
+    assert all(f"compiling slow_kernel{i} has taken" in seen for i in range(3)), seen
+    assert "finished_kernel" not in seen
+    assert sum(t.name == "reactant-compile-watch" for t in threading.enumerate()) == 1
+
+
 def test_a_slow_first_call_says_what_it_is_doing(capsys, monkeypatch):
     from reactant import progress
 
