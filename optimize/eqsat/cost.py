@@ -262,6 +262,11 @@ def _tbl(name: str, items: dict[str, int]) -> list[str]:
     return [f'(set ({name} "{k}") {v})' for k, v in items.items()]
 
 
+# data movement, priced ``move`` per element (with the constructors' argument names)
+MOVES = {"Bcast": "x d t", "Reshape": "x t", "Slice": "x a b s t", "Reverse": "x d t", "Concat": "x y d t",
+         "Pad": "x v l h i t"}
+
+
 def cost_commands(c: dict[str, int]) -> list[str]:
     """Facts (per-op-name costs) and ``ana`` rules that ``set-cost`` every node."""
     cmds = _tbl("ucost", {o: c["tr"] if o in TRANSCENDENTAL else c["ew"] for o in sorted(UNARY)})
@@ -278,10 +283,8 @@ def cost_commands(c: dict[str, int]) -> list[str]:
     cmds.append(rule(f"(= e (Bin o x y t)) {nq} (= k (bcost o))", "Bin", "o x y t", "(* k n)"))
     for ctor, args in (("Cmp", "o ct x y t"), ("Sel", "p x y t"), ("Clamp", "a x b t"), ("Cvt", "x t")):
         cmds.append(rule(f"(= e ({ctor} {args})) {nq}", ctor, args, f"(* {c['ew']} n)"))
-    for ctor, args in (("Bcast", "x d t"), ("Reshape", "x t"), ("Slice", "x a b s t"), ("Reverse", "x d t"),
-                       ("Concat", "x y d t")):
+    for ctor, args in MOVES.items():
         cmds.append(rule(f"(= e ({ctor} {args})) {nq}", ctor, args, f"(* {c['move']} n)"))
-    cmds.append(rule(f"(= e (Pad x v l h i t)) {nq}", "Pad", "x v l h i t", f"(* {c['move']} n)"))
     cmds.append(rule(f"(= e (Transpose x p t)) {nq}", "Transpose", "x p t", f"(* {c['transpose']} n)"))
     # dot_general: K = product of the lhs's contracting dims
     for nc in range(4):
@@ -327,13 +330,6 @@ def _numel(t) -> int:
     return n
 
 
-# ops that are kernels of their own (a fusion never passes through them to their operands)
-_KERNELS = frozenset({"stablehlo.dot_general", "stablehlo.reduce"})
-# ops the cost rules price as data movement (``move`` per element)
-_MOVES = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.slice", "stablehlo.reverse",
-                    "stablehlo.concatenate", "stablehlo.pad", "stablehlo.iota"})
-
-
 def upper_bound(ops: list, c: dict[str, int]) -> int:
     """A cost no lower than the cost rules and the extraction's fusion traffic give the ops
     ``ops`` (femtoseconds), from their types and uses alone. Each op: its own cost rule at its
@@ -342,8 +338,15 @@ def upper_bound(ops: list, c: dict[str, int]) -> int:
     operand read (or copied inside a reduction: ``2 mat`` per element) by every fusion that can
     reach it: the op's own, and those that reach the op through its fusible users (a broadcast
     shared by several fusions is read by each). When it is already small, weighing the program
-    in an e-graph (~10-40 ms) cannot find a cost above it."""
-    seg = {op.operation for op in ops}
+    in an e-graph (~10-40 ms) cannot find a cost above it. Ops are classified as the encoder
+    does and fusions pass through the extraction's ``FUSIBLE`` kinds: one definition of each."""
+    from .encode import classify
+    from .extract import FUSIBLE
+
+    kinds = {}
+    for op in ops:
+        k = classify(op)
+        kinds[op.operation] = None if k is None else k[0]
     walks: dict = {}  # per op: fusions that may pass through it to its operands (beyond its own)
     for op in reversed(ops):
         op = op.operation
@@ -352,7 +355,7 @@ def upper_bound(ops: list, c: dict[str, int]) -> int:
             for use in r.uses:
                 u = use.owner
                 u = getattr(u, "operation", u)
-                if u in seg and u.name not in _KERNELS:
+                if u in kinds and kinds[u] in FUSIBLE:
                     w += 1 + walks[u]
         walks[op] = min(w, 1 << 20)
     total = 0
@@ -365,8 +368,8 @@ def upper_bound(ops: list, c: dict[str, int]) -> int:
             return -1
         n = sum(outs)
         total += c["mat"] * n + 2 * c["mat"] * sum(ins) * (1 + walks[op])
-        name = op.name
-        if name == "stablehlo.dot_general":
+        kind = kinds[op]
+        if kind == "Dot":
             a = ir.RankedTensorType(op.operands[0].type).shape
             k = 1
             for d in dot_dims(op)[2]:
@@ -376,12 +379,12 @@ def upper_bound(ops: list, c: dict[str, int]) -> int:
             folds = 2 if any(getattr(x, "name", None) == "stablehlo.transpose" for x in near) else 1
             total += (c["kernel"] + c["flop"] * 2 * n * k + c["mat"] * (na + nb + n)
                       + folds * (c["lhs_t"] * na + rhs_both(c) * nb) + (c["red"] + c["ew"]) * na)
-        elif name == "stablehlo.reduce":
+        elif kind == "Reduce":
             total += c["kernel"] + c["red"] * sum(ins) + c["mat"] * n
-        elif name == "stablehlo.transpose":
+        elif kind == "Transpose":
             total += c["transpose"] * n
-        elif name in _MOVES:
+        elif kind in MOVES or kind == "Iota":
             total += c["move"] * n
-        else:
+        else:  # elementwise (a transcendental one at most), constants, and anything unmodelled
             total += max(c["tr"], c["ew"]) * n
     return total
