@@ -97,6 +97,8 @@ class _Watch:
 
 
 _WATCH = _Watch()
+if hasattr(os, "register_at_fork"):  # a forked child has no watch thread (nor a usable lock): a new one
+    os.register_at_fork(after_in_child=_WATCH.__init__)
 
 
 class CompileProgress:
