@@ -146,3 +146,22 @@ def test_eager_on_device_arrays():
     assert_same(np.asarray(sliding_window_view(reactant.to_rarray(M), 2, axis=0)), sliding_window_view(M, 2, axis=0))
     # as_strided is not dispatched by NumPy: a device array is read to the host, NumPy's view of it
     assert_same(as_strided(r, (10, 3), (8, 8)), as_strided(X, (10, 3), (8, 8)))
+
+
+def _pool_into(x, out):  # written as a NumPy user writes it: the result into an argument
+    sc, sh, sw = x.strides
+    for c in range(x.shape[0]):
+        win = as_strided(x[c], (4, 4, 2, 2), (2 * sh, 2 * sw, sh, sw))
+        out[c] = win.max(axis=(2, 3))
+
+
+@pytest.mark.parametrize("loops", ["auto", "keep", "unroll"])
+@pytest.mark.parametrize("opt", LEVELS)
+def test_pooling_into_an_argument_in_every_mode(loops, opt):
+    want_out, got_out = np.zeros((4, 4, 4), np.float32), reactant.to_rarray(np.zeros((4, 4, 4), np.float32))
+    x = P.copy()
+    _pool_into(x, want_out)
+    rx = reactant.to_rarray(P.copy())
+    assert reactant.compile(_pool_into, loops=loops, optimize=opt)(rx, got_out) is None
+    np.testing.assert_array_equal(np.asarray(got_out), want_out)
+    np.testing.assert_array_equal(np.asarray(rx), P)  # the viewed array is unchanged
