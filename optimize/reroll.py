@@ -14,7 +14,14 @@ and every operand is
 
 It replaces blocks ``0 .. R-1`` by a ``stablehlo.while`` (``R = K``, or ``K - 1`` when a value
 of the last block that is not carried is used after the run: that block then stays as it is)
-whose slots are an i64 counter, the carried values and the invariants (passed through).
+whose slots are an i64 counter, the carried values and the invariants (passed through). A value
+of every block used after the run by a concatenation (a list appended to in the loop, then
+``np.stack``-ed) is collected: the loop writes it into row ``k`` of an output it carries, and
+the concatenation reads the rows back.
+
+A run is long enough at ``MIN_REPEATS`` blocks and ``MIN_OPS`` ops, an op that XLA compiles as a
+kernel of its own (a dot, a reduction) counting ``KERNEL_WEIGHT`` ops: what is saved is XLA's
+compile time of the copies.
 
 Blocks may also differ in what a loop can compute from its counter:
 
@@ -51,7 +58,7 @@ from ..ir.opinfo import has_effect
 from ..ir.types import element_type_of, is_complex_type, num_elements, ranked, shape_of, spec_of
 from .passes import PassOptions, log_pass, register_pass
 
-MIN_REPEATS = 16  # blocks in a run ...
+MIN_REPEATS = 8  # blocks in a run ...
 MIN_OPS = 512  # ... and ops in it, for a run to be rolled
 MIN_REPEATS_LARGE = 3  # fewer repeats of large blocks: from MIN_OPS_LARGE ops in the run
 MIN_OPS_LARGE = 4096
@@ -60,6 +67,14 @@ CANDIDATES = 6  # periods tried per function and round
 MAX_ROUNDS = 16  # rolls per function
 VARY_CONST_MAX = 256  # elements: a constant up to this size may differ between blocks (table)
 STACK_MAX_BYTES = 1 << 28  # values read from a stack built before the loop, per roll
+# an op XLA compiles as a kernel of its own (a dot, a reduction, a sort, ...) counts as this many
+# ops toward MIN_OPS: on CPU each costs XLA 5-8 ms to compile, a fused elementwise op ~0.5 ms
+# (jax 0.10.2, chains of 8 vs 32 steps), so 16 tiny matvecs of an RNN written as a Python loop
+# roll as 512 additions do
+KERNEL_WEIGHT = 16
+_OWN_KERNEL = {"stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution", "stablehlo.reduce",
+               "stablehlo.reduce_window", "stablehlo.sort", "stablehlo.scatter", "stablehlo.select_and_scatter",
+               "stablehlo.fft", "stablehlo.cholesky", "stablehlo.triangular_solve"}
 FAR = -(1 << 40)  # operand code of every value defined outside the two blocks before an op
 
 # ops whose regions are a computation of their own (a reduction's combiner, a comparator):
@@ -171,6 +186,8 @@ class _Table:
                 res.append(r)
                 argn.append(a)
         opstart[n] = len(owner)
+        weight = np.array([KERNEL_WEIGHT if op.name in _OWN_KERNEL else 1 for op in ops], np.int64)
+        self.wcum = np.concatenate([[0], np.cumsum(weight)])  # op weights toward MIN_OPS, summed
         self.base = base
         self.cval = cval
         # codes with every value in: periods of exactly equal blocks are candidates too (a
@@ -300,13 +317,16 @@ def _periods(base: np.ndarray) -> list[int]:
     return top
 
 
-def _enough(k: int, p: int) -> bool:
-    return (k >= MIN_REPEATS and k * p >= MIN_OPS) or (k >= MIN_REPEATS_LARGE and k * p >= MIN_OPS_LARGE)
+def _enough(t: _Table, k: int, p: int, a: int) -> bool:
+    """Is a run of ``k`` blocks of ``p`` ops, a block starting at op ``a``, worth a loop?"""
+    w = int(t.wcum[a + p] - t.wcum[a])  # every block of a run weighs the same
+    return (k >= MIN_REPEATS and k * w >= MIN_OPS) or (k >= MIN_REPEATS_LARGE and k * p >= MIN_OPS_LARGE)
 
 
 class _Plan:
-    def __init__(self, s, p, k, rolled, carries, invariants, stacked, tables, slices):
+    def __init__(self, s, p, k, rolled, carries, invariants, stacked, tables, slices, collected=()):
         self.s, self.p, self.k, self.rolled = s, p, k, rolled
+        self.collected = list(collected)  # [(relative position, result number)]: a row per block
         self.carries = carries  # [(relative position, result number)]
         self.invariants = invariants  # [slot index of block 1 holding the value]
         self.stacked = stacked  # {slot index of block 1: [the value each block reads there]}
@@ -336,7 +356,7 @@ def _plan(t: _Table, p: int) -> _Plan | None:
     codes = t.codes(p)
     for a, L in _runs(t.matches(p, codes), (MIN_REPEATS_LARGE - 1) * p):
         end = a + L + p  # ops [a, end) are periodic
-        if L < 2 * p or not _enough((L + p) // p - 1, p):
+        if L < 2 * p or not _enough(t, (L + p) // p - 1, p, a):
             continue
         s = _phase(t, a, end, p)
         k = (end - s) // p
@@ -365,7 +385,7 @@ def _per_block(t: _Table, p: int, k: int, x: np.ndarray) -> np.ndarray:
 
 
 def _check(t: _Table, s: int, p: int, k: int, codes: np.ndarray) -> _Plan | None:
-    if k < 2 or not _enough(k - 1, p):
+    if k < 2 or not _enough(t, k - 1, p, s):
         return None
     o, j = t.owner, t.dj
     # block 1 (the template): operands local, from block 0, or defined before the run
@@ -389,7 +409,7 @@ def _check(t: _Table, s: int, p: int, k: int, codes: np.ndarray) -> _Plan | None
         bad = np.nonzero((rows != rows[0] + np.arange(k)[:, None] * delta).any(axis=1))[0]
         if len(bad):
             k = int(bad[0])
-            if k < 2 or not _enough(k - 1, p):
+            if k < 2 or not _enough(t, k - 1, p, s):
                 return None
         if delta.any():
             slices[i] = (rows[0], delta)
@@ -403,7 +423,7 @@ def _check(t: _Table, s: int, p: int, k: int, codes: np.ndarray) -> _Plan | None
         inside = j[xs] >= s
         if inside.any():
             k = int(np.nonzero(inside.any(axis=1))[0][0])
-            if k < 2 or not _enough(k - 1, p):
+            if k < 2 or not _enough(t, k - 1, p, s):
                 return None
             xs, ident = xs[:k], ident[:k]
         vary = np.nonzero((ident != ident[1:2]).any(axis=0))[0]
@@ -445,13 +465,30 @@ def _check(t: _Table, s: int, p: int, k: int, codes: np.ndarray) -> _Plan | None
     dj_after = np.concatenate([j[after], t.x_dj[xa]])
     res_after = np.concatenate([t.res[after], t.x_res[xa]])
     last = s + (k - 1) * p
-    if np.any(dj_after < last):
+    # values of earlier blocks used after the run (a list appended to, then stacked): the loop
+    # writes each into row k of an output it carries, read back after the loop
+    collected = sorted({(int((a - s) % p), int(r)) for a, r in zip(dj_after, res_after) if a < last})
+    if collected:
+        # ... only into a concatenation (np.stack / np.concatenate of the list), which then reads
+        # the output whole; each row used on its own would cost XLA a copy kernel per row (150
+        # per-layer gradients returned: first call 0.4 -> 2.1 s)
+        if np.any(t.x_dj[xa] < last) or not all(_stacks(t.ops[int(u)]) for u in o[after][j[after] < last]):
+            return None
+        nbytes = sum(k * _nbytes(t.ops[s + q].results[r].type) for q, r in collected)
+        if nbytes > STACK_MAX_BYTES:
+            return None
+    escapes = {(int(a - last), int(r)) for a, r in zip(dj_after, res_after) if a >= last}
+    rolled = k if escapes <= set(carries) | set(collected) else k - 1
+    if not _enough(t, rolled, p, s):
         return None
-    escapes = {(int(a - last), int(r)) for a, r in zip(dj_after, res_after)}
-    rolled = k if escapes <= set(carries) else k - 1
-    if not _enough(rolled, p):
-        return None
-    return _Plan(s, p, k, rolled, carries, list(inv.values()), stacked, tables, slices)
+    return _Plan(s, p, k, rolled, carries, list(inv.values()), stacked, tables, slices, collected)
+
+
+def _stacks(op) -> bool:
+    """``op`` puts its operand into a concatenation: it is one, or a reshape only they read."""
+    if op.name == "stablehlo.concatenate":
+        return True
+    return op.name == "stablehlo.reshape" and all(u.owner.operation.name == "stablehlo.concatenate" for u in op.results[0].uses)
 
 
 def _roll(t: _Table, plan: _Plan, fn_name: str) -> None:
@@ -481,7 +518,11 @@ def _roll(t: _Table, plan: _Plan, fn_name: str) -> None:
             stack_of[x] = stacks[key]
         stack_vals = list(stacks.values())
         zero = build.full(0, ctr_t, ip=ip)
-        operands = [zero] + inits + invs + stack_vals
+        outs = []  # the collected values' rows, zeros to start
+        for q, r in plan.collected:
+            ty = value(s + q, r).type
+            outs.append(build.full(0, ranked([R] + list(shape_of(ty)), element_type_of(ty)), ip=ip))
+        operands = [zero] + inits + invs + stack_vals + outs
         types = [v.type for v in operands]
         w = build.create("stablehlo.while", operands, types, regions=2, ip=ip)
         cond = w.regions[0].blocks.append(*types)
@@ -495,6 +536,7 @@ def _roll(t: _Table, plan: _Plan, fn_name: str) -> None:
         inv_arg = {v: args[1 + len(inits) + n] for n, v in enumerate(invs)}
         nfix = 1 + len(inits) + len(invs)
         stack_arg = {id(v): args[nfix + n] for n, v in enumerate(stack_vals)}
+        out_args = args[nfix + len(stack_vals):]
         b1 = s + p
         mapping: dict = {}
 
@@ -509,7 +551,7 @@ def _roll(t: _Table, plan: _Plan, fn_name: str) -> None:
             return inv_arg[v]
 
         with ir.InsertionPoint(body):
-            zidx = build.full(0, ctr_t) if (plan.stacked or plan.tables) else None
+            zidx = build.full(0, ctr_t) if (plan.stacked or plan.tables or plan.collected) else None
 
             def row(table: ir.Value, shp: list) -> ir.Value:
                 part = build.dynamic_slice(table, [ctr] + [zidx] * len(shp), [1] + shp)
@@ -552,15 +594,35 @@ def _roll(t: _Table, plan: _Plan, fn_name: str) -> None:
                 for a, b in zip(op.results, new.results):
                     mapping[a] = b
             one = build.full(1, ctr_t)
+            rows = []
+            for (q, r), acc in zip(plan.collected, out_args):
+                v = mapping[value(b1 + q, r)]
+                shp = list(shape_of(v.type))
+                rows.append(build.dynamic_update_slice(acc, build.reshape(v, [1] + shp), [ctr] + [zidx] * len(shp)))
             yields = [build.add(ctr, one)] + [mapping[value(b1 + q, r)] for q, r in plan.carries] \
-                + args[1 + len(inits):]
+                + args[1 + len(inits): nfix + len(stack_vals)] + rows
             build.create("stablehlo.return", yields, [])
     # the while's results replace the last rolled block's carried values
     lastb = s + (R - 1) * p
     for n, (q, r) in enumerate(plan.carries):
         value(lastb + q, r).replace_all_uses_with(w.results[1 + n])
+    # collected values: block b's value is row b of its output (for the uses the carries left)
+    first_out = len(w.results) - len(plan.collected)
+    after = ir.InsertionPoint(ops[s + R * p]) if s + R * p < len(ops) else ir.InsertionPoint(t.term)
     doomed = ops[s: s + R * p]
     doomed_set = set(doomed)
+    for n, (q, r) in enumerate(plan.collected):
+        acc = w.results[first_out + n]
+        shp = list(shape_of(value(s + q, r).type))
+        for b in range(R):
+            v = value(s + b * p + q, r)
+            outside = [(u.owner, u.operand_number) for u in v.uses if u.owner.operation not in doomed_set]
+            if not outside:
+                continue
+            with loc:
+                part = build.reshape(build.slice(acc, [b] + [0] * len(shp), [b + 1] + shp, ip=after), shp, ip=after)
+            for owner, num in outside:
+                owner.operands[num] = part
     for op in reversed(doomed):
         for res in op.results:
             for u in res.uses:
@@ -569,7 +631,7 @@ def _roll(t: _Table, plan: _Plan, fn_name: str) -> None:
         op.erase()
     log_pass("reroll", f"@{fn_name}: {R} blocks of {p} ops at op {s} -> one stablehlo.while "
          f"({len(plan.carries)} carried, {len(invs)} invariant, {len(stack_vals)} stacked, "
-         f"{len(plan.tables)} constant tables, {len(plan.slices)} moving slices)")
+         f"{len(plan.tables)} constant tables, {len(plan.slices)} moving slices, {len(plan.collected)} collected)")
 
 
 def reroll_function(fn, stack_args: bool = True) -> int:
@@ -584,7 +646,7 @@ def reroll_function(fn, stack_args: bool = True) -> int:
     done = 0
     for _ in range(MAX_ROUNDS):
         t = _Table(block, stack_args)
-        if t.n < MIN_OPS:
+        if t.wcum[-1] < MIN_OPS:
             break
         best = None
         for p in _candidates(t):

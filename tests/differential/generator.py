@@ -416,12 +416,36 @@ class _Gen:
                 self.emit(f"{kk} = {kk} + 1")
             self.define(kk, ())
 
+    def f_list_recurrence(self, a: str) -> None:
+        """``h`` from the last ``h`` (with a reduction, as a matrix-vector step has), appended each
+        step; the list stacked, concatenated, made an array or read item by item."""
+        r = self.r
+        L, T = r.randint(1, self.n), self.trip()
+        rows, h = self.fresh("hist"), self.fresh("h")
+        self.emit(f"{rows} = []")
+        self.emit(f"{h} = {self.fvec(L)} * 1.0")
+        with self.block(f"for i in range({T}):"):
+            self.emit(f"{h} = np.tanh({self.chain(h, L, r.randint(1, 2))} + {self.c()} * np.mean({h}))")
+            self.emit(f"{rows}.append({h})")
+        form = r.randrange(4)
+        if form == 0:
+            self.emit(f"{a} = np.stack({rows}).sum(axis=0)")
+        elif form == 1:
+            self.emit(f"{a} = np.concatenate({rows})[-{L}:] - np.concatenate({rows})[:{L}]")
+        elif form == 2:
+            self.emit(f"{a} = np.array({rows})[::-1].mean(axis=0)")
+        else:
+            self.emit(f"{a} = {rows}[0] * {self.c()} + {rows}[-1]")
+        self.define(a, (L,))
+
     def f_list(self) -> None:
         """Lists built in loops or comprehensions, turned into arrays."""
         r = self.r
         a = self.fresh("arr")
-        pick = r.randrange(5)
-        if pick == 0:
+        pick = r.randrange(6)
+        if pick == 5:  # a recurrence appending each state (an RNN's history), read back after the loop
+            self.f_list_recurrence(a)
+        elif pick == 0:
             acc, T = self.fresh("acc"), self.trip()
             self.emit(f"{acc} = []")
             with self.block(f"for i in range({T}):"):

@@ -401,3 +401,70 @@ def test_complex_constants_roll():
     assert out.count("stablehlo.while") == 1
     x = (np.random.default_rng(0).standard_normal(2) * 0.1).astype(np.complex64)
     np.testing.assert_allclose(_run_text(out, [x])[0], _run_text(text, [x])[0], rtol=1e-4)
+
+
+# -- lists appended in unrolled loops; blocks heavy for XLA -----------------------------------------
+def _rnn(xs, Wx, Wh, b):
+    h = np.zeros(Wh.shape[0])
+    hist = []
+    for x in xs:
+        h = np.tanh(x @ Wx + h @ Wh + b)
+        hist.append(h)
+    return np.stack(hist), h
+
+
+def _rnn_args():
+    rng = np.random.default_rng(3)
+    return [rng.standard_normal((16, 8)), 0.4 * rng.standard_normal((8, 16)), 0.3 * rng.standard_normal((16, 16)),
+            0.1 * rng.standard_normal(16)]
+
+
+@pytest.mark.parametrize("level", ["O1", "O2"])
+def test_a_list_appended_in_an_unrolled_loop_rolls_with_its_rows_collected(level):
+    # 16 steps of 11 ops, two of them dots: too few ops to roll by count, heavy enough for XLA
+    # (each dot compiles as a kernel of its own); the history rows are written into an output
+    # the loop carries, and np.stack of the list reads it whole
+    args = _rnn_args()
+    cf = reactant.compile(_rnn, loops="unroll", optimize=level)
+    dev = [reactant.to_rarray(a) for a in args]
+    hlo = reactant.code_hlo(cf, *dev)
+    assert hlo.count("stablehlo.while") == 1 and "stablehlo.dynamic_update_slice" in hlo
+    got, want = cf(*dev), _rnn(*args)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-12)
+
+
+def test_list_rows_read_one_by_one_give_numpys_values():
+    # rows read on their own (not through a concatenation) are not collected: whatever rolls,
+    # the values are NumPy's
+    def f(xs, W):
+        h = np.zeros(W.shape[1])
+        hist = []
+        for x in xs:
+            h = np.tanh(x @ W + 0.5 * np.sum(h))
+            hist.append(h)
+        return hist[0] * 2.0 + hist[7] - hist[-1], np.concatenate(hist[3:9])
+
+    rng = np.random.default_rng(4)
+    args = [rng.standard_normal((24, 6)), 0.3 * rng.standard_normal((6, 5))]
+    for level in ("O0", "O2"):
+        got = reactant.compile(f, loops="unroll", optimize=level)(*[reactant.to_rarray(a) for a in args])
+        for g, w in zip(got, f(*args)):
+            np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("heavy", [True, False])
+def test_blocks_weigh_what_xla_compiles(heavy):
+    # 32 steps of 2-3 ops: 100 ops do not roll as elementwise ops; as matrix-vector products
+    # (a kernel each for XLA) they do
+    def f(x, W):
+        for _ in range(32):
+            x = np.tanh(W @ x) if heavy else np.tanh(x * 0.5 + 0.1)
+        return x
+
+    rng = np.random.default_rng(5)
+    args = [rng.standard_normal(12), 0.3 * rng.standard_normal((12, 12))]
+    cf = reactant.compile(f, loops="unroll", optimize="O2")
+    dev = [reactant.to_rarray(a) for a in args]
+    assert ("stablehlo.while" in reactant.code_hlo(cf, *dev)) == heavy
+    np.testing.assert_allclose(np.asarray(cf(*dev)), f(*args), rtol=1e-12, atol=1e-12)
