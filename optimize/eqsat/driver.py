@@ -170,7 +170,7 @@ def _base_egraph(ranks, fast_math: bool, consts: dict, present):
     most segments). Never reset with egglog 13's ``(push)``/``(pop)``, which corrupted the
     heap on some of our e-graphs (an abort in a later, unrelated compile): consecutive
     segments share one instead (``_Shared``)."""
-    ranks = tuple(sorted(set(ranks) | set(range(5))))
+    ranks = tuple(sorted(set(ranks)))
     _, rules = rules_for(frozenset(present), ranks, fast_math)
     eg = _egglog().EGraph()
     for cmd in prelude():
@@ -200,13 +200,16 @@ class _Shared:
     when a segment needs rules it lacks, when one stopped unsaturated (later iterations would
     go on growing it), after an egglog error, and past ``SHARED_NODES``."""
 
-    def __init__(self, fast_math: bool, consts: dict, kinds: frozenset):
-        self.fast_math, self.consts, self.kinds = fast_math, consts, kinds
+    def __init__(self, fast_math: bool, consts: dict, kinds: frozenset, ranks: frozenset = frozenset()):
+        # the constructors and tensor ranks of every segment the pass will saturate: one e-graph
+        # with their rules serves them all (rules of other ranks cost its build, 35 -> 65 ms for
+        # ranks up to 4 instead of 2, and never fire)
+        self.fast_math, self.consts, self.kinds, self.pass_ranks = fast_math, consts, kinds, ranks
         self.eg = None
 
     def take(self, present: frozenset, ranks) -> tuple:
         """(e-graph, encoder, its size before the segment) for a segment."""
-        ranks = frozenset(ranks) | frozenset(range(5))
+        ranks = frozenset(ranks) | self.pass_ranks
         if self.eg is None or not (present <= self.present and ranks <= self.ranks) or self.size > SHARED_NODES:
             self.present = frozenset(present | self.kinds)
             self.ranks = ranks if self.eg is None else ranks | self.ranks
@@ -219,6 +222,16 @@ class _Shared:
             self.size = _size(self.eg)
         else:
             self.eg = None
+
+
+def _ranks(seg: Segment) -> set:
+    """The ranks of the tensors a segment's ops read and make (what its encoding holds)."""
+    out = set()
+    for op in seg.ops:
+        for v in list(op.operands) + list(op.results):
+            if isinstance(v.type, ir.RankedTensorType):
+                out.add(ir.RankedTensorType(v.type).rank)
+    return out
 
 
 def _present(enc) -> frozenset:
@@ -417,7 +430,8 @@ def _run_blocks(module: ir.Module, limits: Limits, consts: dict, report: EqsatRe
         kinds = {k for seg, t in zip(plan, todo) if t for k in seg.kinds} | {"Leaf"}
         if "Concat" in kinds:
             kinds.add("Reshape")  # (a concatenate of one operand is encoded as a reshape)
-        shared = _Shared(limits.fast_math, consts, frozenset(kinds))
+        ranks = {r for seg, t in zip(plan, todo) if t for r in _ranks(seg)}
+        shared = _Shared(limits.fast_math, consts, frozenset(kinds), frozenset(ranks))
         for seg, t, r in zip(plan, todo, runs):
             if spent >= limits.pass_node_budget:
                 report.skipped += 1
