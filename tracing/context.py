@@ -235,12 +235,12 @@ def tracing(tc: TraceContext) -> Iterator[TraceContext]:
     if stack is None:
         stack = _tls.stack = []
     stack.append(tc)
-    from . import traced
+    from . import escape, traced
 
     outer = getattr(traced._tls, "tc", None)
     traced._tls.tc = tc
     try:
-        with tc.ctx, tc.unknown_loc:
+        with tc.ctx, tc.unknown_loc, escape.heap_frozen():
             yield tc
     finally:
         stack.pop()
