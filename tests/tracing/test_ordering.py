@@ -285,8 +285,9 @@ def test_piecewise_error():
 
 # -- convolve / correlate ---------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", DTYPES + ["complex64", "bool"])
-@pytest.mark.parametrize("n,m", [(7, 3), (6, 4), (3, 6), (2, 5), (4, 4), (1, 1), (5, 1), (1, 4)])
+@pytest.mark.parametrize("n,m", [(7, 3), (6, 4), (3, 6), (2, 5), (4, 4), (1, 1), (5, 1), (1, 4), (40, 35), (3, 40)])
 def test_convolve_correlate(dtype, n, m):
+    # (kernels up to 32 long: windows from slices; longer: a gather)
     a, v = rand(RNG, (n,), dtype), rand(RNG, (m,), dtype)
     tol = 1e-5 if dtype in ("float32", "complex64") else None
     # every mode of both in one program (one compile per case)
