@@ -20,8 +20,8 @@ of every block used after the run by a concatenation (a list appended to in the 
 the concatenation reads the rows back.
 
 A run is long enough at ``MIN_REPEATS`` blocks and ``MIN_OPS`` ops, an op that XLA compiles as a
-kernel of its own (a dot, a reduction) counting ``KERNEL_WEIGHT`` ops: what is saved is XLA's
-compile time of the copies.
+kernel of its own (a dot, a reduction) counting ``ir.opinfo.KERNEL_WEIGHT`` ops: what is saved
+is XLA's compile time of the copies.
 
 Blocks may also differ in what a loop can compute from its counter:
 
@@ -54,7 +54,7 @@ from jaxlib.mlir import ir
 from ..ir import build
 from ..ir.regions import clone_op, walk_nested
 from ..ir.attrs import read_constant
-from ..ir.opinfo import has_effect
+from ..ir.opinfo import compile_weight, has_effect
 from ..ir.types import element_type_of, is_complex_type, num_elements, ranked, shape_of, spec_of
 from .passes import PassOptions, log_pass, register_pass
 
@@ -67,14 +67,6 @@ CANDIDATES = 6  # periods tried per function and round
 MAX_ROUNDS = 16  # rolls per function
 VARY_CONST_MAX = 256  # elements: a constant up to this size may differ between blocks (table)
 STACK_MAX_BYTES = 1 << 28  # values read from a stack built before the loop, per roll
-# an op XLA compiles as a kernel of its own (a dot, a reduction, a sort, ...) counts as this many
-# ops toward MIN_OPS: on CPU each costs XLA 5-8 ms to compile, a fused elementwise op ~0.5 ms
-# (jax 0.10.2, chains of 8 vs 32 steps), so 16 tiny matvecs of an RNN written as a Python loop
-# roll as 512 additions do
-KERNEL_WEIGHT = 16
-_OWN_KERNEL = {"stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution", "stablehlo.reduce",
-               "stablehlo.reduce_window", "stablehlo.sort", "stablehlo.scatter", "stablehlo.select_and_scatter",
-               "stablehlo.fft", "stablehlo.cholesky", "stablehlo.triangular_solve"}
 FAR = -(1 << 40)  # operand code of every value defined outside the two blocks before an op
 
 # ops whose regions are a computation of their own (a reduction's combiner, a comparator):
@@ -186,7 +178,7 @@ class _Table:
                 res.append(r)
                 argn.append(a)
         opstart[n] = len(owner)
-        weight = np.array([KERNEL_WEIGHT if op.name in _OWN_KERNEL else 1 for op in ops], np.int64)
+        weight = np.array([compile_weight(op.name) for op in ops], np.int64)
         self.wcum = np.concatenate([[0], np.cumsum(weight)])  # op weights toward MIN_OPS, summed
         self.base = base
         self.cval = cval
