@@ -333,10 +333,10 @@ def _numel(t) -> int:
 def upper_bound(ops: list, c: dict[str, int]) -> int:
     """A cost no lower than the cost rules and the extraction's fusion traffic give the ops
     ``ops`` (femtoseconds), from their types and uses alone. Each op: its own cost rule at its
-    highest (a dot with both transposed-operand penalties, twice when a transpose beside it may
-    fold into it; an elementwise op as a transcendental one), its result written once, and each
+    highest (a dot with both transposed-operand penalties where its rule has them, twice when a
+    transpose beside it may fold into it; an elementwise op as a transcendental one), its result written once, and each
     operand read (or copied inside a reduction: ``2 mat`` per element) by every fusion that can
-    reach it: the op's own, and those that reach the op through its fusible users (a broadcast
+    reach it: the op's own, and one for each op it reaches through fusible users (a broadcast
     shared by several fusions is read by each). When it is already small, weighing the program
     in an e-graph (~10-40 ms) cannot find a cost above it. Ops are classified as the encoder
     does and fusions pass through the extraction's ``FUSIBLE`` kinds: one definition of each."""
@@ -347,17 +347,24 @@ def upper_bound(ops: list, c: dict[str, int]) -> int:
     for op in ops:
         k = classify(op)
         kinds[op.operation] = None if k is None else k[0]
-    walks: dict = {}  # per op: fusions that may pass through it to its operands (beyond its own)
+    # per op: the ops through whose fusions it may be read beyond its own (bit i: ops[i]): its
+    # fusible users and theirs. A fusion holds an op once, so each of these ops, were it a
+    # fusion's root, reads the op's operands once more: counted as a set, not along every path
+    # (paths grow as 2^depth through reconverging elementwise chains)
+    index = {op.operation: i for i, op in enumerate(ops)}
+    reach: dict = {}
+    walks: dict = {}
     for op in reversed(ops):
         op = op.operation
-        w = 0
+        bits = 0
         for r in op.results:
             for use in r.uses:
                 u = use.owner
                 u = getattr(u, "operation", u)
                 if u in kinds and kinds[u] in FUSIBLE:
-                    w += 1 + walks[u]
-        walks[op] = min(w, 1 << 20)
+                    bits |= (1 << index[u]) | reach[u]
+        reach[op] = bits
+        walks[op] = bits.bit_count()
     total = 0
     for op in ops:
         op = op.operation
@@ -367,18 +374,27 @@ def upper_bound(ops: list, c: dict[str, int]) -> int:
         except ValueError:  # an operand that is not a ranked tensor: no bound
             return -1
         n = sum(outs)
-        total += c["mat"] * n + 2 * c["mat"] * sum(ins) * (1 + walks[op])
         kind = kinds[op]
+        # (a fusion stops at an op that is not fusible, a dot or a reduction: it reads the
+        # result; through a slice it reads only what the slice keeps)
+        read = n if kind == "Slice" else sum(ins)
+        total += c["mat"] * n + 2 * c["mat"] * read * (1 + (walks[op] if kind in FUSIBLE else 0))
         if kind == "Dot":
             a = ir.RankedTensorType(op.operands[0].type).shape
+            b = ir.RankedTensorType(op.operands[1].type).shape
+            lc = dot_dims(op)[2]
             k = 1
-            for d in dot_dims(op)[2]:
+            for d in lc:
                 k *= a[d]
             na, nb = ins[0], ins[1]
             near = [v.owner for v in op.operands] + [use.owner for r in op.results for use in r.uses]
             folds = 2 if any(getattr(x, "name", None) == "stablehlo.transpose" for x in near) else 1
-            total += (c["kernel"] + c["flop"] * 2 * n * k + c["mat"] * (na + nb + n)
-                      + folds * (c["lhs_t"] * na + rhs_both(c) * nb) + (c["red"] + c["ew"]) * na)
+            # the rule's transposed-operand penalties: one contracted dim of a matrix operand, or
+            # a transpose beside the dot that the extraction may fold into it
+            pen = folds * (c["lhs_t"] * na + rhs_both(c) * nb) if (len(lc) == 1 and 2 in (len(a), len(b))) \
+                or folds == 2 else 0
+            total += (c["kernel"] + c["flop"] * 2 * n * k + c["mat"] * (na + nb + n) + pen
+                      + (c["red"] + c["ew"]) * na)
         elif kind == "Reduce":
             total += c["kernel"] + c["red"] * sum(ins) + c["mat"] * n
         elif kind == "Transpose":

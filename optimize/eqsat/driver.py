@@ -5,7 +5,8 @@ cost model weighs every segment as it stands (one e-graph with the analyses and 
 only): a segment whose predicted time per call, times its loops' trip counts, is under
 ``Limits.min_cost`` is left alone, since it has less to win than saturating it costs, and so is
 the whole program when its predicted time over ``Limits.calls`` calls is under the work of
-building the pass's e-graph (``BUILD_NODES``; both bounds are off with ``min_cost=0``). The
+building the pass's e-graph (``BUILD_NODES``; both bounds are off with ``min_cost=0``). A
+program whose cost bound (``cost.upper_bound``) settles either is not weighed at all. The
 others are saturated one after another in a shared e-graph holding the prelude, the rules and
 the cost rules (``_Shared``; building it costs more than saturating most segments): each is
 bulk-loaded from TSV tables; the analyses run; the original program's DAG cost is taken;
@@ -191,6 +192,9 @@ NODE_FS = 100_000_000_000
 MIN_NODES = 500  # the e-node limit of any segment worth saturating at all
 # the work of building a pass's e-graph (prelude, rules, cost rules; 0.05-0.15 s), in e-nodes
 BUILD_NODES = 1_000
+# the work of weighing a program (the analyses and cost rules declared, its segments loaded and
+# their costs extracted; ~30 ms): a program whose bound cannot pay for both is not weighed
+WEIGH_NODES = 300
 
 
 class _Shared:
@@ -277,13 +281,14 @@ def _weigh(plan: list, consts: dict, limits: Limits) -> tuple[list[int | None], 
     True) where
     that alone settles both bounds of ``_run_blocks``: when every segment's bound is under
     ``min_cost``, or the whole program's bound over ``calls`` calls is under the work of
-    building an e-graph, the e-graph that weighs segments is not needed (small programs:
-    ~10 ms of a ~60 ms compile)."""
+    weighing it and building an e-graph (``WEIGH_NODES + BUILD_NODES``: even a saturation that
+    won it all could not pay for them), the e-graph that weighs segments is not needed (small
+    programs: ~30 ms of a ~60-100 ms compile)."""
     bounds = [cost_mod.upper_bound(seg.ops, consts) for seg, _ in plan]
     if all(b >= 0 and r is not None for b, (_, r) in zip(bounds, plan)):
         each = all(b * r < limits.min_cost for b, (_, r) in zip(bounds, plan))
         whole = limits.calls > 0 and sum(b * r for b, (_, r) in zip(bounds, plan)) * limits.calls \
-            < BUILD_NODES * NODE_FS
+            < (BUILD_NODES + WEIGH_NODES) * NODE_FS
         if each or whole:
             return bounds, True
     return _predicted_costs([seg for seg, _ in plan], consts), False
@@ -419,7 +424,8 @@ def _run_blocks(module: ir.Module, limits: Limits, consts: dict, report: EqsatRe
             left = [(c, plan[i][1]) for i, c in zip(picked, costs) if todo[i]]
             if limits.min_cost > 0 and limits.calls > 0 and left and all(c is not None and r is not None for c, r in left):
                 total = sum(c * r for c, r in left)
-                if total * limits.calls < BUILD_NODES * NODE_FS:
+                # (bounded: the program was not weighed, and weighing it would cost too)
+                if total * limits.calls < (BUILD_NODES + (WEIGH_NODES if bounded else 0)) * NODE_FS:
                     for i in picked:
                         todo[i] = False
                     report.small += len(left)
