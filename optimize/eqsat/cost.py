@@ -330,23 +330,29 @@ def _numel(t) -> int:
     return n
 
 
+_FREE = ("Leaf", "SplatF", "SplatI", "Dense")  # constants: cost 0 in the rules, never a fusion's root
+
+
 def upper_bound(ops: list, c: dict[str, int]) -> int:
     """A cost no lower than the cost rules and the extraction's fusion traffic give the ops
     ``ops`` (femtoseconds), from their types and uses alone. Each op: its own cost rule at its
     highest (a dot with both transposed-operand penalties where its rule has them, twice when a
-    transpose beside it may fold into it; an elementwise op as a transcendental one), its result written once, and each
-    operand read (or copied inside a reduction: ``2 mat`` per element) by every fusion that can
+    transpose beside it may fold into it; constants free), its result written once, and each
+    operand that is not a splat or an iota (recomputed in every fusion) read (or copied inside
+    a reduction: ``2 mat`` per element) by every fusion that can
     reach it: the op's own, and one for each op it reaches through fusible users (a broadcast
     shared by several fusions is read by each). When it is already small, weighing the program
     in an e-graph (~10-40 ms) cannot find a cost above it. Ops are classified as the encoder
     does and fusions pass through the extraction's ``FUSIBLE`` kinds: one definition of each."""
     from .encode import classify
-    from .extract import FUSIBLE
+    from .extract import FUSIBLE, NEVER_MATERIALIZED
 
-    kinds = {}
+    kinds, shorts = {}, {}
     for op in ops:
         k = classify(op)
         kinds[op.operation] = None if k is None else k[0]
+        if k is not None and k[0] in ("Un", "Bin"):
+            shorts[op.operation] = k[1][0]
     # per op: the ops through whose fusions it may be read beyond its own (bit i: ops[i]): its
     # fusible users and theirs. A fusion holds an op once, so each of these ops, were it a
     # fusion's root, reads the op's operands once more: counted as a set, not along every path
@@ -368,16 +374,20 @@ def upper_bound(ops: list, c: dict[str, int]) -> int:
     total = 0
     for op in ops:
         op = op.operation
+        kind = kinds[op]
+        if kind in _FREE:  # priced 0 by the rules, never written (splats: inside each fusion)
+            continue
         try:
             ins = [_numel(v.type) for v in op.operands]
             outs = [_numel(r.type) for r in op.results]
         except ValueError:  # an operand that is not a ranked tensor: no bound
             return -1
         n = sum(outs)
-        kind = kinds[op]
         # (a fusion stops at an op that is not fusible, a dot or a reduction: it reads the
-        # result; through a slice it reads only what the slice keeps)
-        read = n if kind == "Slice" else sum(ins)
+        # result; through a slice it reads only what the slice keeps; a splat or an iota is
+        # recomputed inside each fusion that reads it: never read)
+        read = n if kind == "Slice" else sum(
+            k for k, v in zip(ins, op.operands) if kinds.get(getattr(v.owner, "operation", None)) not in NEVER_MATERIALIZED)
         total += c["mat"] * n + 2 * c["mat"] * read * (1 + (walks[op] if kind in FUSIBLE else 0))
         if kind == "Dot":
             a = ir.RankedTensorType(op.operands[0].type).shape
@@ -401,6 +411,10 @@ def upper_bound(ops: list, c: dict[str, int]) -> int:
             total += c["transpose"] * n
         elif kind in MOVES or kind == "Iota":
             total += c["move"] * n
-        else:  # elementwise (a transcendental one at most), constants, and anything unmodelled
+        elif kind in ("Un", "Bin"):  # the rule's price of the op
+            total += (c["tr"] if shorts[op] in TRANSCENDENTAL else c["ew"]) * n
+        elif kind in ("Cmp", "Sel", "Clamp", "Cvt"):
+            total += c["ew"] * n
+        else:  # anything unmodelled: as a transcendental op
             total += max(c["tr"], c["ew"]) * n
     return total
