@@ -480,7 +480,8 @@ def _stacks(op) -> bool:
     """``op`` puts its operand into a concatenation: it is one, or a reshape only they read."""
     if op.name == "stablehlo.concatenate":
         return True
-    return op.name == "stablehlo.reshape" and all(u.owner.operation.name == "stablehlo.concatenate" for u in op.results[0].uses)
+    return op.name == "stablehlo.reshape" and all(u.owner.operation.name == "stablehlo.concatenate"
+                                                  for u in op.results[0].uses)
 
 
 def _roll(t: _Table, plan: _Plan, fn_name: str) -> None:
