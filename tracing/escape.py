@@ -11,6 +11,7 @@ The same happens to handles made inside a loop body or branch that outlive it.
 from __future__ import annotations
 
 import gc
+import os
 import threading
 from contextlib import contextmanager
 from typing import Iterator
@@ -49,6 +50,19 @@ class EscapedTracer(TracedRArray):
 
 _FREEZE = {"depth": 0, "ours": False}
 _FREEZE_LOCK = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    """A child forked while a trace ran has no trace (nor its lock holder): its heap thaws."""
+    global _FREEZE_LOCK
+    _FREEZE_LOCK = threading.Lock()
+    if _FREEZE["depth"] and _FREEZE["ours"]:
+        gc.unfreeze()
+    _FREEZE.update(depth=0, ours=False)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 @contextmanager

@@ -219,3 +219,24 @@ def test_a_trace_collects_only_what_it_made_and_leaves_the_heap_as_it_was():
         assert frozen - 100 < gc.get_freeze_count() <= frozen  # (less: some freed by reference counts)
     finally:
         gc.unfreeze()
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="fork")
+@pytest.mark.filterwarnings("ignore:os.fork")  # (the child runs nothing of jax's)
+def test_a_child_forked_during_a_trace_has_its_heap_thawed():
+    import gc
+    import os
+
+    from reactant.tracing import escape
+
+    r, w = os.pipe()
+    with escape.heap_frozen():
+        assert gc.get_freeze_count() > 0
+        pid = os.fork()
+        if pid == 0:  # (the child reports and leaves without running anything else)
+            os.write(w, f"{gc.get_freeze_count()} {escape._FREEZE['depth']}".encode())
+            os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(r, 64).decode() == "0 0" and gc.get_freeze_count() == 0
+    os.close(r)
+    os.close(w)
