@@ -21,8 +21,8 @@ import pytest
 
 from .generator import ALL_FEATURES, ROLL_MIN_OPS, ArgSpec, Program, generate
 from .regressions import cases, dump, parse
-from .runner import (ALL_MODES, CLEAR_ERRORS, Reference, _Diff, _is_product_error, compare, failure_report, load,
-                     reference, run_mode, run_pool, run_program, summary_line, unload)
+from .runner import (ALL_MODES, CLEAR_ERRORS, Reference, _Diff, _is_product_error, _max_moves, _trees, compare,
+                     failure_report, load, reference, run_mode, run_pool, run_program, summary_line, unload)
 
 # 300 programs x 7-9 modes: ~520 s of CPU (~4.5 min on 2 xdist workers), most of it XLA
 # compilations (6 per program, fewer where modes trace the same program) and eager operations
@@ -85,6 +85,25 @@ def test_compare_finds_each_kind_of_difference():
     for got, want, what in cases_:
         with pytest.raises(_Diff, match=what):
             compare(got, want, "r")
+
+
+def test_a_program_that_amplifies_rounding_is_compared_within_its_own_spread():
+    # NumPy's own result moved by 2e-7 with inputs one ulp away: a difference up to ten times
+    # that is rounding the program amplifies (a sum in another order), more is a difference
+    want = np.array([1.5, 2.0])
+    compare(want + 1e-6, want, "r", 2e-7)
+    for got, spread in ((want + 1e-6, None), (want + 1e-5, 2e-7), (want + 1e-6, -1.0)):
+        with pytest.raises(_Diff, match="values differ"):
+            compare(got, want, "r", spread)
+    # a move that is not small (a branch flipped by an ulp) gives no tolerance, whatever the
+    # other runs moved; integers none at all
+    ref = Reference([(want, np.arange(2))], [[want.copy()]], {})
+    acc = _max_moves(_trees(ref), _trees(ref), None)
+    assert acc == [[[0.0, None]], [[0.0]], {}]
+    far = Reference([(want + 1.0, np.arange(2))], [[want.copy()]], {})
+    acc = _max_moves(_trees(far), _trees(ref), acc)
+    near = Reference([(want + 1e-9, np.arange(2))], [[want.copy()]], {})
+    assert _max_moves(_trees(near), _trees(ref), acc)[0][0][0] == -1.0
 
 
 def test_exceptions_are_classified_as_clear_errors_or_crashes():
