@@ -103,18 +103,12 @@ def _table() -> dict[str, OpInfo]:
 
 
 OPS: dict[str, OpInfo] = _table()
+_UNKNOWN_IMPURE = OpInfo("?", pure=False)
 
 # what an op XLA compiles as a kernel of its own counts, in ops, toward the size of unrolled
 # code: on CPU each costs XLA 5-8 ms to compile, a fused elementwise op ~0.5 ms (jax 0.10.2,
 # chains of 8 vs 32 steps)
 KERNEL_WEIGHT = 16
-
-
-def compile_weight(name: str) -> int:
-    """Op ``name``'s share of XLA's compile time, in fused elementwise ops."""
-    i = OPS.get(name)
-    return KERNEL_WEIGHT if i is not None and i.own_kernel else 1
-_UNKNOWN_IMPURE = OpInfo("?", pure=False)
 
 CONTROL_FLOW = frozenset(("stablehlo.while", "stablehlo.if", "stablehlo.case"))
 ELEMENTWISE = frozenset(n for n, i in OPS.items() if i.elementwise)
@@ -123,6 +117,11 @@ ELEMENTWISE = frozenset(n for n, i in OPS.items() if i.elementwise)
 def info(name: str) -> OpInfo:
     """The facts of op ``name`` (an impure, non-elementwise entry for unknown ops)."""
     return OPS.get(name, _UNKNOWN_IMPURE)
+
+
+def compile_weight(name: str) -> int:
+    """Op ``name``'s share of XLA's compile time, in fused elementwise ops."""
+    return KERNEL_WEIGHT if info(name).own_kernel else 1
 
 
 def has_effect(name: str) -> bool:

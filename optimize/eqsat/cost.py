@@ -386,8 +386,11 @@ def upper_bound(ops: list, c: dict[str, int]) -> int:
         # (a fusion stops at an op that is not fusible, a dot or a reduction: it reads the
         # result; through a slice it reads only what the slice keeps; a splat or an iota is
         # recomputed inside each fusion that reads it: never read)
-        read = n if kind == "Slice" else sum(k for k, v in zip(ins, op.operands)
-                                             if kinds.get(getattr(v.owner, "operation", None)) not in NEVER_MATERIALIZED)
+        if kind == "Slice":
+            read = n
+        else:
+            read = sum(k for k, v in zip(ins, op.operands)
+                       if kinds.get(getattr(v.owner, "operation", None)) not in NEVER_MATERIALIZED)
         total += c["mat"] * n + 2 * c["mat"] * read * (1 + (walks[op] if kind in FUSIBLE else 0))
         if kind == "Dot":
             a = ir.RankedTensorType(op.operands[0].type).shape

@@ -468,3 +468,35 @@ def test_blocks_weigh_what_xla_compiles(heavy):
     dev = [reactant.to_rarray(a) for a in args]
     assert ("stablehlo.while" in reactant.code_hlo(cf, *dev)) == heavy
     np.testing.assert_allclose(np.asarray(cf(*dev)), f(*args), rtol=1e-12, atol=1e-12)
+
+
+def _rnn_into(xs, Wh, h, out):
+    """As NumPy users write it: the state updated in place, each step's copy appended, the
+    history stacked into an argument and part of it corrected through a view."""
+    hist = []
+    for t in range(xs.shape[0]):
+        h[:] = np.tanh(xs[t] + h @ Wh)
+        hist.append(h.copy())
+    out[...] = np.stack(hist)
+    tail = out[1:, :4]
+    tail -= 0.5 * np.stack(hist)[:-1, :4]
+
+
+@pytest.mark.parametrize("loops,level", [(lp, o) for lp in ("auto", "keep", "unroll") for o in ("O0", "O1", "O2")])
+def test_history_of_an_in_place_state_written_into_an_argument_in_every_mode(loops, level):
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "semantics"))
+    from inplace_check import check
+
+    rng = np.random.default_rng(6)
+    args = [rng.standard_normal((32, 8)), 0.3 * rng.standard_normal((8, 8)), np.zeros(8), np.zeros((32, 8))]
+    try:
+        check(_rnn_into, *args, loops=loops, optimize=level)
+    except reactant.ReactantError as e:  # a list appended in a loop kept as a loop: the clear error
+        assert loops == "keep" and "test_reroll.py" in str(e), e
+        return
+    if loops == "unroll" and level != "O0":  # the history rolls back into a loop, its rows collected
+        dev = [reactant.to_rarray(a) for a in args]
+        hlo = reactant.code_hlo(reactant.compile(_rnn_into, loops=loops, optimize=level), *dev)
+        assert "stablehlo.while" in hlo and "dynamic_update_slice" in hlo

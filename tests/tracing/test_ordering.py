@@ -363,3 +363,25 @@ def test_size_keyword_and_lists_of_keys_through_numpy_itself():
     np.testing.assert_array_equal(np.asarray(nz), [0, 2, 3])
     np.testing.assert_array_equal(np.asarray(aw), [[0], [2]])
     np.testing.assert_array_equal(np.asarray(ls), np.lexsort([a, b]))
+
+
+def _smooth_rows_into(sig, k, out):
+    """As NumPy users write it: each row of an argument filled from a strided view of another,
+    one row corrected in place through a view."""
+    for i in range(out.shape[0]):
+        out[i] = np.convolve(sig[i, ::2], k, mode="same")
+    head = out[0, :3]
+    head -= np.correlate(sig[0, :8], k, mode="valid")[:3]
+
+
+@pytest.mark.parametrize("loops,level", [(lp, o) for lp in ("auto", "keep", "unroll") for o in ("O0", "O2")])
+def test_convolve_rows_of_an_argument_from_views_in_every_mode(loops, level):
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "semantics"))
+    from inplace_check import check
+
+    sig = RNG.standard_normal((4, 80))
+    for k in (np.array([0.25, 0.5, 0.25]), RNG.standard_normal(35)):  # slices / gather windows
+        check(_smooth_rows_into, sig, k, np.zeros((4, 40)), loops=loops, optimize=level)
