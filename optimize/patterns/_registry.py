@@ -118,6 +118,44 @@ class PatternError(Exception):
     exception is the cause)."""
 
 
+# Patterns rooted at these ops read a whole region (a loop's body, its trip count): the driver
+# revisits such an op in every sweep, and most of those patterns fail on it every time (a
+# recurrence never raises). A failure is remembered for the op as it stands (``_Memo.key``).
+_MEMO_ROOTS = frozenset({"stablehlo.while"})
+
+
+class _Memo:
+    """The failures of region-reading patterns in one run of the driver, by the state of the op
+    they failed on: its operands and, for every op nested in it, its name, operands and result
+    count (a value, once replaced, is a new value: a rewrite inside the region or of a value it
+    reads changes the key). Remembering a failure can only skip a rewrite, never make one."""
+
+    def __init__(self):
+        self.failed: set = set()
+
+    @staticmethod
+    def key(operation) -> tuple:
+        parts = [operation.name, tuple(map(hash, operation.operands))]
+
+        def visit(o):
+            parts.append((o.name, tuple(map(hash, o.operands)), len(o.results)))
+            for r in o.regions:
+                for b in r.blocks:
+                    for inner in b.operations:
+                        visit(inner.operation)
+
+        for r in operation.regions:
+            for b in r.blocks:
+                for inner in b.operations:
+                    visit(inner.operation)
+        return tuple(parts)
+
+
+def _failure(name: str, op, e: Exception) -> PatternError:
+    return PatternError(f"rewrite pattern {name!r} failed on {op.operation.name} at {op.location}: "
+                        f"{type(e).__name__}: {e}")
+
+
 def _adapt(p: Pattern):
     fn, name = p.fn, p.name
 
@@ -125,8 +163,31 @@ def _adapt(p: Pattern):
         try:
             return not fn(op, rewriter)  # MLIR: falsy return means "matched and rewritten"
         except Exception as e:
-            raise PatternError(f"rewrite pattern {name!r} failed on {op.operation.name} at {op.location}: "
-                               f"{type(e).__name__}: {e}") from e
+            raise _failure(name, op, e) from e
+
+    return cb
+
+
+def _adapt_memoized(group: list[Pattern], memo: _Memo):
+    """One callback for every pattern of a ``_MEMO_ROOTS`` op, tried in order of benefit: the
+    op's key is computed once per visit, and a pattern that failed on the op as it stands is
+    not tried again."""
+    group = sorted(group, key=lambda p: -p.benefit)
+
+    def cb(op, rewriter):
+        key = memo.key(op.operation)
+        for p in group:
+            k = (p.name, key)
+            if k in memo.failed:
+                continue
+            try:
+                ok = p.fn(op, rewriter)
+            except Exception as e:
+                raise _failure(p.name, op, e) from e
+            if ok:
+                return False
+            memo.failed.add(k)
+        return True
 
     return cb
 
@@ -135,8 +196,14 @@ def apply_patterns(module: ir.Module, patterns: list[Pattern], *, max_iterations
                    max_rewrites: int = 100_000) -> None:
     """Apply ``patterns`` greedily to a fixpoint (capped) on the whole module, with folding."""
     ps = rw.RewritePatternSet(module.context)
+    memo, groups = _Memo(), {}
     for p in patterns:
-        ps.add(p.root, _adapt(p), benefit=p.benefit)
+        if p.root in _MEMO_ROOTS:
+            groups.setdefault(p.root, []).append(p)
+        else:
+            ps.add(p.root, _adapt(p), benefit=p.benefit)
+    for root, group in groups.items():
+        ps.add(root, _adapt_memoized(group, memo), benefit=max(p.benefit for p in group))
     cfg = rw.GreedyRewriteConfig()
     cfg.max_iterations = max_iterations
     cfg.max_num_rewrites = max_rewrites

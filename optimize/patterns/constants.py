@@ -23,7 +23,8 @@ from jaxlib.mlir import ir
 from ...ir import build as B
 from ...ir import kernels as K
 from ...ir.attrs import i64_list, is_splat_constant, read_constant
-from ...ir.opinfo import reduce_body_kind
+from ...ir.evaluate import evaluate_value
+from ...ir.opinfo import OPS, reduce_body_kind
 from ...ir.types import np_dtype, num_elements, shape_of, tensor_type
 from ._registry import pattern
 
@@ -262,3 +263,23 @@ def fold_reduce(op, rewriter):
 def fold_bitcast_convert(op, rewriter):
     """bitcast_convert of a constant between types of the same width → constant."""
     return _fold_cast(op, rewriter, K.bitcast_convert)
+
+
+# -- tables of a math function over an iota ------------------------------------------------------
+TABLE_LIMIT = 4_096  # elements of a table computed at compile time in place of its math calls
+
+
+def _fold_table(op, rewriter):
+    """A math-library function (cosine, exp, power, ...) of values computed from iotas and
+    constants alone (``cos(pi * k * (2n+1) / 2N)``: the basis of a transform written with
+    loops) → the constant table, up to ``TABLE_LIMIT`` elements: each call then costs nothing
+    at run time and XLA compiles no polynomial for it. Computed as the folds above compute."""
+    if num_elements(op.results[0]) > TABLE_LIMIT or _operands(op) is not None:
+        return False  # (constants alone: the op's own fold)
+    res = evaluate_value(op.results[0], TABLE_LIMIT, kinds="biuf")
+    return res is not None and _replace_with(op, rewriter, res, False)
+
+
+for _name, _info in OPS.items():
+    if _info.transcendental and _info.kernel is not None and _name not in ("stablehlo.divide", "stablehlo.remainder"):
+        pattern(f"fold_table@{_name.split('.')[-1]}", FAMILY, _name, benefit=4)(_fold_table)

@@ -537,3 +537,79 @@ def test_rolled_loops_update_their_arrays_in_place(kernel):
     assert bodies
     for body in bodies:  # no copy of a whole n x n array per iteration
         assert f"f64[{n},{n}]{{1,0}} copy(" not in body, body
+
+
+# -- for x in <array> ------------------------------------------------------------------------------
+_CRC_TABLE = np.array([(lambda c: [c := (0xEDB88320 ^ (c >> 1)) if c & 1 else c >> 1 for _ in range(8)][-1])(i)
+                       for i in range(256)], np.uint32)
+
+
+def crc32_bytes(data):  # a byte-wise CRC over a traced array: every byte depends on the last
+    crc = np.uint32(0xFFFFFFFF)
+    for b in data:
+        crc = _CRC_TABLE[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc ^ np.uint32(0xFFFFFFFF)
+
+
+@pytest.mark.parametrize("optimize", ["O0", "O2"])
+@pytest.mark.parametrize("loops", ["auto", "keep", "unroll"])
+def test_iterating_over_a_traced_array_matches_numpy_in_every_mode(loops, optimize, capsys):
+    import zlib
+
+    data = RNG.integers(0, 256, 96).astype(np.uint8)
+    got = _run(crc32_bytes, data, loops=loops, optimize=optimize, verbose=True)
+    assert int(np.asarray(got)) == crc32_bytes(data) == zlib.crc32(data.tobytes())
+    dec = _decisions(capsys)
+    if loops == "auto":  # the long byte loop stays a loop, as for i in range(len(data)) would
+        assert len(dec) == 1 and "kept as stablehlo.while (96 iterations" in dec[0]
+        assert _hlo(crc32_bytes, data).count("stablehlo.while") == 1
+    else:  # "keep" / "unroll" iterate in Python, as before
+        assert not dec
+
+
+@pytest.mark.parametrize("loops", ["auto", "keep", "unroll"])
+def test_rows_of_an_argument_updated_through_the_loop_variable(loops):
+    def scale_rows(A, w):  # each row is a view: NumPy writes into A
+        for row in A:
+            row *= w
+            row -= row.mean()
+
+    A, w = RNG.standard_normal((40, 6)), RNG.standard_normal(6)
+    a = reactant.to_rarray(A.copy())
+    reactant.compile(scale_rows, loops=loops)(a, reactant.to_rarray(w))
+    want = A.copy()
+    scale_rows(want, w)
+    np.testing.assert_allclose(np.asarray(a), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("loops", ["auto", "unroll"])
+def test_loop_variable_after_iterating_is_the_last_row_or_the_earlier_value(loops):
+    def f(X, E):
+        x = np.float64(-1.0)
+        for x in E:  # E is empty: x keeps its value
+            pass
+        total = np.zeros(X.shape[1])
+        for row in X:
+            total = total * 0.5 + row
+        return total, row * 2.0, x
+
+    X, E = RNG.standard_normal((30, 4)), np.zeros((0, 3))
+    got = _run(f, X, E, loops=loops)
+    for g, w in zip(got, f(X, E)):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12)
+
+
+def test_iterating_over_python_containers_is_python_iteration():
+    def f(x, ws):
+        out = []
+        for w in ws:  # a list of traced arrays, then of floats
+            x = x * w
+            out.append(x.sum())
+        for s in (1.0, 2.0):
+            x = x + s
+        return np.stack(out), x
+
+    x, ws = RNG.standard_normal(5), [RNG.standard_normal(5) for _ in range(12)]
+    got = reactant.compile(f)(reactant.to_rarray(x), [reactant.to_rarray(w) for w in ws])
+    for g, w in zip(got, f(x, ws)):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12)

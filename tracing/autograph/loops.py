@@ -84,6 +84,25 @@ def for_range(args: tuple, body_fn, init: tuple, names: tuple, where: str, targe
     return out
 
 
+def for_iter(items, body_fn, init: tuple, names: tuple, where: str, target: str, effects: str | None,
+             live_after: tuple, before: tuple):
+    """``for target in items``. Over a traced array in "auto" mode: ``for i in range(len(items))``
+    with ``target = items[i]`` (so the loop may stay a loop, see ``for_range``); over anything
+    else (and in "keep" / "unroll" mode), Python's own iteration. Returns the carried values,
+    then the target's value after the loop (``before``'s when the loop did not run)."""
+    tc = _active()
+    if isinstance(items, TracedRArray) and items.ndim >= 1 and tc is not None and tc.loops == "auto":
+        # (items[i] as iter(items) gives it: a view of the row)
+        out = for_range((items.shape[0],), lambda i, *vals: body_fn(items[i], *vals), init, names,
+                        where, target, effects, live_after)
+        last = out[-1]
+        return tuple(out[:-1]) + (before[0] if _is_undef(last) else items[last],)
+    vals, x = tuple(init), before[0]
+    for x in items:
+        vals = tuple(body_fn(x, *vals))
+    return vals + (x,)
+
+
 def _stage_range(start, stop, step: int, body_fn, init, names, where):
     """The loop as a ``stablehlo.while`` over a counter; returns (carried values + the last
     index, the while op)."""

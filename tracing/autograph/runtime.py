@@ -46,6 +46,7 @@ class _Runtime:
     if_stmt = staticmethod(branches.if_stmt)
     while_stmt = staticmethod(loops.while_stmt)
     for_range = staticmethod(loops.for_range)
+    for_iter = staticmethod(loops.for_iter)
     # guards for statements left as they are
     assert_ = staticmethod(expressions.assert_)
     concrete_test = staticmethod(expressions.concrete_test)

@@ -110,6 +110,8 @@ class _Transformer:
                     and node.iter.func.id == "range" and not node.iter.keywords
                     and isinstance(node.target, ast.Name))
         escape = _escape(node.body) or ("else clause" if node.orelse else None)
+        if not is_range and not escape and isinstance(node.target, ast.Name):
+            return self.for_iter(node, live)
         if not is_range or escape:
             node.iter = self.calls(node.iter)
             node.body = self.block(node.body, live | _names(node).loaded)
@@ -133,6 +135,25 @@ class _Transformer:
                               ast.Name(bname, ast.Load()), _loads(assigned), _strs(assigned),
                               ast.Constant(self.where(node)), ast.Constant(target), ast.Constant(effects),
                               ast.Tuple([ast.Constant(n in live) for n in assigned], ast.Load())], keywords=[])
+        return [bdef, _assign(assigned + [target], call, node)]
+
+    def for_iter(self, node: ast.For, live: set) -> list:
+        """``for x in items`` (a name target, no break/continue/return/else) ->
+        ``carried + (x,) = _rt.for_iter(items, body_fn, carried)``: over a traced array in
+        "auto" mode, the loop ``for i in range(len(items))`` with ``x = items[i]``; over
+        anything else, Python's iteration."""
+        target = node.target.id
+        inner_live = live | _exposed(node.body)
+        assigned = [n for n in _names(node.body).stored if n in inner_live and n != target]
+        effects = rolling.python_effects(node.body)
+        body = self.block(node.body, inner_live)
+        bname = self.fresh("for_body")
+        bdef = _func(bname, [target] + assigned, body, assigned, node)
+        call = ast.Call(func=_attr("for_iter"),
+                        args=[self.calls(node.iter), ast.Name(bname, ast.Load()), _loads(assigned), _strs(assigned),
+                              ast.Constant(self.where(node)), ast.Constant(target), ast.Constant(effects),
+                              ast.Tuple([ast.Constant(n in live) for n in assigned], ast.Load()),
+                              _loads([target])], keywords=[])
         return [bdef, _assign(assigned + [target], call, node)]
 
 

@@ -201,6 +201,53 @@ def test_bf16_splat_and_dense():
 def test_every_constants_pattern_is_tested():
     from reactant.optimize.patterns import PATTERNS
 
-    tested = {c[0] for c in CASES + SHAPE_CASES} | {"fold_convert", "fold_iota_unit", "fold_bitcast_convert"}
+    tested = {c[0] for c in CASES + SHAPE_CASES} | {"fold_convert", "fold_iota_unit", "fold_bitcast_convert"} \
+        | set(_table_names())
     missing = [n for n, p in PATTERNS.items() if p.family == "constants" and n not in tested]
     assert not missing, missing
+
+
+# -- tables: a math function of values computed from an iota ------------------------------------
+def _table_names():
+    from reactant.optimize.patterns import PATTERNS
+
+    return sorted(n for n in PATTERNS if n.startswith("fold_table@"))
+
+
+def _table_module(short: str, dt: str, n: int, arg: bool = False) -> str:
+    """op(iota * 0.37 + 0.1 [, 1.7]) over n elements; with ``arg`` the scale is an argument."""
+    binary = short in ("power", "atan2")
+    scale = "%s" if arg else f"%s = stablehlo.constant dense<0.37> : tensor<{n}x{dt}>\n  "
+    head = f"func.func @main(%s: tensor<{n}x{dt}>) -> tensor<{n}x{dt}> {{\n  " if arg else \
+        f"func.func @main() -> tensor<{n}x{dt}> {{\n  {scale}"
+    other = f"%c = stablehlo.constant dense<1.7> : tensor<{n}x{dt}>\n  " if binary else ""
+    call = f"%r = stablehlo.{short} %x, %c : tensor<{n}x{dt}>" if binary else f"%r = stablehlo.{short} %x : tensor<{n}x{dt}>"
+    return (f"{head}%i = stablehlo.iota dim = 0 : tensor<{n}xi32>\n"
+            f"  %f = stablehlo.convert %i : (tensor<{n}xi32>) -> tensor<{n}x{dt}>\n"
+            f"  %m = stablehlo.multiply %f, %s : tensor<{n}x{dt}>\n"
+            f"  %b = stablehlo.constant dense<0.1> : tensor<{n}x{dt}>\n"
+            f"  %x = stablehlo.add %m, %b : tensor<{n}x{dt}>\n  {other}{call}\n"
+            f"  return %r : tensor<{n}x{dt}>\n}}\n")
+
+
+@pytest.mark.parametrize("name", _table_names())
+@pytest.mark.parametrize("dt", ["f32", "f64"])
+def test_math_function_of_an_iota_becomes_a_table(name, dt):
+    short = name.split("@")[1]
+    text = to_text(parse(_table_module(short, dt, 64)))
+    after = rewrite(text, [name])
+    body = main_body(after)
+    assert f"stablehlo.{short}" not in body and "iota" not in body, body
+    # (the table is rounded once from float64; XLA's float32 exp of ~23 is 16 ulp away from it)
+    assert_same_results(execute(text, []), execute(after, []), rtol=1e-5 if dt == "f32" else 1e-13, atol=1e-12)
+
+
+def test_table_is_not_made_from_arguments_or_past_its_size():
+    from reactant.optimize.patterns.constants import TABLE_LIMIT
+
+    text = to_text(parse(_table_module("cosine", "f64", 64, arg=True)))
+    assert "stablehlo.cosine" in main_body(rewrite(text, ["fold_table@cosine"]))
+    big = to_text(parse(_table_module("cosine", "f64", TABLE_LIMIT + 1)))
+    assert "stablehlo.cosine" in main_body(rewrite(big, ["fold_table@cosine"]))
+    at = to_text(parse(_table_module("cosine", "f64", TABLE_LIMIT)))
+    assert "stablehlo.cosine" not in main_body(rewrite(at, ["fold_table@cosine"]))

@@ -37,3 +37,74 @@ def test_a_failing_pattern_is_named():
     with pytest.raises(PatternError, match="'boom_pattern' failed on stablehlo.add") as e:
         apply_patterns(m, [Pattern("boom_pattern", "test", "stablehlo.add", _boom)])
     assert isinstance(e.value.__cause__, ValueError)
+
+
+LOOP = """func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %c8 = stablehlo.constant dense<8> : tensor<i32>
+  %w:2 = stablehlo.while(%i = %c0, %v = %x) : tensor<i32>, tensor<4xf32>
+    cond {
+      %p = stablehlo.compare LT, %i, %c8 : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %n = stablehlo.add %i, %c1 : tensor<i32>
+      %s = stablehlo.multiply %v, %v : tensor<4xf32>
+      stablehlo.return %n, %s : tensor<i32>, tensor<4xf32>
+    }
+  %o = stablehlo.subtract %y, %y : tensor<4xf32>
+  %o2 = stablehlo.subtract %o, %y : tensor<4xf32>
+  return %w#1, %o2 : tensor<4xf32>, tensor<4xf32>
+}"""
+
+
+def _sub_to_add(op, rewriter):
+    """subtract -> add (outside the loop: a rewrite that makes the driver sweep again)."""
+    with rewriter.ip:
+        new = ir.Operation.create("stablehlo.add", results=[op.results[0].type], operands=list(op.operands),
+                                  loc=op.location)
+    return replace(rewriter, op, new.result)
+
+
+def _mul_to_add(op, rewriter):
+    """multiply -> add (inside the loop's body: changes the loop)."""
+    return _sub_to_add(op, rewriter)
+
+
+def test_a_loop_pattern_that_failed_is_not_tried_again_on_the_loop_as_it_stands():
+    seen = []
+
+    def never(op, rewriter):
+        seen.append(1)
+        return False
+
+    m = parse_module(LOOP)
+    with m.context, ir.Location.unknown(m.context):
+        apply_patterns(m, [Pattern("never", "test", "stablehlo.while", never),
+                           Pattern("sub_to_add", "test", "stablehlo.subtract", _sub_to_add)])
+    assert "stablehlo.subtract" not in to_text(m)  # the driver swept more than once ...
+    assert len(seen) == 1  # ... and the loop pattern ran once: the loop never changed
+
+
+def test_a_loop_pattern_is_tried_again_once_the_loop_changed():
+    seen = []
+
+    def unless_multiply(op, rewriter):  # fails while the body multiplies; then the loop goes
+        body = op.regions[1].blocks[0]
+        multiplies = any(o.operation.name == "stablehlo.multiply" for o in body.operations)
+        seen.append(multiplies)
+        return False if multiplies else replace(rewriter, op, list(op.operands))
+
+    tries = []
+
+    def mul_to_add_later(op, rewriter):  # fires from its second try on: after the loop's first
+        tries.append(1)
+        return len(tries) > 1 and _mul_to_add(op, rewriter)
+
+    m = parse_module(LOOP)
+    with m.context, ir.Location.unknown(m.context):
+        apply_patterns(m, [Pattern("unless_multiply", "test", "stablehlo.while", unless_multiply),
+                           Pattern("mul_to_add", "test", "stablehlo.multiply", mul_to_add_later),
+                           Pattern("sub_to_add", "test", "stablehlo.subtract", _sub_to_add)])
+    assert seen[0] is True and seen[-1] is False  # failed on the loop, tried again once it changed
+    assert "stablehlo.while" not in to_text(m)
