@@ -36,6 +36,8 @@ regroupings above round differently: ``while_raise`` keeps a loop with such an a
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 from jaxlib.mlir import ir
 
@@ -651,12 +653,15 @@ def _slots_may_raise(w) -> bool:
     return True
 
 
-def kept_loop_raises(w, options=None) -> bool:
+def kept_loop_raises(w, options=None):
     """Whether the rewrite patterns (at ``options``; their driver folds constants) turn the counted loop
     ``w`` into tensor operations: tried on a copy of it in a scratch module (the loop itself is
     left as it is). The tracer asks this of a loop it would unroll for being small: kept, such
     a loop becomes one batched op (a 16 x 16 nest of row products: one ``dot_general``) where
-    unrolled it is a chain of per-row ops XLA compiles one by one."""
+    unrolled it is a chain of per-row ops XLA compiles one by one. Returns False, or a function
+    ``place(ip) -> values`` that copies the raised ops to the insertion point ``ip`` (after
+    ``w``: they read what ``w`` reads) and returns the values of ``w``'s results: the tracer
+    continues from those, and the passes need not raise the loop again."""
     from jaxlib.mlir.dialects import func
 
     from ..passes import run_pipeline
@@ -687,10 +692,32 @@ def kept_loop_raises(w, options=None) -> bool:
         with ir.InsertionPoint(entry):
             copy = clone_op(w, get)
             func.ReturnOp(list(copy.results))
-        run_pipeline(m, ["patterns"], options, verify=False)
+        run_pipeline(m, ["canonicalize", "patterns"], options, verify=False)
         left: list = []
         walk_nested(m.operation, lambda o: left.append(o) if o.operation.name == "stablehlo.while" else None)
-        return not left
+        if left:
+            return False
+        # (a copy: the driver's rewrites leave stale handles on ops made at erased ops' places)
+        buf = io.BytesIO()
+        m.operation.write_bytecode(buf)
+        fresh = ir.Module.parse(buf.getvalue())
+
+    def place(ip, _module=fresh) -> list:  # (the module lives as long as this function)
+        block = fresh.body.operations[0].regions[0].blocks[0]
+        new: dict = dict(zip(block.arguments, params))
+
+        def get(v):
+            got = new.get(v)
+            return got if got is not None else v
+
+        body = list(block.operations)
+        with ip, w.location:
+            for o in body[:-1]:
+                copy = clone_op(o, get)
+                new.update(zip(o.results, copy.results))
+        return [get(v) for v in body[-1].operands]
+
+    return place
 
 
 def _constant_expr(v, memo: dict, depth: int = 0):

@@ -183,12 +183,15 @@ def _try_roll(tc, start, stop, step, body_fn, init, names, where, target, effect
             small = trip * body_ops < rolling.ROLL_MIN_OPS and not (trip > 1 and rolling.updates_large_windows(loop))
             # (a small loop the optimizer turns into tensor operations stays a loop: one batched
             # op beats trip copies of the body, which XLA compiles one by one)
-            if small and not _raises(tc, loop, where, trip, body_ops):
+            raises = small and _raises(tc, loop, where, trip, body_ops)
+            if small and not raises:
                 why = f"unrolled: {trip} x {body_ops} ops is below {rolling.ROLL_MIN_OPS} unrolled ops"
             elif host and rolling.host_carries_stay_static(loop, host, 0):
                 why = "unrolled: a carried variable would stay a Python/NumPy value when unrolled (e.g. a counter)"
             else:
                 raised = small
+                if callable(raises):  # (placed in the attempt's block, moved with the loop)
+                    _adopt(tc, loop, raises)
                 att.commit()
     if why is not None:
         return _decided(tc, what, why)
@@ -198,17 +201,34 @@ def _try_roll(tc, start, stop, step, body_fn, init, names, where, target, effect
     return tuple(out[:-1]) + (start + (trip - 1) * step,)
 
 
-def _raises(tc, loop, where, trip: int, body_ops: int) -> bool:
+def _raises(tc, loop, where, trip: int, body_ops: int):
     """Whether the optimizer turns the small loop ``loop`` into tensor operations (asked once
     per loop of the source, trip count and carried types: a loop inside an unrolled loop is
-    the same loop every time)."""
+    the same loop every time). The first time it does: the function that places the raised
+    ops (``_adopt``)."""
     if tc.loop_raises is None or not _inner_loops_small(loop):
         return False
     key = (where, trip, body_ops, tuple(str(r.type) for r in loop.results))
     got = tc.raise_answers.get(key)
     if got is None:
-        got = tc.raise_answers[key] = bool(tc.loop_raises(loop))
+        got = tc.loop_raises(loop)
+        tc.raise_answers[key] = bool(got)
     return got
+
+
+def _adopt(tc, loop, place) -> None:
+    """Continue the trace from the loop's raised ops (the optimizer's answer, placed after the
+    loop) rather than from its results: every live handle on a result is rebound (recorded, so
+    an enclosing attempt undoes it). The loop stays until the passes drop it unused; a value
+    that still reads it reads the same numbers."""
+    new = dict(zip(loop.results, place(tc._ips[-1])))
+    for ref, _ in tc.handles:
+        h = ref()
+        if h is not None and h._root is None:
+            v = new.get(h.value)
+            if v is not None:
+                tc.mutations.append((h, h.value))
+                h.value = v
 
 
 def _inner_loops_small(loop) -> bool:
