@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import reactant
+from .inplace_check import MODES as ALL_MODES
 from .inplace_check import check
 
 MODES = [("auto", "O2"), ("keep", "O0"), ("unroll", "O2"), ("auto", "O0")]
@@ -235,3 +236,34 @@ def prefix_views(y, r):
 ], ids=["lu_outer_views", "prefix_views"])
 def test_views_with_loop_bounds_write_through(fn, make, loops, opt):
     check(fn, *make(np.random.default_rng(3)), loops=loops, optimize=opt)
+
+
+# -- small loops the optimizer raises while tracing (the trace continues from the raised ops) ----
+def _rows_through_views(A, B, out):
+    top = A[:4]  # a view made before the loop
+    for i in range(8):  # small, rows written at distinct rows: raised while tracing
+        A[i] = B[i] * 2.0 + A[i]
+    s = top.sum()  # the view reads the loop's writes
+    A[0] += 1.0  # a write after the loop, into the raised value
+    col = A[:, 1]
+    for r in range(4):  # nested small loops writing an argument through a strided view
+        for q in range(3):
+            out[r, q, :] = out[r, q, :] @ B[:3, :3] + col[r]
+    return s + out.sum()
+
+
+def _raised_in_each_copy_of_an_unrolled_loop(x, y):
+    for k in range(3):  # unrolled; each copy holds the small raised loop
+        for i in range(6):
+            y[i] = x[i] * (k + 1)
+        x[:] = np.sqrt(np.abs(y)) + x
+    return x.sum()
+
+
+@pytest.mark.parametrize("loops,optimize", ALL_MODES)
+def test_views_and_writes_around_a_small_loop_raised_while_tracing(loops, optimize):
+    rng = np.random.default_rng(12)
+    check(_rows_through_views, rng.standard_normal((8, 3)), rng.standard_normal((8, 3)),
+          rng.standard_normal((4, 3, 3)), loops=loops, optimize=optimize)
+    check(_raised_in_each_copy_of_an_unrolled_loop, rng.standard_normal(6), rng.standard_normal(6),
+          loops=loops, optimize=optimize)

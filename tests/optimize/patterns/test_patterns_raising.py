@@ -687,3 +687,35 @@ def test_exact_raising_gives_the_loops_bits(name):
         args = [special_array(rng, s, d) for s, d in main_arg_types(before)]
         for want, got in zip(execute(before, args), execute(after, args)):
             assert same_bits(want, got), (name, want, got)
+
+
+def test_the_tracers_probe_places_the_raised_loop_where_the_loop_was():
+    """``kept_loop_raises`` (what the tracer asks of a small loop) returns a function placing
+    the raised ops after the loop: they replace its results and the loop goes, same values."""
+    import numpy as np
+    from jaxlib.mlir import ir
+
+    from _harness import execute, parse, to_text
+    from reactant.ir.regions import walk_nested
+    from reactant.optimize.patterns.loop_raising import kept_loop_raises
+
+    m = parse(DOITGEN)
+    args = [np.random.default_rng(3).standard_normal((2, 3, 4)), np.random.default_rng(4).standard_normal((4, 4))]
+    want = execute(to_text(m), args)
+    with m.context, ir.Location.unknown(m.context):
+        loops = []
+        walk_nested(m.operation, lambda o: loops.append(o) if o.operation.name == "stablehlo.while" else None)
+        outer = loops[0].operation
+        place = kept_loop_raises(outer)
+        assert callable(place)
+        block = outer.block
+        ret = list(block.operations)[-1]
+        values = place(ir.InsertionPoint(ret))
+        for old, new in zip(outer.results, values):
+            old.replace_all_uses_with(new)
+        outer.erase()
+        assert m.operation.verify()
+    text = to_text(m)
+    assert "stablehlo.while" not in text and "dot_general" in text
+    got = execute(text, args)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
