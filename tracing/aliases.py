@@ -23,6 +23,7 @@ import functools
 import gc
 import os
 import sys
+import types
 
 import numpy as np
 
@@ -31,6 +32,8 @@ from .errors import ConcretizationError
 _DEPTH = 4  # container levels searched below a variable
 _BUDGET = 20_000  # objects visited per search (beyond: the tracked-container check alone)
 _CONTAINERS = (list, tuple, dict, set, frozenset)
+_CODE = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.BuiltinMethodType,
+         types.ModuleType, functools.partial)
 _HINT = "create it from a traced array (np.zeros_like(x, shape=...)) or keep a single name for it"
 
 
@@ -82,7 +85,8 @@ def _searchable(v) -> bool:
     # an instance of a user class: its attributes (not modules, classes, functions, arrays,
     # nor reactant's own objects, whose attribute access may raise: an undefined variable)
     mod = getattr(t, "__module__", None) or ""
-    if mod == "builtins" or mod.startswith(("numpy", "jax", "reactant")) or issubclass(t, type) or callable(v):
+    if mod == "builtins" or mod.startswith(("numpy", "jax", "reactant")) or issubclass(t, type) \
+            or isinstance(v, _CODE):  # (an instance with a __call__, a layer, is searched)
         return False
     try:
         return type(object.__getattribute__(v, "__dict__")) is dict
@@ -315,21 +319,102 @@ def refuse_aliased(arr: np.ndarray, slot: tuple | None = None) -> list:
     return []
 
 
+_GONE = object()
+
+
+def _traced(v) -> bool:
+    from .traced import TracedRArray  # (traced imports this module)
+
+    return isinstance(v, TracedRArray)
+
+
 class PythonState:
     """The contents of the lists, dicts, sets and objects the traced code reaches, to put back
     after an attempt that is thrown away (a loop traced once as a ``while``, then unrolled):
     what its body stored there (``self.value = ...`` in a method it called, an appended item)
     would otherwise stay, holding values of the discarded attempt."""
 
-    def __init__(self):
+    def __init__(self, frames=None):
         self.saved = []
-        for v in reachable(user_frames()):
-            if isinstance(v, list):
-                self.saved.append((v, list(v)))
-            elif isinstance(v, (dict, set)):
-                self.saved.append((v, v.copy()))
+        self.owners = []  # (for ``changed``) the object each saved container belongs to
+        # (the copies are tuples: a copy must not look like another place holding an array to
+        # ``gc.get_referrers``, which ``state_writes`` asks)
+        for v in reachable(user_frames() if frames is None else frames):
+            if isinstance(v, (list, set)):
+                self.saved.append((v, tuple(v)))
+            elif isinstance(v, dict):
+                self.saved.append((v, tuple(v.items())))
             elif not isinstance(v, (tuple, frozenset)):
-                self.saved.append((vars(v), dict(vars(v))))
+                self.saved.append((vars(v), tuple(vars(v).items())))
+            else:
+                continue
+            self.owners.append(v)
+
+    def changed(self, places=frozenset()) -> str | None:
+        """The first change to plain Python values made since the snapshot (an attribute or
+        item rebound to a number, a string, a container..., an item added, removed or
+        replaced), described; None when there is none. Traced values are not counted here
+        (a body's handles kept in Python state are escaped tracers: ``escape``), nor the
+        attributes ``places`` ((object id, name): carried by the caller)."""
+        for (obj, old), owner in zip(self.saved, self.owners):
+            kind = type(owner).__name__
+            if isinstance(obj, dict):
+                old = dict(old)
+            elif isinstance(obj, set):
+                old = set(old)
+            if isinstance(obj, list):
+                if any(a is not b and not _traced(a) for a, b in zip(obj, old)):
+                    return f"an item of a {kind} was replaced"
+                if len(obj) < len(old) or any(not _traced(a) for a in obj[len(old):]):
+                    return f"a {kind} grew or shrank"
+            elif isinstance(obj, set):
+                if obj != old:
+                    return f"a {kind} changed"
+            else:
+                attr = obj is not owner
+                what = f"attribute {{}} of a {kind}" if attr else f"item {{!r}} of a {kind}"
+                for k in obj.keys() | old.keys():
+                    new = obj.get(k, _GONE)
+                    if new is old.get(k, _GONE) or _traced(new) or (attr and (id(owner), k) in places):
+                        continue
+                    return what.format(repr(k) if attr else k) + (" was removed" if new is _GONE else " was rebound")
+        return None
+
+    @classmethod
+    def of_functions(cls, fns) -> "PythonState":
+        """The state reachable from the variables functions close over and the globals their
+        code names (not from the frames' locals: reading a frame's locals makes a dict that
+        keeps the values of its variables alive until it is read again)."""
+        frames = []
+        for fn in fns:
+            code = getattr(fn, "__code__", None)
+            if code is None:
+                continue
+            cells = {}
+            for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+                try:
+                    cells[name] = cell.cell_contents
+                except ValueError:  # (an empty cell: a variable not assigned yet)
+                    pass
+            glob = getattr(fn, "__globals__", {})
+            frames.append((code.co_name, cells, {n: glob[n] for n in code.co_names if n in glob}))
+        return cls(frames)
+
+    def refuse_changes(self, what: str, why: str, places=frozenset(),
+                       fix: str = "make the condition a Python value") -> None:
+        """Raise a ``ConcretizationError`` (the objects put back as they were) when tracing a
+        region changed plain Python values (``changed``): ``what`` the region is (traced
+        once), ``why`` that is not what the program does. An enclosing loop tried as a while
+        is unrolled instead (the error's ``unroll_reason``)."""
+        moved = self.changed(places)
+        if moved is None:
+            return
+        self.restore()
+        e = ConcretizationError(f"{what} and changes Python state ({moved}, in it or in a function it calls): "
+                                f"it is traced once, {why}",
+                                hint=f"keep such state in variables or arrays, or {fix}")
+        e.unroll_reason = f"the body changes Python state ({moved})"
+        raise e
 
     def restore(self) -> None:
         for obj, old in self.saved:
@@ -337,9 +422,9 @@ class PythonState:
                 if len(obj) != len(old) or any(a is not b for a, b in zip(obj, old)):
                     obj[:] = old
             elif isinstance(obj, set):
-                if obj != old:
+                if obj != set(old):
                     obj.clear()
                     obj.update(old)
-            elif obj.keys() != old.keys() or any(obj[k] is not old[k] for k in old):
+            elif len(obj) != len(old) or any(k not in obj or obj[k] is not v for k, v in old):
                 obj.clear()
                 obj.update(old)

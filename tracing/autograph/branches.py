@@ -9,6 +9,7 @@ import types
 import numpy as np
 
 from .. import control_flow as cf
+from ..aliases import PythonState
 from ..context import current as current_tc
 from ..errors import ConcretizationError, ReactantError
 from ..numpy_api.convert import as_traced
@@ -69,8 +70,12 @@ def if_stmt(test, true_fn, false_fn, init: tuple, params: tuple, names: tuple, w
     tc = current_tc()
     start = len(tc.handles)
     mark = tc.reads.mark()
+    objects = PythonState.of_functions((true_fn, false_fn))
     try:
         result = cf.cond(test, branch(true_fn, "true"), branch(false_fn, "false"))
+        objects.refuse_changes(f"a branch of the if at {where} has a traced condition", "the program runs one "
+                               "branch", places={(id(o), a) for o, a in attrs})
+        objects = None  # (its copies of the containers must not keep the branches' arrays alive)
     except BaseException:
         for (o, a), v in zip(attrs, attr_before):
             _set_attr(o, a, v)

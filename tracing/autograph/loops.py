@@ -11,6 +11,7 @@ from .. import loop_rolling as rolling
 from ..context import active as _active
 from ..context import current as current_tc
 from ..errors import ConcretizationError, NonUniformLoopError, ReactantError
+from ..aliases import PythonState
 from ..loop_rolling import KeepLoop, UnrollLoop
 from ..numpy_api.convert import PY_SCALARS, as_traced
 from ..traced import TracedRArray
@@ -26,7 +27,15 @@ def while_stmt(cond_fn, body_fn, init: tuple, names: tuple, where: str):
         if not t:
             return vals
         vals = tuple(body_fn(*vals))
-    return _staged_loop(lambda v: cond_fn(*v), lambda v: tuple(body_fn(*v)), vals, names, where)
+    objects = PythonState.of_functions((cond_fn, body_fn))
+    try:
+        out = _staged_loop(lambda v: cond_fn(*v), lambda v: tuple(body_fn(*v)), vals, names, where)
+    except ReactantError:
+        objects.restore()  # (an error leaves the objects as they were)
+        raise
+    objects.refuse_changes(f"the body of the while at {where} runs as a traced loop",
+                           "the program runs it at every iteration")
+    return out
 
 
 def _staged_loop(cond, body, vals, names, where, counter: bool = False):
@@ -80,7 +89,15 @@ def for_range(args: tuple, body_fn, init: tuple, names: tuple, where: str, targe
     if isinstance(step, TracedRArray):
         raise ReactantError(f"a traced step in range() at {where} is not supported",
                             hint="use a constant step")
-    out, _ = _stage_range(start, stop, int(step), body_fn, init, names, where)
+    objects = PythonState.of_functions((body_fn,))
+    try:
+        out, _ = _stage_range(start, stop, int(step), body_fn, init, names, where)
+    except ReactantError:
+        objects.restore()  # (an error leaves the objects as they were)
+        raise
+    objects.refuse_changes(f"the body of the loop at {where} runs as a traced loop",
+                           "the program runs it at every iteration", fix="unroll the loop (reactant.unroll(n) or "
+                           "loops='unroll'; with traced bounds it cannot be)")
     return out
 
 
@@ -173,6 +190,10 @@ def _try_roll(tc, start, stop, step, body_fn, init, names, where, target, effect
             out, loop = _stage_range(start + peeled * step, stop, step, body_fn, vals, names, where)
             if tc.loop_escapes != escapes:  # the body kept traced values in Python objects
                 why = "unrolled: the body keeps arrays it makes in a list or an attribute"
+            else:  # traced once, a Python value would change once, not at every iteration
+                moved = att.python_state.changed()
+                if moved is not None:
+                    why = f"unrolled: the body changes Python state ({moved})"
         except (ReactantError, TypeError) as e:
             why = _why_unrolled(e)
             if why is None:  # not a reason to unroll: a bug, reported as it is
@@ -298,6 +319,8 @@ def _why_unrolled(e: Exception) -> str | None:
     again at the right iteration.)"""
     if getattr(e, "no_unroll", False):
         return None
+    if getattr(e, "unroll_reason", None):
+        return f"unrolled: {e.unroll_reason}"
     first = str(e).splitlines()[0] if str(e) else ""
     detail = f"({type(e).__name__}: {first})"
     if isinstance(e, ConcretizationError) or (isinstance(e, TypeError) and not isinstance(e, ReactantError) and any(
