@@ -380,6 +380,38 @@ class PythonState:
                     return what.format(repr(k) if attr else k) + (" was removed" if new is _GONE else " was rebound")
         return None
 
+    def rebound_attributes(self) -> tuple[list | None, list]:
+        """(owner, name, new value) of every attribute of an object rebound since the snapshot
+        and the subset rebound to plain Python values; (None, []) when anything else changed
+        (a list, a dict's item, a set, an attribute added or removed)."""
+        out, plain = [], []
+        for (obj, old), owner in zip(self.saved, self.owners):
+            if isinstance(obj, list):
+                if len(obj) != len(old) or any(a is not b for a, b in zip(obj, old)):
+                    return None, []
+            elif isinstance(obj, set):
+                if obj != set(old):
+                    return None, []
+            else:
+                old = dict(old)
+                if obj.keys() != old.keys():
+                    return None, []
+                for k, v in obj.items():
+                    if v is not old[k]:
+                        if obj is owner:  # (a dict's item)
+                            return None, []
+                        out.append((owner, k, v))
+                        if not _traced(v):
+                            plain.append((owner, k, v))
+        return out, plain
+
+    def before(self, owner, name):
+        """Attribute ``name`` of ``owner`` when the snapshot was taken (None if not in it)."""
+        for (obj, old), o in zip(self.saved, self.owners):
+            if o is owner and obj is not owner:
+                return dict(old).get(name)
+        return None
+
     @classmethod
     def of_functions(cls, fns) -> "PythonState":
         """The state reachable from the variables functions close over and the globals their

@@ -754,8 +754,23 @@ class _Gen:
         r = self.r
         n = self.n
         h = self.fresh("sh")
-        pick = r.randrange(3)
-        if pick == 0:
+        pick = r.randrange(5)
+        if pick >= 3:  # a Python counter and a list of floats updated by a method, in a loop or a traced if
+            cls, obj = self.fresh("Counter"), self.fresh("cn")
+            self.helpers.append(f"class {cls}:\n    def __init__(self):\n        self.n = 0\n        self.log = []\n\n"
+                                f"    def step(self, v):\n        self.n += 1\n        self.log.append(self.n * 0.5)\n"
+                                f"        return v * {self.c()} + 0.1\n")
+            self.emit(f"{obj} = {cls}()")
+            self.emit(f"{h} = {self.fvec(n)} * 1.0")
+            if pick == 3:
+                with self.block(f"for i in range({self.trip()}):"):
+                    self.emit(f"{h} = {obj}.step({h})")
+            else:
+                with self.block(f"if x[{r.randrange(n)}] > {self.c()}:"):
+                    self.emit(f"{h} = {obj}.step(x)")
+            self.emit(f"{h} = {h} + {obj}.n + sum({obj}.log)")
+            self.define(h, (n,))
+        elif pick == 0:
             cls, obj = self.fresh("Scaler"), self.fresh("sc")
             self.helpers.append(f"class {cls}:\n    def __init__(self, s):\n        self.s = s\n\n"
                                 f"    def apply(self, v):\n        return v * self.s + 1.0\n")

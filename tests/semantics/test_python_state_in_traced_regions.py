@@ -101,3 +101,90 @@ def test_a_local_object_changed_in_a_traced_branch_is_a_clear_error():
 def test_a_counter_in_a_kept_loop_is_a_clear_error_in_keep_mode():
     with pytest.raises(ConcretizationError, match="unroll the loop"):
         reactant.compile(count_steps, loops="keep")(reactant.to_rarray(np.ones(3)))
+
+
+# -- attributes rebound to arrays in a loop: carried like variables --------------------------------
+class EMA:
+    def __init__(self, alpha, n):
+        self.alpha = alpha
+        self.value = np.zeros(n)
+        self.initialized = False
+
+    def update(self, x):
+        if not self.initialized:  # a plain flag set by the first iteration only
+            self.value = x.copy()
+            self.initialized = True
+        else:
+            self.value *= 1 - self.alpha
+            self.value += self.alpha * x
+        return self.value
+
+
+def ema_rows(signal, out):
+    ema = EMA(0.1, signal.shape[1])
+    for t in range(signal.shape[0]):
+        out[t] = ema.update(signal[t])
+    return ema.value.sum()
+
+
+class Momentum:
+    def __init__(self, lr, beta):
+        self.lr, self.beta, self.velocity = lr, beta, 0.0
+
+    def step(self, w, g):
+        self.velocity = self.beta * self.velocity + g  # rebound to a new array each step
+        return w - self.lr * self.velocity
+
+
+def descend(w, A, b):
+    opt = Momentum(0.01, 0.9)
+    for _ in range(300):
+        w = opt.step(w, A.T @ (A @ w - b))
+    return w, opt.velocity
+
+
+@pytest.mark.parametrize("loops,optimize", MODES)
+def test_objects_keeping_arrays_in_attributes_across_a_loop_match_numpy(loops, optimize):
+    rng = np.random.default_rng(8)
+    A = rng.standard_normal((12, 4))
+    cases = [(ema_rows, (np.cumsum(rng.standard_normal((64, 5)), axis=0), np.zeros((64, 5))), "ema.update"),
+             (descend, (np.zeros(4), A, A @ rng.standard_normal(4)), "self.velocity = ")]
+    for fn, args, line in cases:
+        if loops == "keep":  # a forced loop traces its body once: a clear error naming the line
+            with pytest.raises(reactant.ReactantError, match=line):
+                reactant.compile(fn, loops=loops, optimize=optimize)(*[reactant.to_rarray(a) for a in args])
+        else:
+            check(fn, *args, loops=loops, optimize=optimize)
+
+
+def test_attributes_rebound_to_arrays_are_carried_by_the_kept_loop(capsys):
+    rng = np.random.default_rng(9)
+    A = rng.standard_normal((12, 4))
+    for fn, args in ((ema_rows, (np.cumsum(rng.standard_normal((64, 5)), axis=0), np.zeros((64, 5)))),
+                     (descend, (np.zeros(4), A, A @ rng.standard_normal(4)))):
+        reactant.compile(fn, verbose=True)(*[reactant.to_rarray(a) for a in args])
+        dec = [line for line in capsys.readouterr().err.splitlines() if ": loop at " in line]
+        assert len(dec) == 1 and "kept as stablehlo.while" in dec[0] and "carrying" in dec[0], dec
+
+
+class Model:
+    def __init__(self):
+        self.h = np.zeros(3)
+        self.steps = 0
+
+    def run(self, xs):
+        for x in xs:
+            self.h = np.tanh(self.h * 0.5 + x)
+            self.steps += 1  # a counter: the loop is unrolled, NumPy's answer
+        return self.h
+
+
+@pytest.mark.parametrize("loops", ["auto", "unroll"])
+def test_an_object_state_and_a_counter_after_a_loop_match_numpy(loops):
+    xs = np.random.default_rng(10).standard_normal((30, 3))
+    ref, dev = Model(), Model()
+    want = ref.run(xs)
+    got = reactant.compile(dev.run, loops=loops)(reactant.to_rarray(xs))
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(dev.h), ref.h, rtol=1e-12)
+    assert dev.steps == ref.steps == 30

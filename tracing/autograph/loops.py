@@ -168,7 +168,10 @@ def _stage_range(start, stop, step: int, body_fn, init, names, where):
 
 
 def _try_roll(tc, start, stop, step, body_fn, init, names, where, target, effects, live_after):
-    """The loop as one while when ``loop_rolling``'s conditions hold, else None (unroll)."""
+    """The loop as one while when ``loop_rolling``'s conditions hold, else None (unroll). A
+    body that rebinds attributes of objects to arrays (``self.value = ...`` in a method it
+    calls: an EMA, an optimizer's state) is tried again with them carried like variables,
+    after one iteration run first when it also sets a plain Python flag (``initialized``)."""
     start, stop, step = int(start), int(stop), int(step)
     trip = len(range(start, stop, step))
     if trip < 2:
@@ -176,31 +179,71 @@ def _try_roll(tc, start, stop, step, body_fn, init, names, where, target, effect
     what = f"loop at {where} (range({start}, {stop}, {step}): {trip} iterations)"
     if effects:
         return _decided(tc, what, f"unrolled: the body changes a Python object ({effects})")
+    carry, first = (), False
+    for _ in range(2):
+        got = _roll_attempt(tc, start, stop, step, trip, body_fn, init, names, where, live_after, carry, first)
+        if got[0] != "carry" or carry:
+            break
+        carry, first = got[1], got[2]
+    if got[0] == "carry":
+        got = ("unroll", "unrolled: the body changes Python state (attributes of objects)")
+    if got[0] == "unroll":
+        return _decided(tc, what, got[1])
+    _, out, body_ops, peeled, raised = got
+    _decided(tc, what, f"kept as stablehlo.while ({trip - peeled} iterations x {body_ops} ops"
+                       + (", first iteration peeled" if peeled else "")
+                       + (f"; carrying {', '.join(f'{type(o).__name__}.{a}' for o, a in carry)}" if carry else "")
+                       + ("; small, but its iterations become tensor operations" if raised else "") + ")")
+    return tuple(out[:-1]) + (start + (trip - 1) * step,)
+
+
+def _roll_attempt(tc, start, stop, step, trip, body_fn, init, names, where, live_after, carry, first):
+    """One try at the loop as a while, carrying the attributes ``carry`` ((object, name)) and
+    after running the first iteration as it is when ``first``. Returns ("kept", values, body
+    ops, iterations peeled, raised), ("unroll", why) or ("carry", attributes, first)."""
     vals = tuple(init)
+    n_vars = len(vals)
     undef_live = [nm for nm, v, live in zip(names, vals, live_after) if _is_undef(v) and live]
     peeled = 0
-    raised = False
     why = None  # why not: set inside the attempt, reported once it is thrown away
+    state = None
     with rolling.attempt(tc) as att:
         try:
-            if undef_live:  # first assigned in the body and read afterwards: peel one iteration
+            if undef_live or first:  # first assigned in the body and read afterwards: peel one iteration
                 vals = tuple(body_fn(start, *vals))
                 peeled = 1
+            # (what the loop changes: after the iteration run first, which changes as Python does)
+            state = PythonState() if peeled else att.python_state
+            fn, vnames, live = body_fn, names, live_after
+            if carry:
+                entry = tuple(getattr(o, a) for o, a in carry)
+                if any(not _carriable(v) for v in entry):
+                    return ("unroll", "unrolled: the body rebinds an attribute that holds no array before the loop")
+                fn = _carrying(body_fn, carry, entry, n_vars)
+                vals = vals + entry
+                vnames = tuple(names) + tuple(f"{type(o).__name__}.{a}" for o, a in carry)
+                live = tuple(live_after or (True,) * n_vars) + (True,) * len(carry)
             escapes = tc.loop_escapes
-            out, loop = _stage_range(start + peeled * step, stop, step, body_fn, vals, names, where)
-            if tc.loop_escapes != escapes:  # the body kept traced values in Python objects
-                why = "unrolled: the body keeps arrays it makes in a list or an attribute"
-            else:  # traced once, a Python value would change once, not at every iteration
-                moved = att.python_state.changed()
-                if moved is not None:
-                    why = f"unrolled: the body changes Python state ({moved})"
+            out, loop = _stage_range(start + peeled * step, stop, step, fn, vals, vnames, where)
+            moved = state.changed(places={(id(o), a) for o, a in carry})
+            if tc.loop_escapes != escapes or moved is not None:
+                why = ("unrolled: the body keeps arrays it makes in a list or an attribute" if moved is None
+                       else f"unrolled: the body changes Python state ({moved})")
         except (ReactantError, TypeError) as e:
             why = _why_unrolled(e)
             if why is None:  # not a reason to unroll: a bug, reported as it is
                 raise
+        if why is not None and not carry and state is not None:
+            attrs, plain = state.rebound_attributes()
+            arrays = [(o, a, v) for o, a, v in (attrs or ()) if isinstance(v, TracedRArray)]
+            if attrs is not None and arrays:
+                # the first iteration runs as it is when it sets plain values (a flag: unchanged
+                # from the second on?) or gives an attribute its shape (``velocity = 0.0``)
+                reshaped = any(np.shape(state.before(o, a)) != v.shape for o, a, v in arrays)
+                return ("carry", tuple((o, a) for o, a, _ in arrays), bool(plain) or reshaped)
         if why is None:
             body_ops = rolling.body_op_count(loop)
-            host = _host_slots(vals, names, live_after)
+            host = _host_slots(vals, vnames, live)
             small = trip * body_ops < rolling.ROLL_MIN_OPS and not (trip > 1 and rolling.updates_large_windows(loop))
             # (a small loop the optimizer turns into tensor operations stays a loop: one batched
             # op beats trip copies of the body, which XLA compiles one by one)
@@ -210,16 +253,35 @@ def _try_roll(tc, start, stop, step, body_fn, init, names, where, target, effect
             elif host and rolling.host_carries_stay_static(loop, host, 0):
                 why = "unrolled: a carried variable would stay a Python/NumPy value when unrolled (e.g. a counter)"
             else:
-                raised = small
                 if callable(raises):  # (placed in the attempt's block, moved with the loop)
                     _adopt(tc, loop, raises)
+                for (o, a), v in zip(carry, out[n_vars:n_vars + len(carry)]):
+                    setattr(o, a, v)  # (after the loop: its last value, as NumPy leaves it)
                 att.commit()
-    if why is not None:
-        return _decided(tc, what, why)
-    _decided(tc, what, f"kept as stablehlo.while ({trip - peeled} iterations x {body_ops} ops"
-                       + (", first iteration peeled" if peeled else "")
-                       + ("; small, but its iterations become tensor operations" if raised else "") + ")")
-    return tuple(out[:-1]) + (start + (trip - 1) * step,)
+                return ("kept", tuple(out[:n_vars]) + (out[-1],), body_ops, peeled, bool(raises))
+    return ("unroll", why)
+
+
+def _carriable(v) -> bool:
+    """A value an attribute may carry through a while: an array or a number."""
+    return isinstance(v, (TracedRArray, np.ndarray, np.generic)) or type(v) in PY_SCALARS
+
+
+def _carrying(body_fn, carry: tuple, entry: tuple, n_vars: int):
+    """``body_fn`` with the attributes ``carry`` set from the loop's carried values at the start
+    of an iteration and read back at its end; then they hold their ``entry`` values again, so
+    that no value of the body stays in an object."""
+
+    def body(i, *v):
+        for (o, a), x in zip(carry, v[n_vars:]):
+            setattr(o, a, x)
+        res = tuple(body_fn(i, *v[:n_vars]))
+        new = tuple(getattr(o, a) for o, a in carry)
+        for (o, a), x in zip(carry, entry):
+            setattr(o, a, x)
+        return res + new
+
+    return body
 
 
 def _raises(tc, loop, where, trip: int, body_ops: int):
