@@ -1228,7 +1228,8 @@ def compile(fn: Callable | None = None, *, optimize: str | list = "O2", track_nu
     ``stablehlo.while``: ``loops="auto"`` decides per loop (kept when the body traces with a
     traced index and the unrolled program would be large; see ``reactant.tracing.loop_rolling``),
     ``"keep"`` keeps every one, ``"unroll"`` unrolls every one (``reactant.keep(n)`` /
-    ``reactant.unroll(n)`` force one loop).
+    ``reactant.unroll(n)`` force one loop); in ``"auto"`` mode ``for x in a`` over a traced
+    array is decided as ``for i in range(len(a))`` with ``x = a[i]``.
     ``ad_checkpoint`` ("sqrt" or a period) trades memory for recomputation in reverse mode
     through loops; ``ad_max_trip_count`` bounds loops whose trip count is only known at run time.
     Arguments placed on a mesh (``reactant.to_rarray(x, sharding=...)``) make one SPMD program;

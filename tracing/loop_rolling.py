@@ -6,7 +6,9 @@ default ``loops="auto"`` each such loop is *tried* as a ``stablehlo.while`` with
 index, inside a scratch op so that the attempt can be thrown away; it is kept when
 
 - the body's statements change no Python object (no ``lst.append(...)``, attribute or
-  container stores: found in the source by ``python_effects``),
+  container stores: found in the source by ``python_effects``), nor does the code it calls
+  change plain Python values (a counter in a method: ``aliases.PythonState.changed``);
+  attributes it rebinds to arrays are carried like variables (``autograph.loops``),
 - tracing the body with a traced index succeeds (a body that needs the index as a Python
   int, e.g. ``range(i)`` bounds in NumPy calls, ``int(i)``, raises and falls back),
 - no carried variable that starts as a Python/NumPy value would have stayed one when
