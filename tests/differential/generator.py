@@ -754,8 +754,30 @@ class _Gen:
         r = self.r
         n = self.n
         h = self.fresh("sh")
-        pick = r.randrange(5)
-        if pick >= 3:  # a Python counter and a list of floats updated by a method, in a loop or a traced if
+        pick = r.randrange(7)
+        if pick >= 5:  # an object keeping arrays in attributes across a loop (an EMA, an optimizer's velocity)
+            cls, obj = self.fresh("Stateful"), self.fresh("st")
+            flag = r.random() < 0.5
+            start = r.choice(["np.zeros(n)", "0.0", "np.ones(n) * 0.5"])
+            update = r.choice(["self.value = self.value * {a} + v * {b}",
+                               "self.value *= {a}\n        self.value += v * {b}",
+                               "self.value = np.tanh(self.value) * {a} + v * {b}"]).format(a=self.c(), b=self.c())
+            body = (f"        if not self.ready:\n            self.value = v * 1.0\n            self.ready = True\n"
+                    f"        else:\n            " + update.replace("\n        ", "\n            ") + "\n") if flag \
+                else f"        {update}\n"
+            self.helpers.append(f"class {cls}:\n    def __init__(self, n):\n        self.value = {start}\n"
+                                f"        self.ready = False\n\n    def update(self, v):\n{body}"
+                                f"        return self.value\n")
+            self.emit(f"{obj} = {cls}({n})")
+            self.emit(f"{h} = {self.fvec(n)} * 1.0")
+            with self.block(f"for i in range({self.trip()}):"):
+                if pick == 5:
+                    self.emit(f"{h} = {obj}.update({h} * {self.c()} + x) + i * 0.01")
+                else:  # the returned value unused: the call is a statement
+                    self.emit(f"{obj}.update(x * {self.c()} + i * 0.1)")
+            self.emit(f"{h} = {h} + {obj}.value")
+            self.define(h, (n,))
+        elif pick >= 3:  # a Python counter and a list of floats updated by a method, in a loop or a traced if
             cls, obj = self.fresh("Counter"), self.fresh("cn")
             self.helpers.append(f"class {cls}:\n    def __init__(self):\n        self.n = 0\n        self.log = []\n\n"
                                 f"    def step(self, v):\n        self.n += 1\n        self.log.append(self.n * 0.5)\n"
