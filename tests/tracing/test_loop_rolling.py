@@ -613,3 +613,35 @@ def test_iterating_over_python_containers_is_python_iteration():
     got = reactant.compile(f)(reactant.to_rarray(x), [reactant.to_rarray(w) for w in ws])
     for g, w in zip(got, f(x, ws)):
         np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12)
+
+
+STEPS = 0
+
+
+def loops_rebinding_a_global_and_a_nonlocal(x):
+    global STEPS
+    seen = 0
+
+    def scale(v):
+        nonlocal seen
+        for w in (0.5, 2.0, 3.0):  # a Python tuple: Python's iteration, in converted code
+            seen += 1
+            v = v * w
+        return v
+
+    for w in [1.0, 2.0]:
+        STEPS += 1
+        x = scale(x) + w
+    return x * seen
+
+
+def test_names_declared_global_or_nonlocal_are_rebound_by_converted_loops():
+    global STEPS
+    x = RNG.standard_normal(3)
+    STEPS = 0
+    want = loops_rebinding_a_global_and_a_nonlocal(x.copy())
+    assert STEPS == 2
+    STEPS = 0
+    got = _run(loops_rebinding_a_global_and_a_nonlocal, x)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+    assert STEPS == 2

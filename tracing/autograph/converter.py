@@ -64,6 +64,22 @@ def unconverted(fn: Any) -> bool:
         return False
 
 
+def _declared(fdef) -> dict:
+    """The names ``fdef``'s own body declares ``global`` or ``nonlocal`` (not its nested
+    functions')."""
+    out: dict = {}
+    todo = list(fdef.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            for n in node.names:
+                out[n] = "global" if isinstance(node, ast.Global) else "nonlocal"
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
 def _convert(fn: types.FunctionType) -> types.FunctionType:
     filename = fn.__code__.co_filename
     if fn.__name__ == "<lambda>":
@@ -77,7 +93,7 @@ def _convert(fn: types.FunctionType) -> types.FunctionType:
             return fn
         ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
         fdef.decorator_list = []
-    tr = _Transformer(os.path.abspath(filename))
+    tr = _Transformer(os.path.abspath(filename), _declared(fdef))
     local_names = set(fn.__code__.co_varnames) | set(fn.__code__.co_cellvars)
     fdef.body = tr.block(_HostArrayWrites(local_names).visit_body(_single_exit(fdef.body)), set())
     if tr.counter == 0 and not _has_calls(fdef):

@@ -13,9 +13,24 @@ from .nodes import _AUG_OPS, RUNTIME_NAME, _assign, _attr, _func, _index_expr, _
 
 
 class _Transformer:
-    def __init__(self, filename: str):
+    def __init__(self, filename: str, declared: dict | None = None):
         self.filename = filename
         self.counter = 0
+        # names the function declares ``global`` / ``nonlocal``: the generated branch and loop
+        # functions declare them too, and never take or return them as carried variables
+        self.declared = declared or {}
+
+    def _stored(self, nodes) -> list:
+        return [n for n in _names(nodes).stored if n not in self.declared]
+
+    def _func(self, name, params, body, returns, where, ret_expr=None):
+        fn = _func(name, params, body, returns, where, ret_expr=ret_expr)
+        stored = set(_names(body).stored)
+        for kind, cls in (("global", ast.Global), ("nonlocal", ast.Nonlocal)):
+            names = sorted(n for n, k in self.declared.items() if k == kind and n in stored)
+            if names:
+                fn.body.insert(0, ast.copy_location(cls(names=names), where))
+        return fn
 
     def where(self, node) -> str:
         return f"{self.filename}:{node.lineno}"
@@ -72,14 +87,14 @@ class _Transformer:
             return [node]
         # the branches take every variable they assign (one may read it first: ``out[i] = v``
         # is ``out = setitem(out, i, v)``) and return those read afterwards
-        params = [n for n in _names(node.body + node.orelse).stored]
+        params = self._stored(node.body + node.orelse)
         assigned = [n for n in params if n in live]
         attrs = _attr_targets(node.body + node.orelse, params)
         body = self.block(node.body, live)
         orelse = self.block(node.orelse, live)
         tname, fname = self.fresh("if_true"), self.fresh("if_false")
-        tdef = _func(tname, params, body, assigned, node)
-        fdef = _func(fname, params, orelse, assigned, node.orelse[0] if node.orelse else node)
+        tdef = self._func(tname, params, body, assigned, node)
+        fdef = self._func(fname, params, orelse, assigned, node.orelse[0] if node.orelse else node)
         keywords = [] if not attrs else [ast.keyword("attrs", ast.Tuple(
             [ast.Tuple([ast.Name(b, ast.Load()), ast.Constant(a)], ast.Load()) for b, a in attrs], ast.Load()))]
         call = ast.Call(func=_attr("if_stmt"),
@@ -95,11 +110,11 @@ class _Transformer:
             node.body = self.block(node.body, live | _names(node).loaded)
             return [node]
         inner_live = live | _names(node.body).loaded | _names(node.test).loaded
-        assigned = [n for n in _names(node.body).stored if n in inner_live]
+        assigned = [n for n in self._stored(node.body) if n in inner_live]
         body = self.block(node.body, inner_live)
         cname, bname = self.fresh("while_cond"), self.fresh("while_body")
-        cdef = _func(cname, assigned, [], None, node, ret_expr=self.calls(node.test))
-        bdef = _func(bname, assigned, body, assigned, node)
+        cdef = self._func(cname, assigned, [], None, node, ret_expr=self.calls(node.test))
+        bdef = self._func(bname, assigned, body, assigned, node)
         call = ast.Call(func=_attr("while_stmt"),
                         args=[ast.Name(cname, ast.Load()), ast.Name(bname, ast.Load()), _loads(assigned),
                               _strs(assigned), ast.Constant(self.where(node))], keywords=[])
@@ -125,11 +140,11 @@ class _Transformer:
         # names the next iteration reads before assigning them (not every name the body reads:
         # a temporary assigned first in each iteration is not carried)
         inner_live = live | _exposed(node.body)
-        assigned = [n for n in _names(node.body).stored if n in inner_live and n != target]
+        assigned = [n for n in self._stored(node.body) if n in inner_live and n != target]
         effects = rolling.python_effects(node.body)  # before the body is transformed
         body = self.block(node.body, inner_live)
         bname = self.fresh("for_body")
-        bdef = _func(bname, [target] + assigned, body, assigned, node)
+        bdef = self._func(bname, [target] + assigned, body, assigned, node)
         call = ast.Call(func=_attr("for_range"),
                         args=[ast.Tuple([self.calls(a) for a in node.iter.args], ast.Load()),
                               ast.Name(bname, ast.Load()), _loads(assigned), _strs(assigned),
@@ -144,11 +159,11 @@ class _Transformer:
         anything else, Python's iteration."""
         target = node.target.id
         inner_live = live | _exposed(node.body)
-        assigned = [n for n in _names(node.body).stored if n in inner_live and n != target]
+        assigned = [n for n in self._stored(node.body) if n in inner_live and n != target]
         effects = rolling.python_effects(node.body)
         body = self.block(node.body, inner_live)
         bname = self.fresh("for_body")
-        bdef = _func(bname, [target] + assigned, body, assigned, node)
+        bdef = self._func(bname, [target] + assigned, body, assigned, node)
         call = ast.Call(func=_attr("for_iter"),
                         args=[self.calls(node.iter), ast.Name(bname, ast.Load()), _loads(assigned), _strs(assigned),
                               ast.Constant(self.where(node)), ast.Constant(target), ast.Constant(effects),
