@@ -375,6 +375,7 @@ def _while(cond_fn, body_fn, init, names, counter: bool = False):
         changed = tc.reads.changed_since(mark) + [f"the NumPy array {a}" for a in changed_numpy(arrays)]
         if changed:  # Python state changed while tracing the body: the loop would run it many times
             restore_numpy(arrays)  # (arrays changed in place by the traced body: as they were)
+            tc.reads.put_back(mark)  # (and the places it rebound)
             raise _no_unroll(ConcretizationError(
                 f"the loop body at {_where_defined(body_fn)} runs as a traced loop and changes Python state "
                 f"({', '.join(changed[:3])}): tracing runs the body once, the program runs it at every iteration",

@@ -77,11 +77,14 @@ class Read:
     is found again (``holder``: the globals dict, the cell, the object; ``key``: the name or
     index), the value's snapshot as first read, and a label naming it for messages."""
 
-    __slots__ = ("kind", "holder", "key", "snap", "label", "shown")
+    __slots__ = ("kind", "holder", "key", "snap", "label", "shown", "first")
 
     def __init__(self, kind: str, holder, key, snap, label: str, value):
         self.kind, self.holder, self.key, self.snap, self.label = kind, holder, key, snap, label
         self.shown = short_repr(value)
+        # (what ``put_back`` rebinds the place to; in a tuple: ``state_writes`` asks
+        # ``gc.get_referrers`` who else holds a state array, and skips tuples)
+        self.first = (value,)
 
     def current(self):
         """The value found at this place now (raises when it is gone)."""
@@ -266,8 +269,20 @@ class StateReads:
 
     # -- Python state changed while a traced branch was traced ------------------------------------
     def mark(self):
-        """The state the trace has read, as it is now (for ``changed_since``)."""
-        return [(r, _now(r)) for r in self.reads], len(self.reads)
+        """The state the trace has read, as it is now (for ``changed_since``, ``put_back``)."""
+        return [(r, _now(r), _value(r)) for r in self.reads], len(self.reads)
+
+    def put_back(self, mark) -> None:
+        """Rebind the places read that now hold another value than at ``mark`` (or, first
+        read since, than when read) to that value: a region that failed leaves the state as
+        it was (a global counter it incremented)."""
+        pre, n = mark
+        for r, before, value in pre + [(r, r.snap, r.first[0]) for r in self.reads[n:]]:
+            if value is not _GONE and _now(r) != before:
+                try:
+                    put_at(r.kind, r.holder, r.key, value)
+                except Exception:  # noqa: BLE001 - a place that cannot be bound again: left as it is
+                    pass
 
     def changed_since(self, mark, carried=()) -> list[str]:
         """Labels of the places read that hold another value than at ``mark`` (or, first read
@@ -276,7 +291,7 @@ class StateReads:
         pre, n = mark
         skip = {(id(o), a) for o, a in carried}
         out = []
-        for r, before in pre + [(r, r.snap) for r in self.reads[n:]]:
+        for r, before, _ in pre + [(r, r.snap, None) for r in self.reads[n:]]:
             if r.kind == "attr" and (id(r.holder), r.key) in skip:
                 continue
             now = _now(r)
@@ -347,6 +362,16 @@ class StateReads:
         if hasattr(type(obj), "__reactant_concrete__") or id(obj) in self._known:
             return
         self._known[id(obj)] = (obj, label)
+
+
+_GONE = object()
+
+
+def _value(r: Read):
+    try:
+        return r.current()
+    except Exception:  # noqa: BLE001 - gone
+        return _GONE
 
 
 def _now(r: Read):

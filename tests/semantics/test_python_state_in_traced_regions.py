@@ -184,3 +184,30 @@ def test_an_object_state_and_a_counter_after_a_loop_match_numpy(loops):
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
     np.testing.assert_allclose(np.asarray(dev.h), ref.h, rtol=1e-12)
     assert dev.steps == ref.steps == 30
+
+
+TICKS = 0
+
+
+def ticking(x):
+    global TICKS
+    for i in range(reactant.keep(20)):
+        TICKS += 1
+        x = x * 0.5 + i
+    return x
+
+
+def ticking_if(x):
+    global TICKS
+    if x.sum() > 0:
+        TICKS += 1
+    return x * 2.0
+
+
+@pytest.mark.parametrize("fn", [ticking, ticking_if])
+def test_a_global_rebound_in_a_traced_region_is_a_clear_error_and_put_back(fn):
+    global TICKS
+    TICKS = 5
+    with pytest.raises(ConcretizationError, match="change Python state|changes Python state"):
+        reactant.compile(fn)(reactant.to_rarray(np.ones(3)))
+    assert TICKS == 5

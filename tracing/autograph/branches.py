@@ -98,6 +98,7 @@ def if_stmt(test, true_fn, false_fn, init: tuple, params: tuple, names: tuple, w
     changed = tc.reads.changed_since(mark, [oa for oa, r in zip(attrs, rebound) if r])
     changed += [f"the NumPy array attribute {attrs[k][1]!r} held" for k, d in host if digest(attr_before[k]) != d]
     if changed:  # Python state changed while tracing: at run time only one branch would change it
+        tc.reads.put_back(mark)  # (the error leaves the places as they were)
         raise cf._no_unroll(ConcretizationError(
             f"the if at {where} depends on a traced value and its branches change Python state "
             f"({', '.join(changed[:3])}): tracing runs both branches once, the program would run one",
