@@ -350,60 +350,51 @@ class PythonState:
                 continue
             self.owners.append(v)
 
+    def _changes(self):
+        """Every change since the snapshot: (owner, where, key, new value, text), ``where``
+        "attr" (an attribute rebound, added or removed: ``key`` its name), "item" (a dict's
+        item), "list" or "set"; a value that is gone is ``_GONE``."""
+        for (obj, old), owner in zip(self.saved, self.owners):
+            kind = type(owner).__name__
+            if isinstance(obj, list):
+                for a, b in zip(obj, old):
+                    if a is not b:
+                        yield owner, "list", None, a, f"an item of a {kind} was replaced"
+                for a in (obj[len(old):] if len(obj) >= len(old) else [_GONE]):
+                    yield owner, "list", None, a, f"a {kind} grew or shrank"
+            elif isinstance(obj, set):
+                if obj != set(old):
+                    yield owner, "set", None, _GONE, f"a {kind} changed"
+            else:
+                where, old = ("attr" if obj is not owner else "item"), dict(old)
+                for k in obj.keys() | old.keys():
+                    new, was = obj.get(k, _GONE), old.get(k, _GONE)
+                    if new is not was:
+                        what = f"attribute {k!r} of a {kind}" if where == "attr" else f"item {k!r} of a {kind}"
+                        how = "removed" if new is _GONE else "added" if was is _GONE else "rebound"
+                        yield owner, where, k if was is not _GONE else None, new, f"{what} was {how}"
+
     def changed(self, places=frozenset()) -> str | None:
         """The first change to plain Python values made since the snapshot (an attribute or
         item rebound to a number, a string, a container..., an item added, removed or
         replaced), described; None when there is none. Traced values are not counted here
         (a body's handles kept in Python state are escaped tracers: ``escape``), nor the
         attributes ``places`` ((object id, name): carried by the caller)."""
-        for (obj, old), owner in zip(self.saved, self.owners):
-            kind = type(owner).__name__
-            if isinstance(obj, dict):
-                old = dict(old)
-            elif isinstance(obj, set):
-                old = set(old)
-            if isinstance(obj, list):
-                if any(a is not b and not _traced(a) for a, b in zip(obj, old)):
-                    return f"an item of a {kind} was replaced"
-                if len(obj) < len(old) or any(not _traced(a) for a in obj[len(old):]):
-                    return f"a {kind} grew or shrank"
-            elif isinstance(obj, set):
-                if obj != old:
-                    return f"a {kind} changed"
-            else:
-                attr = obj is not owner
-                what = f"attribute {{}} of a {kind}" if attr else f"item {{!r}} of a {kind}"
-                for k in obj.keys() | old.keys():
-                    new = obj.get(k, _GONE)
-                    if new is old.get(k, _GONE) or _traced(new) or (attr and (id(owner), k) in places):
-                        continue
-                    return what.format(repr(k) if attr else k) + (" was removed" if new is _GONE else " was rebound")
+        for owner, where, key, new, text in self._changes():
+            if not _traced(new) and not (where == "attr" and (id(owner), key) in places):
+                return text
         return None
 
     def rebound_attributes(self) -> tuple[list | None, list]:
         """(owner, name, new value) of every attribute of an object rebound since the snapshot
         and the subset rebound to plain Python values; (None, []) when anything else changed
         (a list, a dict's item, a set, an attribute added or removed)."""
-        out, plain = [], []
-        for (obj, old), owner in zip(self.saved, self.owners):
-            if isinstance(obj, list):
-                if len(obj) != len(old) or any(a is not b for a, b in zip(obj, old)):
-                    return None, []
-            elif isinstance(obj, set):
-                if obj != set(old):
-                    return None, []
-            else:
-                old = dict(old)
-                if obj.keys() != old.keys():
-                    return None, []
-                for k, v in obj.items():
-                    if v is not old[k]:
-                        if obj is owner:  # (a dict's item)
-                            return None, []
-                        out.append((owner, k, v))
-                        if not _traced(v):
-                            plain.append((owner, k, v))
-        return out, plain
+        out = []
+        for owner, where, key, new, _ in self._changes():
+            if where != "attr" or key is None or new is _GONE:
+                return None, []
+            out.append((owner, key, new))
+        return out, [c for c in out if not _traced(c[2])]
 
     def before(self, owner, name):
         """Attribute ``name`` of ``owner`` when the snapshot was taken (None if not in it)."""

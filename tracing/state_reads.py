@@ -270,7 +270,8 @@ class StateReads:
     # -- Python state changed while a traced branch was traced ------------------------------------
     def mark(self):
         """The state the trace has read, as it is now (for ``changed_since``, ``put_back``)."""
-        return [(r, _now(r), _value(r)) for r in self.reads], len(self.reads)
+        values = [(r, _value(r)) for r in self.reads]
+        return [(r, _now(r, v), v) for r, v in values], len(self.reads)
 
     def put_back(self, mark) -> None:
         """Rebind the places read that now hold another value than at ``mark`` (or, first
@@ -374,10 +375,10 @@ def _value(r: Read):
         return _GONE
 
 
-def _now(r: Read):
-    try:
-        v = r.current()
-    except Exception:  # noqa: BLE001 - gone
+def _now(r: Read, v=None):
+    """What ``changed_since`` compares of the value at ``r`` (``v``: that value, when read)."""
+    v = _value(r) if v is None else v
+    if v is _GONE:
         return ("gone",)
     if _is_traced(v):
         return ("traced",)

@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 from jaxlib.mlir import ir
 from ...ir._jaxlib import rewrite as rw
+from ...ir.regions import walk_nested
 
 from ..passes import PassOptions, register_pass
 
@@ -136,18 +137,8 @@ class _Memo:
     @staticmethod
     def key(operation) -> tuple:
         parts = [operation.name, tuple(map(hash, operation.operands))]
-
-        def visit(o):
-            parts.append((o.name, tuple(map(hash, o.operands)), len(o.results)))
-            for r in o.regions:
-                for b in r.blocks:
-                    for inner in b.operations:
-                        visit(inner.operation)
-
-        for r in operation.regions:
-            for b in r.blocks:
-                for inner in b.operations:
-                    visit(inner.operation)
+        walk_nested(operation, lambda o: parts.append((o.operation.name, tuple(map(hash, o.operands)),
+                                                       len(o.results))))
         return tuple(parts)
 
 

@@ -280,6 +280,8 @@ def _fold_table(op, rewriter):
     return res is not None and _replace_with(op, rewriter, res, False)
 
 
+# (divide and remainder count as transcendental in the cost model, but are no library call: a
+# table of them would only grow the program)
 for _name, _info in OPS.items():
     if _info.transcendental and _info.kernel is not None and _name not in ("stablehlo.divide", "stablehlo.remainder"):
         pattern(f"fold_table@{_name.split('.')[-1]}", FAMILY, _name, benefit=4)(_fold_table)

@@ -702,7 +702,7 @@ def kept_loop_raises(w, options=None):
         m.operation.write_bytecode(buf)
         fresh = ir.Module.parse(buf.getvalue())
 
-    def place(ip, _module=fresh) -> list:  # (the module lives as long as this function)
+    def place(ip) -> list:  # (``fresh`` lives as long as this function)
         block = fresh.body.operations[0].regions[0].blocks[0]
         new: dict = dict(zip(block.arguments, params))
 

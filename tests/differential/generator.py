@@ -750,49 +750,17 @@ class _Gen:
     def f_stateful_helper(self) -> None:
         """A helper called twice, with the state it reads changed in between or changed by it:
         a method reading its object's attribute, a function reading a global list, a method
-        appending to its object's list (a replayed first trace would be wrong)."""
+        appending to its object's list (a replayed first trace would be wrong); or state a
+        method changes across a loop (``_state_in_attributes``, ``_python_counter``)."""
         r = self.r
         n = self.n
         h = self.fresh("sh")
         pick = r.randrange(7)
-        if pick >= 5:  # an object keeping arrays in attributes across a loop (an EMA, an optimizer's velocity)
-            cls, obj = self.fresh("Stateful"), self.fresh("st")
-            flag = r.random() < 0.5
-            start = r.choice(["np.zeros(n)", "0.0", "np.ones(n) * 0.5"])
-            update = r.choice(["self.value = self.value * {a} + v * {b}",
-                               "self.value *= {a}\n        self.value += v * {b}",
-                               "self.value = np.tanh(self.value) * {a} + v * {b}"]).format(a=self.c(), b=self.c())
-            body = (f"        if not self.ready:\n            self.value = v * 1.0\n            self.ready = True\n"
-                    f"        else:\n            " + update.replace("\n        ", "\n            ") + "\n") if flag \
-                else f"        {update}\n"
-            self.helpers.append(f"class {cls}:\n    def __init__(self, n):\n        self.value = {start}\n"
-                                f"        self.ready = False\n\n    def update(self, v):\n{body}"
-                                f"        return self.value\n")
-            self.emit(f"{obj} = {cls}({n})")
-            self.emit(f"{h} = {self.fvec(n)} * 1.0")
-            with self.block(f"for i in range({self.trip()}):"):
-                if pick == 5:
-                    self.emit(f"{h} = {obj}.update({h} * {self.c()} + x) + i * 0.01")
-                else:  # the returned value unused: the call is a statement
-                    self.emit(f"{obj}.update(x * {self.c()} + i * 0.1)")
-            self.emit(f"{h} = {h} + {obj}.value")
-            self.define(h, (n,))
-        elif pick >= 3:  # a Python counter and a list of floats updated by a method, in a loop or a traced if
-            cls, obj = self.fresh("Counter"), self.fresh("cn")
-            self.helpers.append(f"class {cls}:\n    def __init__(self):\n        self.n = 0\n        self.log = []\n\n"
-                                f"    def step(self, v):\n        self.n += 1\n        self.log.append(self.n * 0.5)\n"
-                                f"        return v * {self.c()} + 0.1\n")
-            self.emit(f"{obj} = {cls}()")
-            self.emit(f"{h} = {self.fvec(n)} * 1.0")
-            if pick == 3:
-                with self.block(f"for i in range({self.trip()}):"):
-                    self.emit(f"{h} = {obj}.step({h})")
-            else:
-                with self.block(f"if x[{r.randrange(n)}] > {self.c()}:"):
-                    self.emit(f"{h} = {obj}.step(x)")
-            self.emit(f"{h} = {h} + {obj}.n + sum({obj}.log)")
-            self.define(h, (n,))
-        elif pick == 0:
+        if pick >= 5:
+            return self._state_in_attributes(h, pick == 5)
+        if pick >= 3:
+            return self._python_counter(h, pick == 3)
+        if pick == 0:
             cls, obj = self.fresh("Scaler"), self.fresh("sc")
             self.helpers.append(f"class {cls}:\n    def __init__(self, s):\n        self.s = s\n\n"
                                 f"    def apply(self, v):\n        return v * self.s + 1.0\n")
@@ -819,6 +787,51 @@ class _Gen:
             self.emit(f"{obj}.add({self.fvec(n)})")
             self.emit(f"{h} = np.array({obj}.items).sum(axis=0) * {obj}.add(x[::-1])")
             self.define(h, (n,))
+
+    def _state_in_attributes(self, h: str, used: bool) -> None:
+        """An object keeping arrays in attributes across a loop (an EMA with a first-iteration
+        flag, in-place or rebinding updates, a velocity starting as 0.0); ``used``: the method's
+        result is used, else the call is a statement."""
+        r, n = self.r, self.n
+        cls, obj = self.fresh("Stateful"), self.fresh("st")
+        flag = r.random() < 0.5
+        start = r.choice(["np.zeros(n)", "0.0", "np.ones(n) * 0.5"])
+        update = r.choice(["self.value = self.value * {a} + v * {b}",
+                           "self.value *= {a}\n        self.value += v * {b}",
+                           "self.value = np.tanh(self.value) * {a} + v * {b}"]).format(a=self.c(), b=self.c())
+        body = (f"        if not self.ready:\n            self.value = v * 1.0\n            self.ready = True\n"
+                f"        else:\n            " + update.replace("\n        ", "\n            ") + "\n") if flag \
+            else f"        {update}\n"
+        self.helpers.append(f"class {cls}:\n    def __init__(self, n):\n        self.value = {start}\n"
+                            f"        self.ready = False\n\n    def update(self, v):\n{body}"
+                            f"        return self.value\n")
+        self.emit(f"{obj} = {cls}({n})")
+        self.emit(f"{h} = {self.fvec(n)} * 1.0")
+        with self.block(f"for i in range({self.trip()}):"):
+            if used:
+                self.emit(f"{h} = {obj}.update({h} * {self.c()} + x) + i * 0.01")
+            else:  # the returned value unused: the call is a statement
+                self.emit(f"{obj}.update(x * {self.c()} + i * 0.1)")
+        self.emit(f"{h} = {h} + {obj}.value")
+        self.define(h, (n,))
+
+    def _python_counter(self, h: str, in_loop: bool) -> None:
+        """A Python counter and a list of floats updated by a method, in a loop or a traced if."""
+        r, n = self.r, self.n
+        cls, obj = self.fresh("Counter"), self.fresh("cn")
+        self.helpers.append(f"class {cls}:\n    def __init__(self):\n        self.n = 0\n        self.log = []\n\n"
+                            f"    def step(self, v):\n        self.n += 1\n        self.log.append(self.n * 0.5)\n"
+                            f"        return v * {self.c()} + 0.1\n")
+        self.emit(f"{obj} = {cls}()")
+        self.emit(f"{h} = {self.fvec(n)} * 1.0")
+        if in_loop:
+            with self.block(f"for i in range({self.trip()}):"):
+                self.emit(f"{h} = {obj}.step({h})")
+        else:
+            with self.block(f"if x[{r.randrange(n)}] > {self.c()}:"):
+                self.emit(f"{h} = {obj}.step(x)")
+        self.emit(f"{h} = {h} + {obj}.n + sum({obj}.log)")
+        self.define(h, (n,))
 
     def f_int(self) -> None:
         """int64 arrays: floor division and remainder, traced indices, int-float mixes."""

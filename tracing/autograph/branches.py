@@ -75,7 +75,6 @@ def if_stmt(test, true_fn, false_fn, init: tuple, params: tuple, names: tuple, w
         result = cf.cond(test, branch(true_fn, "true"), branch(false_fn, "false"))
         objects.refuse_changes(f"a branch of the if at {where} has a traced condition", "the program runs one "
                                "branch", places={(id(o), a) for o, a in attrs})
-        objects = None  # (its copies of the containers must not keep the branches' arrays alive)
     except BaseException:
         for (o, a), v in zip(attrs, attr_before):
             _set_attr(o, a, v)

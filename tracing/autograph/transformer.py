@@ -136,6 +136,13 @@ class _Transformer:
                                                  ast.Constant(self.where(node))], keywords=[])
                                   for a in node.iter.args]
             return [node]
+        # for i in range(a, b, c) -> carried + (i,) = _rt.for_range((a, b, c), body_fn, carried, ...)
+        iters = ast.Tuple([self.calls(a) for a in node.iter.args], ast.Load())
+        return self._for_call(node, live, "for_range", iters)
+
+    def _for_call(self, node: ast.For, live: set, helper: str, iters, extra=()) -> list:
+        """The body of ``for <name> in ...`` as a function of the index and the carried
+        variables, and the assignment of what ``_rt.<helper>(iters, body_fn, ...)`` returns."""
         target = node.target.id
         # names the next iteration reads before assigning them (not every name the body reads:
         # a temporary assigned first in each iteration is not carried)
@@ -145,31 +152,19 @@ class _Transformer:
         body = self.block(node.body, inner_live)
         bname = self.fresh("for_body")
         bdef = self._func(bname, [target] + assigned, body, assigned, node)
-        call = ast.Call(func=_attr("for_range"),
-                        args=[ast.Tuple([self.calls(a) for a in node.iter.args], ast.Load()),
-                              ast.Name(bname, ast.Load()), _loads(assigned), _strs(assigned),
+        call = ast.Call(func=_attr(helper),
+                        args=[iters, ast.Name(bname, ast.Load()), _loads(assigned), _strs(assigned),
                               ast.Constant(self.where(node)), ast.Constant(target), ast.Constant(effects),
-                              ast.Tuple([ast.Constant(n in live) for n in assigned], ast.Load())], keywords=[])
+                              ast.Tuple([ast.Constant(n in live) for n in assigned], ast.Load()), *extra],
+                        keywords=[])
         return [bdef, _assign(assigned + [target], call, node)]
 
     def for_iter(self, node: ast.For, live: set) -> list:
         """``for x in items`` (a name target, no break/continue/return/else) ->
-        ``carried + (x,) = _rt.for_iter(items, body_fn, carried)``: over a traced array in
-        "auto" mode, the loop ``for i in range(len(items))`` with ``x = items[i]``; over
-        anything else, Python's iteration."""
-        target = node.target.id
-        inner_live = live | _exposed(node.body)
-        assigned = [n for n in self._stored(node.body) if n in inner_live and n != target]
-        effects = rolling.python_effects(node.body)
-        body = self.block(node.body, inner_live)
-        bname = self.fresh("for_body")
-        bdef = self._func(bname, [target] + assigned, body, assigned, node)
-        call = ast.Call(func=_attr("for_iter"),
-                        args=[self.calls(node.iter), ast.Name(bname, ast.Load()), _loads(assigned), _strs(assigned),
-                              ast.Constant(self.where(node)), ast.Constant(target), ast.Constant(effects),
-                              ast.Tuple([ast.Constant(n in live) for n in assigned], ast.Load()),
-                              _loads([target])], keywords=[])
-        return [bdef, _assign(assigned + [target], call, node)]
+        ``carried + (x,) = _rt.for_iter(items, body_fn, carried, ..., (x before,))``: over a
+        traced array in "auto" mode, the loop ``for i in range(len(items))`` with ``x = items[i]``;
+        over anything else, Python's iteration."""
+        return self._for_call(node, live, "for_iter", self.calls(node.iter), (_loads([node.target.id]),))
 
 
 class _CallRewriter(ast.NodeTransformer):
