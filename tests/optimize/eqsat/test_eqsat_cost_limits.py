@@ -181,7 +181,10 @@ def _pathological(n: int) -> str:
         body.append(f"  %x{i} = stablehlo.{op} {cur}, {other} : tensor<8x8xf32>")
         cur = f"%x{i}"
     body.append(f"  %t = stablehlo.transpose {cur}, dims = [1, 0] : (tensor<8x8xf32>) -> tensor<8x8xf32>")
-    body.append("  return %t : tensor<8x8xf32>")
+    # (a product after the transpose: a segment is saturated only with two ops to combine)
+    body.append("  %d = stablehlo.dot_general %t, %b, contracting_dims = [1] x [0] : "
+                "(tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>")
+    body.append("  return %d : tensor<8x8xf32>")
     return _f("%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>", "tensor<8x8xf32>", "\n".join(body))
 
 
@@ -581,10 +584,10 @@ def test_a_segment_left_unsaturated_gets_no_company(monkeypatch):
     monkeypatch.setattr(driver, "_base_egraph", lambda *a: built.append(a) or real(*a))
     one = _pathological(20).split("{\n", 1)[1].rsplit("\n  return", 1)[0]
     t = "tensor<8x8xf32>"
-    second = one.replace("%x", "%y").replace("%t =", "%u =").replace("{cur}", "%s")
+    second = one.replace("%x", "%y").replace("%t", "%u").replace("%d", "%e")
     second = second.replace("stablehlo.multiply %a,", "stablehlo.multiply %s,", 1)
     text = _f(f"%a: {t}, %b: {t}, %c: {t}", t,
-              one + f"\n  %s = stablehlo.custom_call @Sharding(%t) : ({t}) -> {t}\n" + second + f"\n  return %u : {t}")
+              one + f"\n  %s = stablehlo.custom_call @Sharding(%d) : ({t}) -> {t}\n" + second + f"\n  return %e : {t}")
     rep = run_eqsat(parse(text), Limits(fast_math=True, iterations=2, node_limit=10**9, gainful_kinds=None))
     assert [s.stop for s in rep.segments] == ["iterations", "iterations"] and len(built) == 2
 
@@ -619,3 +622,28 @@ def test_node_limit_is_bounded_by_what_saturation_can_win_back():
     assert driver._node_limit(Limits(calls=1000), 10**11, 4) == 4 * 10**14 // driver.NODE_FS  # 4 runs of 0.1 ms
     assert driver._node_limit(Limits(calls=1000), 10**15, None) == Limits().node_limit  # runs unknown
     assert eq.limits_from_options(PassOptions()).calls == PassOptions().eqsat_calls == 500
+
+
+def _products(k: int) -> str:
+    """``k`` 64x64 products, each of the argument and the previous result, scaled by 2."""
+    t = "tensor<64x64xf32>"
+    body, cur = ["  %two = stablehlo.constant dense<2.0> : " + t], "%a"
+    for i in range(k):
+        body.append(f"  %d{i} = stablehlo.dot_general {cur}, %a, contracting_dims = [1] x [0] : ({t}, {t}) -> {t}")
+        body.append(f"  %s{i} = stablehlo.multiply %d{i}, %two : {t}")
+        cur = f"%s{i}"
+    return _f(f"%a: {t}", t, "\n".join(body) + f"\n  return {cur} : {t}")
+
+
+def test_a_lone_product_is_not_saturated_and_said(monkeypatch, capsys):
+    # the rules gain by combining products, reductions and transposes: one alone has nothing
+    # to be combined with (an inner product in a loop cost 0.1-0.2 s of a first call)
+    monkeypatch.setenv("REACTANT_LOG", "1")
+    run_pipeline(parse(_products(1)), ["eqsat"], PassOptions(eqsat_min_cost_ns=0))
+    rep = eq.last_report()
+    assert rep.segments == [] and rep.not_gainful == 1
+    assert "1 segment(s) with one product, reduction or transpose: not saturated" in capsys.readouterr().err
+    run_pipeline(parse(_products(2)), ["eqsat"], PassOptions(eqsat_min_cost_ns=0))
+    rep = eq.last_report()
+    assert len(rep.segments) == 1 and rep.not_gainful == 0 and rep.segments[0].nodes_end > 0
+    assert "with one product" not in capsys.readouterr().err
