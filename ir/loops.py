@@ -10,6 +10,7 @@ evaluator, so ``init = 2 * 3`` or a converted constant counts.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -173,10 +174,52 @@ def _type_bounds(dt) -> tuple[int, int] | None:
     return None
 
 
+# the values and loops one ``int_range`` query has bounded: a query walks the DAG of the
+# values it depends on, through the loops whose counters it reaches, and meets the same ones
+# many times (741 visits for 113 queries in one pattern pass of an LU factorization). Kept for
+# one outermost query only, during which nothing changes the IR.
+_QUERY = threading.local()
+
+
 def int_range(v: ir.Value, _depth: int = 0, env: dict | None = None) -> tuple[int, int] | None:
     """Inclusive bounds (lo, hi) of an integer tensor's elements, from constants, iotas and
     interval arithmetic through layout ops and overflow-free arithmetic; None if unknown.
     ``env`` maps values (e.g. a loop's induction variable) to known bounds."""
+    memo = getattr(_QUERY, "memo", None)
+    if memo is None:
+        with unchanged_ir():
+            return int_range(v, _depth, env)
+    key = v
+    if env:  # (bounds under assumptions are kept apart)
+        memo.setdefault(("env", id(env)), env)  # (kept alive: no other env takes its id)
+        key = (id(env), v)
+    hit = memo.get(key)
+    # (a bound found with less depth left holds for any query; an unknown only for as little)
+    if hit is not None and (hit[1] is not None or hit[0] <= _depth):
+        return hit[1]
+    out = _int_range(v, _depth, env)
+    memo[key] = (_depth, out)
+    return out
+
+
+class unchanged_ir:
+    """``with unchanged_ir():`` — the integer ranges and loop facts found in the block are
+    remembered until it ends: for analyses that query many values before rewriting anything
+    (the IR must not change inside; nested blocks share the outermost's memo)."""
+
+    def __enter__(self):
+        self.outer = getattr(_QUERY, "memo", None) is not None
+        if not self.outer:
+            _QUERY.memo = {}
+        return self
+
+    def __exit__(self, *exc):
+        if not self.outer:
+            _QUERY.memo = None
+        return False
+
+
+def _int_range(v: ir.Value, _depth: int, env: dict | None) -> tuple[int, int] | None:
     if env and v in env:
         return env[v]
     if not isinstance(v.type, ir.RankedTensorType):  # tokens, tuples
@@ -336,7 +379,14 @@ def loop_counter_range(v: ir.Value) -> tuple[int, int] | None:
     if parent is None or parent.operation.name != "stablehlo.while":
         return None
     w = parent.opview if hasattr(parent, "opview") else parent
-    info = analyze(w)
+    memo = getattr(_QUERY, "memo", None)
+    key = ("while", w.operation)
+    if memo is not None and key in memo:
+        info = memo[key]
+    else:
+        info = analyze(w)
+        if memo is not None:
+            memo[key] = info
     if info is None or blk != info.body:
         return None
     return info.ranges.get(ir.BlockArgument(v).arg_number)

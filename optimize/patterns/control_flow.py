@@ -25,7 +25,7 @@ from ...ir import build as B
 from ...ir.attrs import compare_attrs, compare_parts, copy_attrs, i64_list, same_constant
 from ...ir.context import functions
 from ...ir.evaluate import evaluate_value
-from ...ir.loops import analyze, while_parts
+from ...ir.loops import analyze, unchanged_ir, while_parts
 from ...ir.opinfo import info, is_pure_op
 from ...ir.regions import (attrs_equal, captured_values, clone_block, clone_op, regions_equivalent,
                            replace_uses_within, single_block, terminator)
@@ -328,8 +328,9 @@ def while_iv_compare_fold(op, rewriter):
                 todo.append((o, val))
         return ir.WalkResult.ADVANCE
 
-    for o in list(body.operations):
-        o.operation.walk(visit)
+    with unchanged_ir():  # (the compares share their operands' ranges; nothing is rewritten yet)
+        for o in list(body.operations):
+            o.operation.walk(visit)
     if not todo:
         return False
     for o, val in todo:

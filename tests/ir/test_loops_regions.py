@@ -6,7 +6,8 @@ import pytest
 from jaxlib.mlir import ir
 
 from reactant.ir.context import functions, make_context, parse_module
-from reactant.ir.loops import analyze, loop_counter_range
+from reactant.ir import loops
+from reactant.ir.loops import analyze, int_range, loop_counter_range, unchanged_ir
 from reactant.ir.regions import captured_values, clone_op, inline_call, regions_equivalent
 
 
@@ -130,3 +131,56 @@ func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
     exe = jx.compile_and_load(client, text, [dev], jx.default_compile_options())
     x = np.array([1.0, 2.0, 3.0], np.float32)
     np.testing.assert_array_equal(np.asarray(exe.execute([jx.device_put(x, dev)])[0]), x * x - x)
+
+
+_NESTED = """func.func @main(%x: tensor<f32>) -> tensor<f32> {
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %n = stablehlo.constant dense<BOUND> : tensor<i32>
+  %four = stablehlo.constant dense<4> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %z, %acc = %x) : tensor<i32>, tensor<f32>
+   cond {
+     %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+     stablehlo.return %c : tensor<i1>
+   } do {
+     %i1 = stablehlo.add %i, %one : tensor<i32>
+     %s:2 = stablehlo.while(%j = %z, %a = %acc) : tensor<i32>, tensor<f32>
+      cond {
+        %c2 = stablehlo.compare LT, %j, %four, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %c2 : tensor<i1>
+      } do {
+        %j1 = stablehlo.add %j, %one : tensor<i32>
+        %k = stablehlo.add %i, %j : tensor<i32>
+        %a2 = stablehlo.add %a, %a : tensor<f32>
+        stablehlo.return %j1, %a2 : tensor<i32>, tensor<f32>
+      }
+     stablehlo.return %i1, %s#1 : tensor<i32>, tensor<f32>
+   }
+  return %r#1 : tensor<f32>
+}"""
+
+
+def _inner_sum(m):
+    """``%k = i + j`` in the inner loop of ``_NESTED``."""
+    outer = list(m.body.operations[0].regions[0].blocks[0].operations)[4]
+    inner = list(outer.regions[1].blocks[0].operations)[1]
+    return list(inner.regions[1].blocks[0].operations)[1].results[0]
+
+
+def test_range_queries_share_their_loop_facts_only_while_the_ir_is_unchanged(monkeypatch):
+    m = parse_module(_NESTED.replace("BOUND", "8"), make_context())
+    k = _inner_sum(m)
+    assert int_range(k) == (0, 10)  # i in [0, 7], j in [0, 3]
+    calls = []
+    real = loops.analyze
+    monkeypatch.setattr(loops, "analyze", lambda w: calls.append(w) or real(w))
+    with unchanged_ir():
+        assert int_range(k) == int_range(k) == (0, 10)
+    assert len(calls) == 2  # each loop analyzed once for both queries
+    int_range(k), int_range(k)
+    assert len(calls) == 6  # outside a block, each query analyzes afresh
+    # the IR changes between queries: the next one sees the new bound
+    with m.context:
+        n = list(m.body.operations[0].regions[0].blocks[0].operations)[2]
+        n.attributes["value"] = ir.DenseElementsAttr.get(np.array(4, np.int32), type=n.results[0].type)
+    assert int_range(k) == (0, 6)
