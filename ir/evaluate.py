@@ -148,5 +148,18 @@ def evaluate_value(v: ir.Value, max_elements: int = 1 << 22, *, kinds: str = "bi
 def scalar_int_value(v: ir.Value) -> int | None:
     """The value of a one-element integer tensor computed from constants (see
     ``evaluate_value``), else None."""
+    op = defining_op(v)
+    if op is not None and op.operation.name == "stablehlo.constant":
+        # (the common case, read without NumPy: loop analyses ask for thousands of bounds)
+        et = v.type.element_type if isinstance(v.type, ir.RankedTensorType) else None
+        attr = op.attributes["value"]
+        if isinstance(et, ir.IntegerType) and et.width > 1 and isinstance(attr, ir.DenseElementsAttr) \
+                and attr.is_splat and math.prod(v.type.shape) == 1:
+            x = ir.IntegerAttr(attr.get_splat_value()).value
+            if et.is_unsigned and x < 0:  # (read back as signed)
+                x += 1 << et.width
+            return x
+        if not isinstance(et, ir.IntegerType) or et.width == 1:
+            return None
     a = evaluate_value(v, 1)
     return None if a is None or a.dtype.kind not in "iu" else int(np.asarray(a).reshape(()).item())

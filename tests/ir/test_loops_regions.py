@@ -184,3 +184,21 @@ def test_range_queries_share_their_loop_facts_only_while_the_ir_is_unchanged(mon
         n = list(m.body.operations[0].regions[0].blocks[0].operations)[2]
         n.attributes["value"] = ir.DenseElementsAttr.get(np.array(4, np.int32), type=n.results[0].type)
     assert int_range(k) == (0, 6)
+
+
+def test_scalar_int_values_of_constants_wrap_as_their_type():
+    # (read without NumPy: unsigned constants come back from MLIR as signed)
+    from reactant.ir.evaluate import scalar_int_value
+
+    m = parse_module("""func.func @main() -> (tensor<ui64>, tensor<i32>, tensor<1xui8>, tensor<i1>, tensor<2xi32>, tensor<i64>) {
+  %a = stablehlo.constant dense<18446744073709551615> : tensor<ui64>
+  %b = stablehlo.constant dense<-7> : tensor<i32>
+  %c = stablehlo.constant dense<200> : tensor<1xui8>
+  %d = stablehlo.constant dense<true> : tensor<i1>
+  %e = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  %f = stablehlo.constant dense<-9223372036854775808> : tensor<i64>
+  return %a, %b, %c, %d, %e, %f : tensor<ui64>, tensor<i32>, tensor<1xui8>, tensor<i1>, tensor<2xi32>, tensor<i64>
+}""", make_context())
+    got = [scalar_int_value(o.results[0]) for o in m.body.operations[0].regions[0].blocks[0].operations
+           if o.operation.name == "stablehlo.constant"]
+    assert got == [2**64 - 1, -7, 200, None, None, -2**63]
