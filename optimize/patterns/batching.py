@@ -159,6 +159,7 @@ class Batcher:
         self._slab_of: dict = {}
         self._slabs: dict = {}
         self._index: dict = {}
+        self._moving: dict = {}
         self._env: dict | None = None
 
     # -- analysis ----------------------------------------------------------------------------
@@ -316,6 +317,8 @@ class Batcher:
         off = self.offset(v)
         if off is not None:
             return Rows(self.lo + self.n - 1 + off, -1, self.n) if self.reverse else Rows(self.lo + off, 1, self.n)
+        if not self._moves(v):  # (the same row in every iteration: not listed to find that out)
+            return None
         vals = self.index_values(v)
         if vals is None or vals.dtype.kind not in "iu" or len(np.unique(vals)) != self.n:
             return None
@@ -324,6 +327,18 @@ class Batcher:
             if np.all(steps == step):
                 return Rows(int(vals[0]), step, self.n)
         return Rows(int(vals[0]), 0, self.n, tuple(int(x) for x in vals))
+
+    def _moves(self, v: ir.Value, depth: int = 32) -> bool:
+        """Whether ``v`` is computed in the body from the counter (False: the same in every
+        iteration, or a carried value other than the counter, which ``index_values`` cannot
+        list either)."""
+        got = self._moving.get(v)
+        if got is None:
+            d = self.local_op(v)
+            got = v == self.counter or (d is not None and (depth == 0 or len(d.operation.regions) > 0 or any(
+                self._moves(x, depth - 1) for x in d.operands)))
+            self._moving[v] = got
+        return got
 
     def index_values(self, v: ir.Value) -> np.ndarray | None:
         """``v``'s value in every iteration, in batch order (``iteration_values``), for loops
