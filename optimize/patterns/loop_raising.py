@@ -638,17 +638,21 @@ def concat_of_rows_raise(op, rewriter):
 _SLOT_OPS = frozenset({"stablehlo.dynamic_update_slice", "stablehlo.while", *_ACCUMULATE})
 
 
-def _slots_may_raise(w) -> bool:
+def _slots_may_raise(w, fast: bool = False) -> bool:
     """A cheap necessary condition of raising: every slot the body changes is returned by a
     row write, an accumulating op (the counter's ``+ 1`` is one) or an inner loop (which may
-    raise into row writes first)."""
+    raise into row writes first), and without ``fast`` no float slot sums or multiplies onto
+    itself (``s += x[n] * c``: the loop's order is part of its result, see ``_accumulator``)."""
     body = w.regions[1].blocks[0]
-    yields = list(body.operations)[-1].operands
+    yields = body.operations[-1].operands
     for arg, y in zip(body.arguments, yields):
         if y == arg:
             continue
         d = defining_op(y)
         if d is None or d.operation.block != body or d.operation.name not in _SLOT_OPS:
+            return False
+        if not fast and d.operation.name in ("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply") \
+                and arg in list(d.operands) and getattr(np_dtype(element_type_of(arg)), "kind", "?") not in "biu":
             return False
     return True
 
@@ -667,7 +671,7 @@ def kept_loop_raises(w, options=None):
     from ..passes import run_pipeline
 
     w = w.operation
-    if not _slots_may_raise(w):
+    if not _slots_may_raise(w, options is not None and options.fast_math):
         return False
     outside = list(dict.fromkeys(list(w.operands) + captured_values(w)))
     # values computed from constants alone (the trip count's bound) are copied along, so that

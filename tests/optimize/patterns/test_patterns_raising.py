@@ -719,3 +719,27 @@ def test_the_tracers_probe_places_the_raised_loop_where_the_loop_was():
     assert "stablehlo.while" not in text and "dot_general" in text
     got = execute(text, args)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+
+
+def test_the_probe_does_not_ask_the_optimizer_about_an_ordered_float_sum(monkeypatch):
+    """A float slot summed onto itself (``s += t``) keeps the loop's order: only fast math
+    raises it, so without it the tracer's probe answers no without running the patterns."""
+    from jaxlib.mlir import ir
+
+    from _harness import parse
+    from reactant.ir.regions import walk_nested
+    from reactant.optimize import PassOptions
+    from reactant.optimize import passes
+    from reactant.optimize.patterns.loop_raising import kept_loop_raises
+
+    runs = []
+    real = passes.run_pipeline
+    monkeypatch.setattr(passes, "run_pipeline", lambda *a, **k: runs.append(a[1]) or real(*a, **k))
+    m = parse(ACCUMULATE)
+    with m.context, ir.Location.unknown(m.context):
+        loops = []
+        walk_nested(m.operation, lambda o: loops.append(o) if o.operation.name == "stablehlo.while" else None)
+        w = loops[0].operation
+        assert kept_loop_raises(w) is False and runs == []
+        assert kept_loop_raises(w, PassOptions()) is False and runs == []
+        assert callable(kept_loop_raises(w, PassOptions(fast_math=True))) and runs == [["canonicalize", "patterns"]]
