@@ -160,6 +160,7 @@ class Batcher:
         self._slabs: dict = {}
         self._index: dict = {}
         self._moving: dict = {}
+        self._offsets: dict = {}
         self._env: dict | None = None
 
     # -- analysis ----------------------------------------------------------------------------
@@ -279,6 +280,12 @@ class Batcher:
         """``c`` when the integer scalar ``v`` equals ``counter + c`` in every iteration
         (through conversions that hold its range, additions of constants and remainders
         that do not wrap), else None."""
+        key = (v, depth)  # (the reads and writes of a body share their index arithmetic)
+        if key not in self._offsets:
+            self._offsets[key] = self._offset(v, depth)
+        return self._offsets[key]
+
+    def _offset(self, v: ir.Value, depth: int) -> int | None:
         if v == self.counter:
             return 0
         d = self.local_op(v)

@@ -384,6 +384,8 @@ def _block_of(probe: Batcher, op, n: int, shape: list, sizes: list) -> tuple | N
     ``sizes``) touches rows ``c + s t .. c + s t + s - 1`` of ``dim`` in iteration ``t``
     (``s > 1``, aligned: ``c`` and the dimension multiples of ``s``, in bounds) at the same
     other indices in every iteration, else None."""
+    if max(sizes, default=0) < 2:
+        return None  # (single rows: no block, whichever index moves)
     first = 1 if op.operation.name == "stablehlo.dynamic_slice" else 2
     idx = list(op.operands[first:])
     vals = [probe.index_values(ix) for ix in idx]
