@@ -114,11 +114,13 @@ def _condition(info: WhileLoopInfo) -> None:
         return
     direction, ct = compare_parts(cmp)
     lhs, rhs = cmp.operands
+    dt = np_dtype(tensor_type(lhs).element_type)
+    signed_ok = not ((ct == "UNSIGNED" and dt.kind == "i") or (ct == "SIGNED" and dt.kind == "u"))
     k, bound = slot_of(lhs, info.cond), None
     if k is not None and k in info.steps:
         bound = _bound(rhs, info)
         if bound is None:
-            _trip_bound(info, k, direction, rhs)
+            _trip_bound(info, k, direction, rhs, dt, signed_ok)
     if bound is None:
         k, direction = slot_of(rhs, info.cond), _MIRROR[direction]
         if k is None or k not in info.steps:
@@ -126,7 +128,7 @@ def _condition(info: WhileLoopInfo) -> None:
         bound = _bound(lhs, info)
         if bound is None:
             if info.trip_bound is None:
-                _trip_bound(info, k, direction, lhs)
+                _trip_bound(info, k, direction, lhs, dt, signed_ok)
             return
     init = scalar_int_value(info.inits[k])
     if init is None:
@@ -135,17 +137,24 @@ def _condition(info: WhileLoopInfo) -> None:
     step = info.steps[k]
     info.trip_count = _trip_count(direction, init, bound, step)
     info.trip_bound = info.trip_count
-    dt = np_dtype(tensor_type(lhs).element_type)
-    signed_ok = not ((ct == "UNSIGNED" and dt.kind == "i") or (ct == "SIGNED" and dt.kind == "u"))
+    _counter_range(info, k, direction, init, bound, step, dt, signed_ok)
+
+
+def _counter_range(info: WhileLoopInfo, k: int, direction: str, init: int, bound: int, step: int, dt,
+                   signed_ok: bool) -> None:
+    """The range of counter ``k`` in the body when it steps up from ``init`` while it is below
+    ``bound`` (or at most ``bound``, LE), the largest value the bound takes: every value the
+    body sees passed the condition, and none overflows on its way there."""
     if step > 0 and direction in ("LT", "LE") and signed_ok:
         hi = bound - 1 if direction == "LT" else bound
         if init <= hi and hi + step <= int(np.iinfo(dt).max):
             info.ranges[k] = (init, hi)
 
 
-def _trip_bound(info: WhileLoopInfo, k: int, direction: str, bound_value: ir.Value) -> None:
+def _trip_bound(info: WhileLoopInfo, k: int, direction: str, bound_value: ir.Value, dt, signed_ok: bool) -> None:
     """An upper bound on the trip count when the bound is not a constant but its range is
-    known (e.g. an inner loop ``for j in range(i + 1)`` of a loop over ``i``)."""
+    known (e.g. an inner loop ``for j in range(i + 1)`` of a loop over ``i``), and the
+    counter's range in the body below the bound's largest value."""
     init = scalar_int_value(info.inits[k])
     if init is None:
         return
@@ -163,6 +172,7 @@ def _trip_bound(info: WhileLoopInfo, k: int, direction: str, bound_value: ir.Val
     t = _trip_count(direction, init, hi if step > 0 else lo, step)
     if t is not None:
         info.trip_bound = t
+    _counter_range(info, k, direction, init, hi, step, dt, signed_ok)
 
 
 def _type_bounds(dt) -> tuple[int, int] | None:

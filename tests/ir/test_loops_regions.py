@@ -202,3 +202,23 @@ def test_scalar_int_values_of_constants_wrap_as_their_type():
     got = [scalar_int_value(o.results[0]) for o in m.body.operations[0].regions[0].blocks[0].operations
            if o.operation.name == "stablehlo.constant"]
     assert got == [2**64 - 1, -7, 200, None, None, -2**63]
+
+
+@pytest.mark.parametrize("cmp, ct, want", [
+    ("LT, %j, %i1", "SIGNED", (0, 7)),  # j < i + 1 with i in [0, 7]: j in [0, 7]
+    ("LE, %j, %i1", "SIGNED", (0, 8)),  # j <= i + 1
+    ("GT, %i1, %j", "SIGNED", (0, 7)),  # the bound on the left
+    ("LT, %j, %i1", "UNSIGNED", None),  # an unsigned compare of signed counters: no range
+    ("LT, %j, %x2", "SIGNED", None),  # a bound of unknown range
+])
+def test_a_counter_below_a_bound_of_known_range_has_a_range(cmp, ct, want):
+    # an inner loop ``for j in range(i + 1)``: the body runs only while j is below the bound,
+    # at most the bound's largest value
+    text = _NESTED.replace("BOUND", "8").replace("%c2 = stablehlo.compare LT, %j, %four, SIGNED",
+                                                 f"%c2 = stablehlo.compare {cmp}, {ct}")
+    text = text.replace("func.func @main(%x: tensor<f32>)", "func.func @main(%x: tensor<f32>, %x2: tensor<i32>)")
+    m = parse_module(text, make_context())
+    j = _inner_sum(m).owner.operands[1]
+    assert loop_counter_range(j) == want
+    if want is not None:
+        assert int_range(_inner_sum(m)) == (0, 7 + want[1])  # i + j
