@@ -17,7 +17,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from . import kernels as K
-from .attrs import compare_parts, i64_list, int_attr_value, read_constant
+from .attrs import compare_parts, i64_list, int_attr_value, read_constant, splat_value
 from .opinfo import OPS, reduce_body_kind
 from .types import np_dtype
 from .values import defining_op
@@ -152,14 +152,11 @@ def scalar_int_value(v: ir.Value) -> int | None:
     if op is not None and op.operation.name == "stablehlo.constant":
         # (the common case, read without NumPy: loop analyses ask for thousands of bounds)
         et = v.type.element_type if isinstance(v.type, ir.RankedTensorType) else None
-        attr = op.attributes["value"]
-        if isinstance(et, ir.IntegerType) and et.width > 1 and isinstance(attr, ir.DenseElementsAttr) \
-                and attr.is_splat and math.prod(v.type.shape) == 1:
-            x = ir.IntegerAttr(attr.get_splat_value()).value
-            if et.is_unsigned and x < 0:  # (read back as signed)
-                x += 1 << et.width
-            return x
-        if not isinstance(et, ir.IntegerType) or et.width == 1:
+        if not isinstance(et, ir.IntegerType) or et.width == 1 or math.prod(v.type.shape) != 1:
             return None
+        x = splat_value(v)
+        if x is not None and et.is_unsigned and x < 0:  # (MLIR reads unsigned values back as signed)
+            x += 1 << et.width
+        return x
     a = evaluate_value(v, 1)
     return None if a is None or a.dtype.kind not in "iu" else int(np.asarray(a).reshape(()).item())

@@ -379,13 +379,9 @@ _STRUCTURAL = {"Dot", "Reduce", "Transpose", "Slice", "Pad", "Concat", "Bcast", 
 
 
 def _gainful_ops(seg: Segment, limits: Limits) -> int:
+    """How many of the segment's ops are of a kind the rules gain on (``Limits.gainful_kinds``)."""
     kinds = limits.gainful_kinds if limits.gainful_kinds is not None else _STRUCTURAL
     return sum(k in kinds for k in seg.kinds)
-
-
-def _interesting(seg: Segment, limits: Limits) -> bool:
-    need = 1 if limits.gainful_kinds is None else 2  # (see ``Limits.gainful_kinds``)
-    return len(seg.ops) >= 2 and _gainful_ops(seg, limits) >= need
 
 
 def run_eqsat(module: ir.Module, limits: Limits, *, inspect=None) -> EqsatReport:
@@ -406,9 +402,11 @@ def _run_blocks(module: ir.Module, limits: Limits, consts: dict, report: EqsatRe
         # (a block's rebuilds touch only its own segments' ops: all can be cut up front)
         plan = [(seg, runs) for block, runs in _blocks(module)
                 for seg in segments_of_block(block, limits.max_segment_ops)]
-        todo = [not limits.rewrite or _interesting(seg, limits) for seg, _ in plan]
+        gainful = [_gainful_ops(seg, limits) for seg, _ in plan]
+        need = 1 if limits.gainful_kinds is None else 2  # (see ``Limits.gainful_kinds``)
+        todo = [not limits.rewrite or (len(seg.ops) >= 2 and g >= need) for (seg, _), g in zip(plan, gainful)]
         report.not_gainful = todo.count(False)
-        lone = sum(not t and _gainful_ops(seg, limits) == 1 for (seg, _), t in zip(plan, todo))
+        lone = sum(not t and g == 1 for t, g in zip(todo, gainful))
         if limits.rewrite and lone:
             log_pass("eqsat", f"{lone} segment(s) with one product, reduction or transpose: not saturated "
                      "(nothing for the rules to combine it with)")

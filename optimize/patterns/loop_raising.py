@@ -103,8 +103,8 @@ def _accumulator(info, k: int, fast: bool) -> tuple | None:
     et = element_type_of(arg)
     if not has_one_use(arg) or reduce_identity(kind, et) is None:
         return None
-    if not fast and kind not in _ORDER_FREE and np_dtype(et).kind not in "biu":
-        return None  # a float sum or product: the loop's order is part of its result
+    if _in_order(kind, et, fast):
+        return None
     if kind == _ADD:
         terms = _sum_terms(y, arg, info.body)
         return None if terms is None else (kind, terms)
@@ -112,6 +112,13 @@ def _accumulator(info, k: int, fast: bool) -> tuple | None:
     if a != arg:
         a, t = t, a
     return (kind, [(t, 1)]) if a == arg and t != arg else None
+
+
+def _in_order(kind: str, et, fast: bool) -> bool:
+    """Whether accumulating with ``kind`` over elements of type ``et`` must keep the loop's
+    order: a float sum or product (its rounding depends on it), unless ``fast``."""
+    dt = np_dtype(et)
+    return not fast and _ACCUMULATE[kind] not in _ORDER_FREE and (dt is None or dt.kind not in "biu")
 
 
 def _sum_terms(y, acc, body) -> list | None:
@@ -653,8 +660,8 @@ def _slots_may_raise(w, fast: bool = False) -> bool:
         d = defining_op(y)
         if d is None or d.operation.block != body or d.operation.name not in _SLOT_OPS:
             return False
-        if not fast and d.operation.name in ("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply") \
-                and arg in list(d.operands) and getattr(np_dtype(element_type_of(arg)), "kind", "?") not in "biu":
+        if d.operation.name in _ACCUMULATE and arg in list(d.operands) \
+                and _in_order(d.operation.name, element_type_of(arg), fast):
             return False
     return True
 
