@@ -20,6 +20,7 @@ Conventions for pattern authors:
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -147,40 +148,44 @@ def _failure(name: str, op, e: Exception) -> PatternError:
                         f"{type(e).__name__}: {e}")
 
 
-def _adapt(p: Pattern):
-    fn, name = p.fn, p.name
-
-    def cb(op, rewriter):
-        try:
-            return not fn(op, rewriter)  # MLIR: falsy return means "matched and rewritten"
-        except Exception as e:
-            raise _failure(name, op, e) from e
-
-    return cb
-
-
-def _adapt_memoized(group: list[Pattern], memo: _Memo):
-    """One callback for every pattern of a ``_MEMO_ROOTS`` op, tried in order of benefit: the
-    op's key is computed once per visit, and a pattern that failed on the op as it stands is
-    not tried again."""
+def _adapt_group(group: list[Pattern], memo: _Memo | None = None):
+    """One callback for every pattern of a root op, tried in order of benefit (MLIR's order for
+    one op): the driver crosses into Python once per visit, not once per pattern, and the
+    patterns share what they compute about the op (``visit_memo``) until one rewrites it. With
+    ``memo`` (the ``_MEMO_ROOTS`` ops): the op's key is computed once per visit, and a pattern
+    that failed on the op as it stands is not tried again."""
     group = sorted(group, key=lambda p: -p.benefit)
 
     def cb(op, rewriter):
-        key = memo.key(op.operation)
-        for p in group:
-            k = (p.name, key)
-            if k in memo.failed:
-                continue
-            try:
-                ok = p.fn(op, rewriter)
-            except Exception as e:
-                raise _failure(p.name, op, e) from e
-            if ok:
-                return False
-            memo.failed.add(k)
-        return True
+        key = None if memo is None else memo.key(op.operation)
+        outer, _VISIT.memo = visit_memo(), {}  # (a pattern may run a driver of its own)
+        try:
+            for p in group:
+                if key is not None and (p.name, key) in memo.failed:
+                    continue
+                try:
+                    ok = p.fn(op, rewriter)
+                except Exception as e:
+                    raise _failure(p.name, op, e) from e
+                if ok:
+                    return False  # MLIR: falsy return means "matched and rewritten"
+                if key is not None:
+                    memo.failed.add((p.name, key))
+            return True
+        finally:
+            _VISIT.memo = outer
 
     return cb
+
+
+_VISIT = threading.local()
+
+
+def visit_memo() -> dict | None:
+    """A dict for facts about the op the driver is visiting, shared by its patterns while none
+    has rewritten anything (a failing pattern leaves the IR as it was); None outside a visit.
+    Key entries by the op (``op.operation``) and what they describe."""
+    return getattr(_VISIT, "memo", None)
 
 
 def apply_patterns(module: ir.Module, patterns: list[Pattern], *, max_iterations: int = 16,
@@ -189,12 +194,10 @@ def apply_patterns(module: ir.Module, patterns: list[Pattern], *, max_iterations
     ps = rw.RewritePatternSet(module.context)
     memo, groups = _Memo(), {}
     for p in patterns:
-        if p.root in _MEMO_ROOTS:
-            groups.setdefault(p.root, []).append(p)
-        else:
-            ps.add(p.root, _adapt(p), benefit=p.benefit)
+        groups.setdefault(p.root, []).append(p)
     for root, group in groups.items():
-        ps.add(root, _adapt_memoized(group, memo), benefit=max(p.benefit for p in group))
+        cb = _adapt_group(group, memo if root in _MEMO_ROOTS else None)
+        ps.add(root, cb, benefit=max(p.benefit for p in group))
     cfg = rw.GreedyRewriteConfig()
     cfg.max_iterations = max_iterations
     cfg.max_num_rewrites = max_rewrites

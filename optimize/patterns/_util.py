@@ -7,9 +7,10 @@ from __future__ import annotations
 from jaxlib.mlir import ir
 
 from ...ir.attrs import scalar_value
-from ...ir.loops import int_range, loop_counter_range  # noqa: F401  (int_range: used by the patterns)
+from ...ir.loops import WhileLoopInfo, analyze, int_range, loop_counter_range  # noqa: F401  (int_range: used by the patterns)
 from ...ir.opinfo import reduce_identity
 from ...ir.types import element_type_of
+from ._registry import visit_memo
 
 
 def is_reduce_identity(init: ir.Value, kind: str) -> bool:
@@ -26,3 +27,15 @@ def is_reduce_identity(init: ir.Value, kind: str) -> bool:
     return s == ident
 
 
+
+
+def loop_facts(w) -> WhileLoopInfo | None:
+    """``analyze(w)``, once per visit of the driver: the patterns of a while loop each ask for
+    its counter, trip count and ranges."""
+    memo = visit_memo()
+    if memo is None:
+        return analyze(w)
+    key = ("loop_facts", w.operation)
+    if key not in memo:
+        memo[key] = analyze(w)
+    return memo[key]

@@ -240,12 +240,12 @@ def fold_reduce(op, rewriter):
     """reduce of a (non-splat, capped) constant with a constant init → constant. Integer
     sums wrap; float sums and products are folded in the element type, the init first and
     then the terms in order (an order XLA may pick)."""
+    x = read_constant(op.operands[0], FOLD_LIMIT)  # (first: the cheapest test)
+    init = None if x is None else read_constant(op.operands[1])
+    if x is None or init is None or x.size == 0:
+        return False
     kind = reduce_body_kind(op)
     if kind is None:
-        return False
-    x = read_constant(op.operands[0], FOLD_LIMIT)
-    init = read_constant(op.operands[1])
-    if x is None or init is None or x.size == 0:
         return False
     short = kind.split(".", 1)[1]
     dims = i64_list(op.attributes["dimensions"])

@@ -25,14 +25,14 @@ from ...ir import build as B
 from ...ir.attrs import compare_attrs, compare_parts, copy_attrs, i64_list, same_constant
 from ...ir.context import functions
 from ...ir.evaluate import evaluate_value
-from ...ir.loops import analyze, unchanged_ir, while_parts
+from ...ir.loops import unchanged_ir, while_parts
 from ...ir.opinfo import info, is_pure_op
 from ...ir.regions import (attrs_equal, captured_values, clone_block, clone_op, regions_equivalent,
                            replace_uses_within, single_block, terminator)
 from ...ir.types import element_type_of, is_ranked_tensor, np_dtype, ranked, shape_of
 from ...ir.values import defining_op, is_defined_outside, same_computation
 from ._registry import pattern, replace
-from ._util import int_range
+from ._util import int_range, loop_facts
 from .batching import iteration_values
 
 FAMILY = "control_flow"
@@ -48,7 +48,7 @@ def _inputs(op) -> list[ir.Value]:
 
 def _ranges(w) -> dict:
     """{counter slot: (lo, hi)} of a while loop's counters (``reactant.ir.loops``)."""
-    info = analyze(w)
+    info = loop_facts(w)
     return {} if info is None else info.ranges
 
 
@@ -761,7 +761,7 @@ def dead_private_function(op, rewriter):
 def _counter_values(op, cond, body, yields, k):
     """All values the counter k takes inside the body (NumPy array), or None."""
     r = _ranges(op).get(k)
-    info = analyze(op)
+    info = loop_facts(op)
     step = None if info is None else info.steps.get(k)
     if r is None or step is None or step <= 0:
         return None

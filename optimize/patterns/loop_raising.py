@@ -43,12 +43,12 @@ from jaxlib.mlir import ir
 
 from ...ir import build as B
 from ...ir.attrs import copy_attrs, i64_list, scalar_value
-from ...ir.loops import analyze
 from ...ir.opinfo import OPS, is_pure_op, reduce_identity
 from ...ir.regions import block_ops, captured_values, clone_op, regions_equivalent, terminator, walk_nested
 from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import defining_op, has_one_use
 from ._registry import pattern, replace
+from ._util import loop_facts
 from .batching import Batcher, Reject, place_rows
 from .control_flow import _new_op_with_regions
 
@@ -190,7 +190,7 @@ def _backwards(body, probe: Batcher) -> bool:
 def _counted(w):
     """``analyze(w)`` when ``w`` counts ``lo, lo + 1, ...`` a static number of times (at least
     once), else None."""
-    info = analyze(w)
+    info = loop_facts(w)
     if info is None or info.counter is None or info.steps.get(info.counter) != 1:
         return None
     rng = info.ranges.get(info.counter)

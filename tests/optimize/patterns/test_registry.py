@@ -108,3 +108,49 @@ def test_a_loop_pattern_is_tried_again_once_the_loop_changed():
                            Pattern("sub_to_add", "test", "stablehlo.subtract", _sub_to_add)])
     assert seen[0] is True and seen[-1] is False  # failed on the loop, tried again once it changed
     assert "stablehlo.while" not in to_text(m)
+
+
+def test_the_patterns_of_one_op_run_in_order_of_benefit_and_stop_at_the_first_rewrite():
+    calls = []
+
+    def failing(tag):
+        def fn(op, rewriter):
+            calls.append(tag)
+            return False
+        return fn
+
+    def rewriting(op, rewriter):
+        calls.append("sub_to_add")
+        return _sub_to_add(op, rewriter)
+
+    m = parse_module(LOOP)
+    with m.context, ir.Location.unknown(m.context):
+        apply_patterns(m, [Pattern("low", "test", "stablehlo.subtract", failing("low"), benefit=1),
+                           Pattern("high", "test", "stablehlo.subtract", failing("high"), benefit=5),
+                           Pattern("sub_to_add", "test", "stablehlo.subtract", rewriting, benefit=3)])
+    assert "stablehlo.subtract" not in to_text(m)
+    # each subtract: the benefit-5 pattern, then the rewrite; the benefit-1 one never runs
+    assert calls == ["high", "sub_to_add"] * 2
+
+
+def test_the_patterns_of_one_visit_share_its_memo_and_the_next_visit_starts_afresh():
+    from reactant.optimize.patterns._registry import visit_memo
+
+    seen = []
+
+    def first(op, rewriter):
+        memo = visit_memo()
+        seen.append(("first", dict(memo)))
+        memo["fact", op.operation] = len(seen)  # what a later pattern of this visit reads
+        return False
+
+    def second(op, rewriter):
+        seen.append(("second", visit_memo().get(("fact", op.operation))))
+        return False
+
+    m = parse_module(LOOP)  # two subtracts: two visits
+    with m.context, ir.Location.unknown(m.context):
+        apply_patterns(m, [Pattern("first", "test", "stablehlo.subtract", first, benefit=2),
+                           Pattern("second", "test", "stablehlo.subtract", second, benefit=1)])
+    assert visit_memo() is None  # (outside a visit)
+    assert seen == [("first", {}), ("second", 1), ("first", {}), ("second", 3)]
