@@ -178,6 +178,8 @@ def _while_live_args(op, cond, body, yields) -> set[int]:
     n = len(yields)
     args = {a: i for i, a in enumerate(body.arguments)}
     live = {i for i in range(n) if list(op.results[i].uses) or list(cond.arguments[i].uses)}
+    if len(live) == n:  # (every slot observed: nothing to trace through the body)
+        return live
     body_ops = list(body.operations)[:-1]
     defined_by = {}
     for o in body_ops:
@@ -431,6 +433,13 @@ def _owner_top(owner, block: ir.Block):
     return o
 
 
+def _runs_twice(w) -> bool:
+    """Whether loop ``w`` is a counter stepping up below a constant bound at least twice (its
+    facts, shared by the loop's patterns: no need to evaluate its first iterations)."""
+    info = loop_facts(w)
+    return info is not None and info.counter in info.ranges and (info.trip_count or 0) >= 2
+
+
 def _eval_cond(cond: ir.Block, values) -> bool | None:
     memo = {}
     for a, v in zip(cond.arguments, values):
@@ -447,6 +456,8 @@ def _eval_cond(cond: ir.Block, values) -> bool | None:
 def while_zero_trip(op, rewriter):
     """A loop whose condition is false on the initial values never runs: its results are the
     initial values."""
+    if _runs_twice(op):
+        return False
     parts = while_parts(op)
     if parts is None:
         return False
@@ -461,6 +472,8 @@ def while_zero_trip(op, rewriter):
 def while_single_trip(op, rewriter):
     """A loop that provably runs exactly once (condition true on the initial values, false on
     the values after one iteration) is replaced by its body."""
+    if _runs_twice(op):
+        return False
     parts = while_parts(op)
     if parts is None:
         return False

@@ -12,6 +12,7 @@ from jaxlib.mlir import ir
 
 from ...ir import build as B
 from ...ir import kernels as K
+from ...ir.loops import unchanged_ir
 from ...ir.attrs import all_ones_value, compare_attrs, compare_parts, read_constant, scalar_value
 from ...ir.types import element_type_of, is_float_type, np_dtype, ranked, shape_of
 from ...ir.values import def_of, defining_op, has_one_use, op_name
@@ -365,7 +366,9 @@ def compare_range_fold(op, rewriter):
     if not _is_int(a):
         return False
     direction, ct = compare_parts(op)
-    ra, rb = int_range(a), int_range(b)
+    with unchanged_ir():  # (one query: both sides often read the same loop counters)
+        ra = int_range(a)
+        rb = None if ra is None else int_range(b)
     if ra is None or rb is None:
         return False
     unsigned_type = ir.IntegerType(element_type_of(a)).is_unsigned
