@@ -50,7 +50,13 @@ def while_parts(w):
     cond, body = single_block(w.regions[0]), single_block(w.regions[1])
     if cond is None or body is None:
         return None
-    return list(w.operands), cond, body, list(terminator(body).operands)
+    ret, inits = terminator(body), list(w.operands)
+    # (a loop the tracer is still building has no return yet: nothing is known of it)
+    cret = terminator(cond)
+    if ret is None or ret.operation.name != "stablehlo.return" or len(ret.operands) != len(inits) \
+            or cret is None or cret.operation.name != "stablehlo.return":
+        return None
+    return inits, cond, body, list(ret.operands)
 
 
 def analyze(w) -> WhileLoopInfo | None:

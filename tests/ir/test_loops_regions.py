@@ -222,3 +222,15 @@ def test_a_counter_below_a_bound_of_known_range_has_a_range(cmp, ct, want):
     assert loop_counter_range(j) == want
     if want is not None:
         assert int_range(_inner_sum(m)) == (0, 7 + want[1])  # i + j
+
+
+def test_a_loop_still_being_built_has_no_facts():
+    # (the tracer asks for index ranges while it builds a loop's body: no return there yet)
+    m = _loop("0", "add", "1", "LT", "10", "i32", "SIGNED")
+    w = _while(m)
+    assert analyze(w).trip_count == 10
+    body = w.regions[1].blocks[0]
+    list(body.operations)[-1].operation.erase()  # the body's return
+    assert analyze(w) is None
+    assert loop_counter_range(body.arguments[0]) is None
+    assert int_range(body.arguments[0]) is None
