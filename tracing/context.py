@@ -54,6 +54,8 @@ class TraceContext:
         self.nonneg_values: set[ir.Value] = set()
         # (lo, hi) of integer scalars known while tracing (the index of a loop, while its body is traced)
         self.int_ranges: dict = {}
+        # small loops kept because they become tensor operations (at trace time or in the passes)
+        self.raised_loops: list = []
         # facts other layers record about the program (the sharding layer's mesh)
         self.extensions: dict = {}
         # device arrays the traced code reads without receiving them as arguments: implicit
@@ -96,6 +98,7 @@ class TraceContext:
         self.mutations.clear()
         self.nonneg_values.clear()
         self.int_ranges.clear()
+        self.raised_loops.clear()
         self._captured.clear()
         self.capture_handles.clear()
         self._ips.clear()

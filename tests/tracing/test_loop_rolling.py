@@ -135,27 +135,53 @@ def test_small_loops_with_independent_iterations_stay_loops_and_raise(optimize, 
     np.testing.assert_allclose(np.asarray(a), ref, rtol=1e-12, atol=1e-12)
     inner = [d for d in _decisions(capsys) if ":" + str(doitgen_rows.__code__.co_firstlineno + 2) + " " in d]
     assert inner, "no decision reported for the inner loop"
-    if optimize == "O0":
-        assert all("unrolled" in d and "below" in d for d in inner), inner
+    if optimize == "O0":  # (no patterns: not raised; unrolled, XLA would compile its 6 row writes one by one)
+        assert all("small, but unrolled its 6 in-place updates" in d for d in inner), inner
         return
     assert all("small, but its iterations become tensor operations" in d for d in inner), inner
     text = reactant.code_hlo(f, a, reactant.to_rarray(C))
     assert "stablehlo.while" not in text and text.count("stablehlo.dot_general") == 1, text
 
 
-def test_small_loop_with_a_recurrence_still_unrolls(capsys):
-    def f(x, out):  # each row reads the previous one: not independent
-        for i in range(1, 6):
+@pytest.mark.parametrize("n, kept", [(4, False), (6, True)])
+def test_small_loop_with_a_recurrence_unrolls_unless_it_updates_in_place_often(n, kept, capsys):
+    # each row reads the previous one: not independent. Unrolled, XLA compiles each in-place
+    # update on its own (20-30 ms apiece): from ROLL_MAX_UPDATES of them the loop stays a loop
+    def f(x, out):
+        for i in range(1, x.shape[0]):
             out[i] = out[i - 1] * 0.5 + x[i]
 
-    x, out = RNG.standard_normal(6), np.zeros(6)
+    x, out = RNG.standard_normal(n), np.zeros(n)
     o = reactant.to_rarray(out)
     reactant.compile(f, verbose=True)(reactant.to_rarray(x), o)
     ref = out.copy()
     f(x, ref)
     np.testing.assert_allclose(np.asarray(o), ref, rtol=1e-14)
     dec = _decisions(capsys)
-    assert dec and "below" in dec[0] and "unrolled" in dec[0], dec
+    if kept:
+        assert dec and f"kept as stablehlo.while ({n - 1} iterations" in dec[0] \
+            and f"its {n - 1} in-place updates and inner loops would each be compiled on their own" in dec[0], dec
+    else:
+        assert dec and "below" in dec[0] and "unrolled" in dec[0], dec
+
+
+def test_a_small_loop_running_a_loop_each_iteration_stays_a_loop(capsys):
+    # the inner sweep is a recurrence kept as a loop; unrolling the outer one would make XLA
+    # compile 5 copies of it
+    def f(A):
+        for i in range(1, 6):
+            for j in range(1, A.shape[1]):
+                A[i, j] = A[i, j - 1] * 0.5 + A[i - 1, j]
+
+    A = RNG.standard_normal((6, 40))
+    a = reactant.to_rarray(A)
+    reactant.compile(f, verbose=True)(a)
+    ref = A.copy()
+    f(ref)
+    np.testing.assert_allclose(np.asarray(a), ref, rtol=1e-13)
+    outer = [d for d in _decisions(capsys) if f":{f.__code__.co_firstlineno + 1} " in d]
+    assert outer and "kept as stablehlo.while (5 iterations" in outer[-1] \
+        and "its 5 in-place updates and inner loops" in outer[-1], outer
 
 
 def test_list_append_unrolls_and_names_the_statement(capsys):

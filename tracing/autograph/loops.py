@@ -189,18 +189,18 @@ def _try_roll(tc, start, stop, step, body_fn, init, names, where, target, effect
         got = ("unroll", "unrolled: the body changes Python state (attributes of objects)")
     if got[0] == "unroll":
         return _decided(tc, what, got[1])
-    _, out, body_ops, peeled, raised = got
+    _, out, body_ops, peeled, note = got
     _decided(tc, what, f"kept as stablehlo.while ({trip - peeled} iterations x {body_ops} ops"
                        + (", first iteration peeled" if peeled else "")
                        + (f"; carrying {', '.join(f'{type(o).__name__}.{a}' for o, a in carry)}" if carry else "")
-                       + ("; small, but its iterations become tensor operations" if raised else "") + ")")
+                       + (f"; {note}" if note else "") + ")")
     return tuple(out[:-1]) + (start + (trip - 1) * step,)
 
 
 def _roll_attempt(tc, start, stop, step, trip, body_fn, init, names, where, live_after, carry, first):
     """One try at the loop as a while, carrying the attributes ``carry`` ((object, name)) and
     after running the first iteration as it is when ``first``. Returns ("kept", values, body
-    ops, iterations peeled, raised), ("unroll", why) or ("carry", attributes, first)."""
+    ops, iterations peeled, why a small loop was kept), ("unroll", why) or ("carry", attributes, first)."""
     vals = tuple(init)
     n_vars = len(vals)
     undef_live = [nm for nm, v, live in zip(names, vals, live_after) if _is_undef(v) and live]
@@ -248,17 +248,23 @@ def _roll_attempt(tc, start, stop, step, trip, body_fn, init, names, where, live
             # (a small loop the optimizer turns into tensor operations stays a loop: one batched
             # op beats trip copies of the body, which XLA compiles one by one)
             raises = small and _raises(tc, loop, where, trip, body_ops)
-            if small and not raises:
+            updates = trip * rolling.in_place_updates(loop, tc.raised_loops) if small and not raises else 0
+            if small and not raises and updates < rolling.ROLL_MAX_UPDATES:
                 why = f"unrolled: {trip} x {body_ops} ops is below {rolling.ROLL_MIN_OPS} unrolled ops"
             elif host and rolling.host_carries_stay_static(loop, host, 0):
                 why = "unrolled: a carried variable would stay a Python/NumPy value when unrolled (e.g. a counter)"
             else:
+                if raises:
+                    tc.raised_loops.append(loop.operation)
                 if callable(raises):  # (placed in the attempt's block, moved with the loop)
                     _adopt(tc, loop, raises)
                 for (o, a), v in zip(carry, out[n_vars:n_vars + len(carry)]):
                     setattr(o, a, v)  # (after the loop: its last value, as NumPy leaves it)
                 att.commit()
-                return ("kept", tuple(out[:n_vars]) + (out[-1],), body_ops, peeled, bool(raises))
+                note = ("small, but its iterations become tensor operations" if raises else
+                        f"small, but unrolled its {updates} in-place updates and inner loops would each be compiled on their own"
+                        if small else "")
+                return ("kept", tuple(out[:n_vars]) + (out[-1],), body_ops, peeled, note)
     return ("unroll", why)
 
 

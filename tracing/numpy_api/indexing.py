@@ -147,7 +147,7 @@ def _normalize_entry(it, n: int, dim: int):
     if isinstance(it, TracedRArray):
         if it.dtype.kind not in "iu":
             raise IndexError_(f"arrays used as indices must be of integer type, got traced {describe(it)}")
-        if it.dtype.kind == "i" and it.value not in active().nonneg_values:
+        if it.dtype.kind == "i" and it.value not in active().nonneg_values and not _in_bounds(it, n):
             # negative indices count from the end: (i + n) rem n for i in [-n, n), in unsigned
             # arithmetic so the result provably lies in [0, n) (the optimizer can then drop the
             # bounds masks of gathers and scatter adjoints); one fused pass, no select
@@ -161,6 +161,16 @@ def _normalize_entry(it, n: int, dim: int):
         f"only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
         f"boolean arrays are valid indices, got {type(it).__name__}"
     )
+
+
+def _in_bounds(it: TracedRArray, n: int) -> bool:
+    """Whether a traced integer index provably lies in [0, n) (from the ranges of the loop
+    indices it is computed from: ``x[i - 1]`` in ``for i in range(1, n)``): it then needs no
+    wrap from the end (the wrap would leave it as it is)."""
+    from ...ir.loops import int_range
+
+    r = int_range(it.value, env=active().int_ranges)
+    return r is not None and r[0] >= 0 and r[1] < n
 
 
 # -- reading ----------------------------------------------------------------------------------

@@ -1,0 +1,54 @@
+"""Integer indices computed from loop counters (``A[i - 1, j]`` in ``for i in range(1, n - 1)``),
+written as NumPy users write them: an index whose range lies inside the dimension is used as it
+is; one that can be negative still counts from the end, as in NumPy."""
+
+import numpy as np
+import pytest
+
+import reactant
+
+from .inplace_check import MODES, check
+
+
+def stencil_sweep(A):  # Gauss-Seidel: every index within [0, n)
+    n = A.shape[0]
+    for i in range(1, n - 1):
+        for j in range(1, n - 1):
+            A[i, j] = (A[i - 1, j] + A[i, j - 1] + A[i, j] + A[i, j + 1] + A[i + 1, j]) / 5.0
+
+
+def rows_from_behind(x, out):  # i - 3 is negative for i < 3: x[-3], x[-2], x[-1]
+    for i in range(x.shape[0]):
+        out[i] = x[i - 3] * 2.0 + x[i]
+
+
+def filters_by_index(img, filters, bias, out):  # out[f, i, j]: three counters, each in range
+    for f in range(filters.shape[0]):
+        for i in range(img.shape[0] - 2):
+            for j in range(img.shape[1] - 2):
+                out[f, i, j] = np.sum(img[i:i + 3, j:j + 3] * filters[f]) + bias[f]
+
+
+@pytest.mark.parametrize("loops,optimize", MODES)
+def test_indices_from_loop_counters_match_numpy(loops, optimize):
+    rng = np.random.default_rng(3)
+    check(stencil_sweep, rng.standard_normal((7, 7)), loops=loops, optimize=optimize)
+    check(rows_from_behind, rng.standard_normal(8), np.zeros(8), loops=loops, optimize=optimize)
+    check(filters_by_index, rng.standard_normal((6, 6)), rng.standard_normal((2, 3, 3)), rng.standard_normal(2),
+          np.zeros((2, 4, 4)), loops=loops, optimize=optimize)
+
+
+def _traced(fn, *args) -> str:
+    c = reactant.compile(fn, loops="keep")
+    return reactant.code_hlo(c, *[reactant.to_rarray(a) for a in args], optimize=False)
+
+
+def test_an_index_inside_the_dimension_is_not_wrapped():
+    # (the wrap from the end is (i + n) % n in unsigned arithmetic: a remainder per index)
+    text = _traced(stencil_sweep, np.zeros((7, 7)))
+    assert "stablehlo.while" in text and "stablehlo.remainder" not in text, text
+
+
+def test_an_index_that_can_be_negative_is_wrapped():
+    text = _traced(rows_from_behind, np.zeros(8), np.zeros(8))
+    assert text.count("stablehlo.remainder") == 1, text  # x[i - 3]; x[i] and out[i] are in range
