@@ -865,14 +865,14 @@ def elementwise_of_pads(op, rewriter):
     """f(pad(x, c1), pad(y, c2), k) -> pad(f(x, y, k), f(c1, c2, k)) for elementwise f, pads
     with identical padding (used only here) and splat operands k: f runs on the unpadded
     elements only."""
-    if len(op.results) != 1:
+    pads = [def_of(v, "pad") for v in op.operands]
+    if len(op.results) != 1 or all(p is None for p in pads):  # (the common case: no pad at all)
         return False
     res_shape = shape_of(op.results[0])
     config = None
     inner_shape = None
     kinds = []
-    for v in op.operands:
-        p = def_of(v, "pad")
+    for v, p in zip(op.operands, pads):
         if p is not None and has_one_use(v):
             cfg = tuple(tuple(x) for x in _pad_params(p))
             if config is None:
