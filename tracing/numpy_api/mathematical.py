@@ -12,7 +12,7 @@ from ..errors import DTypeError, ShapeError, describe
 from ._registry import implements
 from .convert import _promoted, as_traced, broadcast_all, dtype_for_promotion
 from .indexing import where
-from .statistics import _crop, _full_correlation, _vectors
+from .statistics import _correlation, _vectors
 
 
 @implements(np.clip)
@@ -145,4 +145,4 @@ def convolve(a, v, mode="full"):
     if w.shape[0] > x.shape[0]:  # convolution commutes; NumPy centres 'same' on the longer one
         x, w = w, x
     w = ops.reverse(w, [0])
-    return _crop(_full_correlation(x, w), x.shape[0], w.shape[0], mode, "convolve")
+    return _correlation(x, w, mode, "convolve")

@@ -594,40 +594,52 @@ def _vectors(a, v, name: str) -> tuple[TracedRArray, TracedRArray]:
 
 
 
-_SLICED_TAPS = 32  # kernels up to this long: windows from slices, not a gather
+_SLICED_TAPS = 32  # kernels up to this long: a sum of shifted slices, not a gathered product
 
 
-def _full_correlation(x: TracedRArray, w: TracedRArray) -> TracedRArray:
-    """c[k] = sum_j x[j + k - (m-1)] * w[j] for k in 0..n+m-2 (x zero-padded): the sliding
-    windows (m shifted slices side by side for a short kernel, else one static gather), then a
-    matrix-vector product. (The gather's index table is a constant of (n + m) x m entries: for
-    a 3-tap filter of 4096 samples XLA took 40 ms more to compile it than the slices.)"""
-    n, m = x.shape[0], w.shape[0]
-    padded = ops.pad(x, ops.constant(np.asarray(0, x.dtype)), [m - 1], [m - 1], [0])
-    length = n + m - 1
-    if m <= _SLICED_TAPS:
-        windows = np.stack([getitem(padded, slice(j, j + length)) for j in range(m)], axis=1)
-    else:
-        windows = getitem(padded, np.arange(length)[:, None] + np.arange(m)[None, :])
-    if x.dtype == np.bool_:  # NumPy's boolean dot: any(window & w)
-        return np.any(np.logical_and(windows, w), axis=1)
-    return np.matmul(windows, w)
-
-
-
-def _crop(full: TracedRArray, n: int, m: int, mode: str, name: str) -> TracedRArray:
-    """NumPy's 'same' / 'valid' windows of the full correlation of lengths n and m."""
+def _mode_window(n: int, m: int, mode: str, name: str) -> tuple[int, int]:
+    """(first, length) of NumPy's 'full' / 'same' / 'valid' outputs within the full correlation
+    of lengths n and m (n + m - 1 outputs)."""
     if mode == "full":
-        return full
+        return 0, n + m - 1
     if mode == "same":
         # NumPy correlates the longer against the shorter; for n < m it reverses a swapped
         # result, which moves the centring offset to the other end
-        lo = (m - 1) // 2 if n >= m else (n - 1) - (n - 1) // 2
-        return getitem(full, slice(lo, lo + max(n, m)))
+        return ((m - 1) // 2 if n >= m else (n - 1) - (n - 1) // 2), max(n, m)
     if mode == "valid":
-        lo = min(n, m) - 1
-        return getitem(full, slice(lo, lo + max(n, m) - min(n, m) + 1))
+        return min(n, m) - 1, max(n, m) - min(n, m) + 1
     raise ArgumentError(f"{name}: mode must be 'full', 'same' or 'valid', got {mode!r}")
+
+
+def _correlation(x: TracedRArray, w: TracedRArray, mode: str, name: str) -> TracedRArray:
+    """c[k] = sum_j x[j + k - (m-1)] * w[j] (x zero-padded), for the k that ``mode`` keeps.
+
+    A short kernel is a sum of m shifted slices scaled by its taps, in NumPy's order (j
+    ascending), each slice covering only the kept outputs: one fused pass that XLA runs at
+    NumPy's speed or better (2^20 float64 samples, 5 taps: 0.65 ms, NumPy 0.85 ms), where the
+    same windows as a matrix-vector product took 11.5 ms (31 taps: 5.4 against 61 ms). A longer
+    one: the windows gathered (one static table: (n + m) x m entries), a matrix-vector
+    product, the kept outputs sliced from it."""
+    n, m = x.shape[0], w.shape[0]
+    first, length = _mode_window(n, m, mode, name)
+    padded = ops.pad(x, ops.constant(np.asarray(0, x.dtype)), [m - 1], [m - 1], [0])
+    if m <= _SLICED_TAPS:
+        def term(j):
+            window = getitem(padded, slice(first + j, first + j + length))
+            if x.dtype == np.bool_:  # NumPy's boolean dot: any(window & w)
+                return np.logical_and(window, getitem(w, j))
+            return window * getitem(w, j)
+
+        acc = term(0)
+        for j in range(1, m):
+            acc = np.logical_or(acc, term(j)) if x.dtype == np.bool_ else acc + term(j)
+        return acc
+    windows = getitem(padded, np.arange(n + m - 1)[:, None] + np.arange(m)[None, :])
+    if x.dtype == np.bool_:
+        full = np.any(np.logical_and(windows, w), axis=1)
+    else:
+        full = np.matmul(windows, w)
+    return getitem(full, slice(first, first + length))
 
 
 
@@ -637,4 +649,4 @@ def correlate(a, v, mode="valid"):
     x, w = _vectors(a, v, "correlate")
     if is_complex(w.dtype):
         w = ops.conj(w)
-    return _crop(_full_correlation(x, w), x.shape[0], w.shape[0], mode, "correlate")
+    return _correlation(x, w, mode, "correlate")
