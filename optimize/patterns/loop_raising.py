@@ -47,7 +47,7 @@ from ...ir.opinfo import OPS, is_pure_op, reduce_identity
 from ...ir.regions import block_ops, captured_values, clone_op, regions_equivalent, terminator, walk_nested
 from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import defining_op, has_one_use
-from ._registry import pattern, replace
+from ._registry import apply_patterns, enabled, pattern, replace
 from ._util import loop_facts
 from .batching import Batcher, Reject, place_rows
 from .control_flow import _new_op_with_regions
@@ -677,7 +677,7 @@ def kept_loop_raises(w, options=None):
     continues from those, and the passes need not raise the loop again."""
     from jaxlib.mlir.dialects import func
 
-    from ..passes import run_pipeline
+    from ..passes import PassOptions, run_pipeline
 
     w = w.operation
     if not _slots_may_raise(w, options is not None and options.fast_math):
@@ -705,11 +705,14 @@ def kept_loop_raises(w, options=None):
         with ir.InsertionPoint(entry):
             copy = clone_op(w, get)
             func.ReturnOp(list(copy.results))
-        run_pipeline(m, ["canonicalize", "patterns"], options, verify=False)
-        left: list = []
-        walk_nested(m.operation, lambda o: left.append(o) if o.operation.name == "stablehlo.while" else None)
-        if left:
-            return False
+        run_pipeline(m, ["canonicalize"], options, verify=False)
+        # (most loops that raise do so as they come: the raising patterns alone first, every
+        # pattern only when some loop is left; the passes simplify the raised ops later)
+        apply_patterns(m, enabled(options if options is not None else PassOptions(), only=_RAISING))
+        if _has_loop(m):
+            run_pipeline(m, ["patterns"], options, verify=False)
+            if _has_loop(m):
+                return False
         # (a copy: the driver's rewrites leave stale handles on ops made at erased ops' places)
         buf = io.BytesIO()
         m.operation.write_bytecode(buf)
@@ -731,6 +734,15 @@ def kept_loop_raises(w, options=None):
         return [get(v) for v in body[-1].operands]
 
     return place
+
+
+_RAISING = {"while_raise", "while_raise_fast", "while_block_rows"}
+
+
+def _has_loop(m) -> bool:
+    left: list = []
+    walk_nested(m.operation, lambda o: left.append(o) if o.operation.name == "stablehlo.while" else None)
+    return bool(left)
 
 
 def _constant_expr(v, memo: dict, depth: int = 0):

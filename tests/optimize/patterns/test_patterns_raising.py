@@ -742,4 +742,35 @@ def test_the_probe_does_not_ask_the_optimizer_about_an_ordered_float_sum(monkeyp
         w = loops[0].operation
         assert kept_loop_raises(w) is False and runs == []
         assert kept_loop_raises(w, PassOptions()) is False and runs == []
-        assert callable(kept_loop_raises(w, PassOptions(fast_math=True))) and runs == [["canonicalize", "patterns"]]
+        # (raised by the raising patterns right after folding: the other patterns never ran)
+        assert callable(kept_loop_raises(w, PassOptions(fast_math=True))) and runs == [["canonicalize"]]
+
+
+def test_the_probe_runs_every_pattern_only_for_a_loop_the_raising_patterns_leave(monkeypatch):
+    """A recurrence (each row reads the row written before it) does not raise: the probe tries
+    the raising patterns, then every pattern, then answers no."""
+    import numpy as np
+    from jaxlib.mlir import ir
+
+    import reactant
+    from reactant.ir.context import parse_module
+    from reactant.ir.regions import walk_nested
+    from reactant.optimize import PassOptions
+    from reactant.optimize import passes
+    from reactant.optimize.patterns.loop_raising import kept_loop_raises
+
+    def f(x):
+        for i in range(1, 8):
+            x[i] = x[i - 1] * 0.5 + 1.0
+
+    text = reactant.code_hlo(reactant.compile(f, loops="keep"), reactant.to_rarray(np.ones(8)), optimize=False)
+    runs = []
+    real = passes.run_pipeline
+    monkeypatch.setattr(passes, "run_pipeline", lambda *a, **k: runs.append(a[1]) or real(*a, **k))
+    m = parse_module(text)
+    with m.context, ir.Location.unknown(m.context):
+        loops = []
+        walk_nested(m.operation, lambda o: loops.append(o) if o.operation.name == "stablehlo.while" else None)
+        assert len(loops) == 1
+        assert kept_loop_raises(loops[0].operation, PassOptions()) is False
+    assert runs == [["canonicalize"], ["patterns"]]
