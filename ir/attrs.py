@@ -210,7 +210,11 @@ def is_splat(v: ir.Value, value) -> bool:
 def is_scalar_value(v: ir.Value, value) -> bool:
     """``v`` is everywhere ``value`` (same sign for a float zero, NaN matches NaN); sees
     through broadcasts."""
-    s = scalar_value(v)
+    return scalar_matches(scalar_value(v), value)
+
+
+def scalar_matches(s, value) -> bool:
+    """The scalar ``s`` (None: unknown) is ``value``, as ``is_scalar_value`` compares."""
     if s is None:
         return False
     if isinstance(s, float) or isinstance(value, float):

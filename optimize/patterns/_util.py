@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
-from ...ir.attrs import scalar_value
+from ...ir import attrs as _attrs
 from ...ir.loops import WhileLoopInfo, analyze, int_range, loop_counter_range  # noqa: F401  (int_range: used by the patterns)
 from ...ir.opinfo import reduce_identity
 from ...ir.types import element_type_of
@@ -39,3 +39,20 @@ def loop_facts(w) -> WhileLoopInfo | None:
     if key not in memo:
         memo[key] = analyze(w)
     return memo[key]
+
+
+def scalar_value(v: ir.Value):
+    """``reactant.ir.attrs.scalar_value``, once per operand and visit (the patterns of an op ask
+    it of the same operands: x * 1, x * -1, x * 0, (-x) * c ...)."""
+    memo = visit_memo()
+    if memo is None:
+        return _attrs.scalar_value(v)
+    key = ("scalar_value", v)
+    if key not in memo:
+        memo[key] = _attrs.scalar_value(v)
+    return memo[key]
+
+
+def is_scalar_value(v: ir.Value, value) -> bool:
+    """``reactant.ir.attrs.is_scalar_value`` through the visit's ``scalar_value``."""
+    return _attrs.scalar_matches(scalar_value(v), value)

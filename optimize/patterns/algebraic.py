@@ -20,12 +20,12 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ...ir import build as B
-from ...ir.attrs import all_ones_value, is_scalar_value, scalar_value
+from ...ir.attrs import all_ones_value
 from ...ir.opinfo import OPS
 from ...ir.types import element_type_of, is_float_type, np_dtype
 from ...ir.values import def_of, defining_op
 from ._registry import identity_pattern, pattern, replace, variant
-from ._util import int_range
+from ._util import int_range, is_scalar_value, scalar_value
 
 FAMILY = "algebraic"
 
