@@ -188,6 +188,17 @@ def visit_memo() -> dict | None:
     return getattr(_VISIT, "memo", None)
 
 
+def once_per_visit(fact: str, subject, compute: Callable[[], Any]) -> Any:
+    """``compute()``, remembered for the visit as ``fact`` of ``subject`` (an op or a value)."""
+    memo = visit_memo()
+    if memo is None:
+        return compute()
+    key = (fact, subject)
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
+
+
 def apply_patterns(module: ir.Module, patterns: list[Pattern], *, max_iterations: int = 16,
                    max_rewrites: int = 100_000) -> None:
     """Apply ``patterns`` greedily to a fixpoint (capped) on the whole module, with folding."""

@@ -10,7 +10,7 @@ from ...ir import attrs as _attrs
 from ...ir.loops import WhileLoopInfo, analyze, int_range, loop_counter_range  # noqa: F401  (int_range: used by the patterns)
 from ...ir.opinfo import reduce_identity
 from ...ir.types import element_type_of
-from ._registry import visit_memo
+from ._registry import once_per_visit
 
 
 def is_reduce_identity(init: ir.Value, kind: str) -> bool:
@@ -32,25 +32,13 @@ def is_reduce_identity(init: ir.Value, kind: str) -> bool:
 def loop_facts(w) -> WhileLoopInfo | None:
     """``analyze(w)``, once per visit of the driver: the patterns of a while loop each ask for
     its counter, trip count and ranges."""
-    memo = visit_memo()
-    if memo is None:
-        return analyze(w)
-    key = ("loop_facts", w.operation)
-    if key not in memo:
-        memo[key] = analyze(w)
-    return memo[key]
+    return once_per_visit("loop_facts", w.operation, lambda: analyze(w))
 
 
 def scalar_value(v: ir.Value):
     """``reactant.ir.attrs.scalar_value``, once per operand and visit (the patterns of an op ask
     it of the same operands: x * 1, x * -1, x * 0, (-x) * c ...)."""
-    memo = visit_memo()
-    if memo is None:
-        return _attrs.scalar_value(v)
-    key = ("scalar_value", v)
-    if key not in memo:
-        memo[key] = _attrs.scalar_value(v)
-    return memo[key]
+    return once_per_visit("scalar_value", v, lambda: _attrs.scalar_value(v))
 
 
 def is_scalar_value(v: ir.Value, value) -> bool:

@@ -24,7 +24,7 @@ from ...ir.attrs import i64_list, scalar_value
 from ...ir.opinfo import reduce_body_kind, reduce_identity
 from ...ir.types import element_type_of, is_float_type, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import def_of, defining_op, has_one_use
-from ._registry import pattern, replace, visit_memo
+from ._registry import once_per_visit, pattern, replace
 from ._util import is_reduce_identity
 
 FAMILY = "reduce"
@@ -45,13 +45,7 @@ def _reduce_of(op, producer: str):
 def _simple(op):
     """(kind, x, init, dims) for a single-input reduce with an identity init; else None (asked
     by every reduce pattern: once per visit)."""
-    memo = visit_memo()
-    if memo is None:
-        return _simple_of(op)
-    key = ("reduce_simple", op.operation)
-    if key not in memo:
-        memo[key] = _simple_of(op)
-    return memo[key]
+    return once_per_visit("reduce_simple", op.operation, lambda: _simple_of(op))
 
 
 def _simple_of(op):
