@@ -235,8 +235,15 @@ def in_place_updates(while_op, raised: list = ()) -> int:
             # (an update of the whole array is a new array: XLA fuses it like any other op)
             n += num_elements(o.operands[1]) < num_elements(o.operands[0])
         elif name == "stablehlo.while":
-            n += not any(o.operation == r for r in raised)
+            n += not any(_same_op(o.operation, r) for r in raised)
     return n
+
+
+def _same_op(a, b) -> bool:
+    try:
+        return a == b
+    except RuntimeError:  # (an op erased through its own handle: not a loop of this body)
+        return False
 
 
 def host_carries_stay_static(while_op, candidates: list[int], counter: int) -> list[int]:
