@@ -16,6 +16,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 
 from ..ir.context import make_context
+from ..ir.loops import int_range
 from ..ir.types import element_type, spec_of
 from .errors import user_location
 from .state_reads import StateReads
@@ -124,6 +125,11 @@ class TraceContext:
         if r is None:
             r = self._specs[t] = spec_of(t)
         return r
+
+    def known_range(self, v: ir.Value) -> tuple[int, int] | None:
+        """(lo, hi) of the integer value ``v`` from constants and the indices of the loops being
+        traced (``int_ranges``), else None."""
+        return int_range(v, env=self.int_ranges)
 
     # -- locations --------------------------------------------------------------------------
     def location(self, name: str | None = None) -> ir.Location:

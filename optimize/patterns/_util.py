@@ -27,8 +27,6 @@ def is_reduce_identity(init: ir.Value, kind: str) -> bool:
     return s == ident
 
 
-
-
 def loop_facts(w) -> WhileLoopInfo | None:
     """``analyze(w)``, once per visit of the driver: the patterns of a while loop each ask for
     its counter, trip count and ranges."""

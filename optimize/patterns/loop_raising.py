@@ -44,7 +44,7 @@ from jaxlib.mlir import ir
 from ...ir import build as B
 from ...ir.attrs import copy_attrs, i64_list, scalar_value
 from ...ir.opinfo import OPS, is_pure_op, reduce_identity
-from ...ir.regions import block_ops, captured_values, clone_op, regions_equivalent, terminator, walk_nested
+from ...ir.regions import block_ops, captured_values, clone_op, regions_equivalent, terminator
 from ...ir.types import element_type_of, np_dtype, num_elements, ranked, shape_of
 from ...ir.values import defining_op, has_one_use
 from ._registry import apply_patterns, enabled, pattern, replace
@@ -740,9 +740,16 @@ _RAISING = {"while_raise", "while_raise_fast", "while_block_rows"}
 
 
 def _has_loop(m) -> bool:
-    left: list = []
-    walk_nested(m.operation, lambda o: left.append(o) if o.operation.name == "stablehlo.while" else None)
-    return bool(left)
+    found = [False]
+
+    def visit(o):
+        if o.name == "stablehlo.while":
+            found[0] = True
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    m.operation.walk(visit)
+    return found[0]
 
 
 def _constant_expr(v, memo: dict, depth: int = 0):

@@ -12,8 +12,8 @@ from jaxlib.mlir import ir
 
 from ...ir import build as B
 from ...ir import kernels as K
-from ...ir.loops import unchanged_ir
 from ...ir.attrs import all_ones_value, compare_attrs, compare_parts, read_constant, scalar_value
+from ...ir.loops import unchanged_ir
 from ...ir.types import element_type_of, is_float_type, np_dtype, ranked, shape_of
 from ...ir.values import def_of, defining_op, has_one_use, op_name
 from ._registry import pattern, replace

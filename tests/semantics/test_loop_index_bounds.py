@@ -29,6 +29,17 @@ def filters_by_index(img, filters, bias, out):  # out[f, i, j]: three counters, 
                 out[f, i, j] = np.sum(img[i:i + 3, j:j + 3] * filters[f]) + bias[f]
 
 
+def sweep_through_a_view(A):  # j - 1 is -1 at j = 0: the view's last column, not A's
+    inner = A[1:-1, 1:-1]
+    for i in range(1, inner.shape[0]):
+        for j in range(inner.shape[1]):
+            inner[i, j] += 0.5 * inner[i - 1, j - 1]
+
+
+def smooth_into(x, out, taps):  # np.convolve of a strided view, written into an argument
+    out[:] = np.convolve(x[::2], taps, mode="same")
+
+
 @pytest.mark.parametrize("loops,optimize", MODES)
 def test_indices_from_loop_counters_match_numpy(loops, optimize):
     rng = np.random.default_rng(3)
@@ -36,6 +47,14 @@ def test_indices_from_loop_counters_match_numpy(loops, optimize):
     check(rows_from_behind, rng.standard_normal(8), np.zeros(8), loops=loops, optimize=optimize)
     check(filters_by_index, rng.standard_normal((6, 6)), rng.standard_normal((2, 3, 3)), rng.standard_normal(2),
           np.zeros((2, 4, 4)), loops=loops, optimize=optimize)
+    check(sweep_through_a_view, rng.standard_normal((6, 7)), loops=loops, optimize=optimize)
+
+
+@pytest.mark.parametrize("loops,optimize", MODES)
+@pytest.mark.parametrize("m", [3, 40])  # (40 taps: a loop over them)
+def test_convolve_of_a_view_into_an_argument_matches_numpy(loops, optimize, m):
+    rng = np.random.default_rng(4)
+    check(smooth_into, rng.standard_normal(120), np.zeros(60), rng.standard_normal(m), loops=loops, optimize=optimize)
 
 
 def _traced(fn, *args) -> str:

@@ -352,10 +352,8 @@ def _python_int(i: TracedRArray) -> TracedRArray:
 def _index_range(lo, hi, step: int):
     """(min, max) of a loop index running from ``lo`` towards ``hi`` by ``step``, when the
     ranges of the bounds are known (constants, or indices of enclosing loops); else None."""
-    from ...ir.loops import int_range
-
-    known = current_tc().int_ranges
-    rlo, rhi = int_range(lo.value, env=known), int_range(hi.value, env=known)
+    tc = current_tc()
+    rlo, rhi = tc.known_range(lo.value), tc.known_range(hi.value)
     if rlo is None or rhi is None:
         return None
     if step > 0:

@@ -167,9 +167,7 @@ def _in_bounds(it: TracedRArray, n: int) -> bool:
     """Whether a traced integer index provably lies in [0, n) (from the ranges of the loop
     indices it is computed from: ``x[i - 1]`` in ``for i in range(1, n)``): it then needs no
     wrap from the end (the wrap would leave it as it is)."""
-    from ...ir.loops import int_range
-
-    r = int_range(it.value, env=active().int_ranges)
+    r = active().known_range(it.value)
     return r is not None and r[0] >= 0 and r[1] < n
 
 

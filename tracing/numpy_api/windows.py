@@ -79,14 +79,13 @@ class Length:
 def _unclipped(bound, n: int, stop: bool) -> bool:
     """Whether a slice bound (an int, None, or an IR value) provably lies in [0, n], so
     clipping to a dimension of size >= n leaves it as it is."""
-    from ...ir.loops import int_range
     from ..context import current
 
     if bound is None:
         return not stop  # (a start of None is 0; a stop of None is the dimension's size)
     if isinstance(bound, int):
         return 0 <= bound <= n
-    r = int_range(bound, env=current().int_ranges)
+    r = current().known_range(bound)
     return r is not None and r[0] >= 0 and r[1] <= n
 
 
@@ -474,7 +473,7 @@ class _Plan:
 def _static_length(start, stop, n: int) -> int | None:
     """``stop - start`` when it is a constant and ``start .. stop`` provably lies within
     ``[0, n]`` (from the ranges of the loop indices it is computed from); else None."""
-    from ...ir.loops import affine_form, int_range
+    from ...ir.loops import affine_form
     from ..context import current
 
     if start is None or stop is None:
@@ -492,7 +491,7 @@ def _static_length(start, stop, n: int) -> int | None:
     if not isinstance(start, TracedRArray):
         r = (int(start), int(start))
     else:
-        r = int_range(start.value, env=current().int_ranges)
+        r = current().known_range(start.value)
     if r is None or r[0] < 0 or r[1] + c > n:
         return None
     return c

@@ -721,25 +721,32 @@ def test_the_tracers_probe_places_the_raised_loop_where_the_loop_was():
     np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
 
 
+def _probed_loop(monkeypatch, m) -> tuple[list, object]:
+    """The pipelines the probe will run (recorded into the list) and ``m``'s only loop."""
+    from reactant.ir.regions import walk_nested
+    from reactant.optimize import passes
+
+    runs = []
+    real = passes.run_pipeline
+    monkeypatch.setattr(passes, "run_pipeline", lambda *a, **k: runs.append(a[1]) or real(*a, **k))
+    loops = []
+    walk_nested(m.operation, lambda o: loops.append(o) if o.operation.name == "stablehlo.while" else None)
+    assert len(loops) == 1
+    return runs, loops[0].operation
+
+
 def test_the_probe_does_not_ask_the_optimizer_about_an_ordered_float_sum(monkeypatch):
     """A float slot summed onto itself (``s += t``) keeps the loop's order: only fast math
     raises it, so without it the tracer's probe answers no without running the patterns."""
     from jaxlib.mlir import ir
 
     from _harness import parse
-    from reactant.ir.regions import walk_nested
     from reactant.optimize import PassOptions
-    from reactant.optimize import passes
     from reactant.optimize.patterns.loop_raising import kept_loop_raises
 
-    runs = []
-    real = passes.run_pipeline
-    monkeypatch.setattr(passes, "run_pipeline", lambda *a, **k: runs.append(a[1]) or real(*a, **k))
     m = parse(ACCUMULATE)
     with m.context, ir.Location.unknown(m.context):
-        loops = []
-        walk_nested(m.operation, lambda o: loops.append(o) if o.operation.name == "stablehlo.while" else None)
-        w = loops[0].operation
+        runs, w = _probed_loop(monkeypatch, m)
         assert kept_loop_raises(w) is False and runs == []
         assert kept_loop_raises(w, PassOptions()) is False and runs == []
         # (raised by the raising patterns right after folding: the other patterns never ran)
@@ -754,9 +761,7 @@ def test_the_probe_runs_every_pattern_only_for_a_loop_the_raising_patterns_leave
 
     import reactant
     from reactant.ir.context import parse_module
-    from reactant.ir.regions import walk_nested
     from reactant.optimize import PassOptions
-    from reactant.optimize import passes
     from reactant.optimize.patterns.loop_raising import kept_loop_raises
 
     def f(x):
@@ -764,13 +769,8 @@ def test_the_probe_runs_every_pattern_only_for_a_loop_the_raising_patterns_leave
             x[i] = x[i - 1] * 0.5 + 1.0
 
     text = reactant.code_hlo(reactant.compile(f, loops="keep"), reactant.to_rarray(np.ones(8)), optimize=False)
-    runs = []
-    real = passes.run_pipeline
-    monkeypatch.setattr(passes, "run_pipeline", lambda *a, **k: runs.append(a[1]) or real(*a, **k))
     m = parse_module(text)
     with m.context, ir.Location.unknown(m.context):
-        loops = []
-        walk_nested(m.operation, lambda o: loops.append(o) if o.operation.name == "stablehlo.while" else None)
-        assert len(loops) == 1
-        assert kept_loop_raises(loops[0].operation, PassOptions()) is False
+        runs, w = _probed_loop(monkeypatch, m)
+        assert kept_loop_raises(w, PassOptions()) is False
     assert runs == [["canonicalize"], ["patterns"]]
