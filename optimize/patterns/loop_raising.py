@@ -705,9 +705,9 @@ def kept_loop_raises(w, options=None):
         with ir.InsertionPoint(entry):
             copy = clone_op(w, get)
             func.ReturnOp(list(copy.results))
-        run_pipeline(m, ["canonicalize"], options, verify=False)
-        # (most loops that raise do so as they come: the raising patterns alone first, every
-        # pattern only when some loop is left; the passes simplify the raised ops later)
+        # (most loops that raise do so as the tracer made them, without folding: the raising
+        # patterns alone first, every pattern only when some loop is left; the passes fold and
+        # simplify the raised ops later)
         apply_patterns(m, enabled(options if options is not None else PassOptions(), only=_RAISING))
         if _has_loop(m):
             run_pipeline(m, ["patterns"], options, verify=False)

@@ -140,6 +140,52 @@ def test_for_range_with_traced_bounds(n):
     check(for_traced_bound, RNG.standard_normal(4), np.int32(n))
 
 
+@pytest.mark.parametrize("bounds", [(0, 6, 1), (2, 9, 1), (1, 10, 3), (9, -1, -2), (5, 5, 1), (7, 2, 1)])
+@pytest.mark.parametrize("mode", ["keep", "auto", "unroll"])
+def test_kept_static_range_index_and_last_value(bounds, mode):
+    """A kept loop over constant bounds: the trip count is a constant and the index is the
+    counter with only the terms it needs (no ``* 1``, no ``+ 0``); the index in the body, the
+    writes it addresses and its value after the loop are NumPy's, zero-trip loops included."""
+    start, stop, step = bounds
+
+    def f(x, out):
+        i = -7
+        for i in range(start, stop, step):
+            out[i] = x[i] * 2.0 + i
+        return out.sum() + i
+
+    x, out = RNG.standard_normal(12), np.zeros(12)
+    want_out = out.copy()
+    want = f(x, want_out)
+    cf = reactant.compile(f, loops=mode)
+    dev = reactant.to_rarray(out)
+    got = cf(reactant.to_rarray(x), dev)
+    np.testing.assert_allclose(np.asarray(got), want)
+    np.testing.assert_allclose(np.asarray(dev), want_out)
+    if mode == "keep" and len(range(start, stop, step)):
+        text = reactant.code_hlo(cf, reactant.to_rarray(x), reactant.to_rarray(out), optimize=False)
+        assert "stablehlo.maximum" not in text and "stablehlo.divide" not in text  # (the trip count)
+        counter_ops = [line for line in text.splitlines() if line.rstrip().endswith(": tensor<i32>")]
+        assert not any("stablehlo.multiply" in line for line in counter_ops) or step != 1
+        assert any("stablehlo.multiply" in line for line in counter_ops) or step == 1
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_loop_target_after_a_traced_range_that_may_not_run(n):
+    """``for i in range(n)`` with a traced ``n``: after it, ``i`` is the last index, or the
+    value it had before when the loop ran no iteration (as Python leaves it)."""
+    def f(x, n):
+        i = 7
+        for i in range(n):
+            x = x + i
+        j = np.int32(-2)
+        for j in range(2, n):
+            x = x * 2.0
+        return x * 10.0 + i + 100.0 * j
+
+    check(f, RNG.standard_normal(3), np.int32(n))
+
+
 def test_for_range_static_is_unrolled_or_kept():
     def f(x):
         for i in range(4):

@@ -64,13 +64,18 @@ def _staged_loop(cond, body, vals, names, where, counter: bool = False):
 
 
 def for_range(args: tuple, body_fn, init: tuple, names: tuple, where: str, target: str,
-              effects: str | None = None, live_after: tuple = ()):
+              effects: str | None = None, live_after: tuple = (), before: tuple | None = None):
     """``for target in range(*args)``: unrolled, or one ``stablehlo.while`` (traced bounds,
     or plain-int bounds where ``loop_rolling`` decides so). ``effects``: why the body cannot
     run once for all iterations (from its source); ``live_after``: per carried name,
-    whether it is read after the loop."""
+    whether it is read after the loop; ``before``: (the target's value before the loop,), what
+    it keeps when the loop does not run (undefined when not given)."""
     start, stop, step = _range_args(args)
     traced = any(isinstance(a, TracedRArray) for a in (start, stop, step))
+    if before is None:
+        before = (_undefined(target, "the loop did not run"),)
+    if not traced and int(step) != 0 and len(range(int(start), int(stop), int(step))) == 0:
+        return tuple(init) + (before[0],)  # (as Python: the body never runs, in every loop mode)
     if not traced:
         tc = _active()
         mode = "keep" if any(isinstance(a, KeepLoop) for a in args) else \
@@ -91,7 +96,7 @@ def for_range(args: tuple, body_fn, init: tuple, names: tuple, where: str, targe
                             hint="use a constant step")
     objects = PythonState.of_functions((body_fn,))
     try:
-        out, _ = _stage_range(start, stop, int(step), body_fn, init, names, where)
+        out, _ = _stage_range(start, stop, int(step), body_fn, init, names, where, before[0])
     except ReactantError:
         objects.restore()  # (an error leaves the objects as they were)
         raise
@@ -120,9 +125,10 @@ def for_iter(items, body_fn, init: tuple, names: tuple, where: str, target: str,
     return vals + (x,)
 
 
-def _stage_range(start, stop, step: int, body_fn, init, names, where):
+def _stage_range(start, stop, step: int, body_fn, init, names, where, before=None):
     """The loop as a ``stablehlo.while`` over a counter; returns (carried values + the last
-    index, the while op)."""
+    index, the while op). With traced bounds the last index is ``before`` (an integer: the
+    target's value before the loop) where the loop runs no iteration."""
     if step == 0:
         raise ValueError("range() arg 3 must not be zero")
     from .. import ops
@@ -132,13 +138,23 @@ def _stage_range(start, stop, step: int, body_fn, init, names, where):
     dt = np.dtype(np.int64 if wide else np.int32)
     lo = ops.convert(as_traced(start), dt) if isinstance(start, TracedRArray) else ops.constant(np.asarray(start, dt))
     hi = ops.convert(as_traced(stop), dt) if isinstance(stop, TracedRArray) else ops.constant(np.asarray(stop, dt))
-    # trip count max(0, ceil((hi - lo) / step)), then i = lo + k * step
-    span = ops.subtract(hi, lo)
-    if step < 0:
-        span = ops.negate(span)
-    a = abs(step)
-    n = ops.divide(ops.add(span, ops.constant(np.asarray(a - 1, dt))), ops.constant(np.asarray(a, dt)))
-    n = ops.maximum(n, ops.constant(np.asarray(0, dt)))
+    static = not isinstance(start, TracedRArray) and not isinstance(stop, TracedRArray)
+    if static:  # (the trip count and the index's terms as constants: no ops to fold later)
+        n = ops.constant(np.asarray(len(range(int(start), int(stop), step)), dt))
+    else:  # trip count max(0, ceil((hi - lo) / step))
+        span = ops.subtract(hi, lo)
+        if step < 0:
+            span = ops.negate(span)
+        a = abs(step)
+        n = ops.divide(ops.add(span, ops.constant(np.asarray(a - 1, dt))), ops.constant(np.asarray(a, dt)))
+        n = ops.maximum(n, ops.constant(np.asarray(0, dt)))
+
+    def index(k):  # i = lo + k * step (a term that is 0 or a factor that is 1 left out; an
+        # int64 counter keeps the sum: the index must be a value of its own, see _python_int)
+        if static and step == 1 and dt != np.int64:
+            return k if int(start) == 0 else ops.add(lo, k)
+        return ops.add(lo, ops.multiply(k, ops.constant(np.asarray(step, dt))))
+
     state0 = (ops.constant(np.asarray(0, dt)),) + tuple(init)
     names0 = ("<loop counter>",) + tuple(names)
 
@@ -149,7 +165,7 @@ def _stage_range(start, stop, step: int, body_fn, init, names, where):
 
     def body(v):
         k = v[0]
-        i = _python_int(ops.add(lo, ops.multiply(k, ops.constant(np.asarray(step, dt)))))
+        i = _python_int(index(k))
         if index_range is None:
             res = tuple(body_fn(i, *v[1:]))
         else:  # lets slices like x[i:i+3] keep a static size; only while the body is traced
@@ -162,8 +178,10 @@ def _stage_range(start, stop, step: int, body_fn, init, names, where):
         return (ops.add(k, ops.constant(np.asarray(1, dt))),) + res
 
     out = _staged_loop(cond, body, state0, names0, where, counter=True)
-    last = _python_int(ops.add(lo, ops.multiply(ops.subtract(out[0], ops.constant(np.asarray(1, dt))),
-                                                ops.constant(np.asarray(step, dt)))))
+    last = _python_int(index(ops.subtract(out[0], ops.constant(np.asarray(1, dt)))))
+    if not static and _is_int(before):  # (a zero-trip loop leaves the target as it was)
+        ran = ops.compare(n, ops.constant(np.asarray(0, dt)), "GT")
+        last = _python_int(ops.select(ran, last, ops.convert(as_traced(before), np.dtype(np.int64))))
     return tuple(out[1:]) + (last,), out[0].value.owner
 
 
@@ -335,6 +353,13 @@ def _inner_loops_small(loop) -> bool:
                 info.trip_count * rolling.body_op_count(w.operation) >= rolling.ROLL_MIN_OPS:
             return False
     return True
+
+
+def _is_int(v) -> bool:
+    """An integer scalar (Python, NumPy or traced), not a bool."""
+    if isinstance(v, TracedRArray):
+        return v.ndim == 0 and v.dtype.kind in "iu"
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 def _python_int(i: TracedRArray) -> TracedRArray:

@@ -136,9 +136,10 @@ class _Transformer:
                                                  ast.Constant(self.where(node))], keywords=[])
                                   for a in node.iter.args]
             return [node]
-        # for i in range(a, b, c) -> carried + (i,) = _rt.for_range((a, b, c), body_fn, carried, ...)
+        # for i in range(a, b, c) -> carried + (i,) = _rt.for_range((a, b, c), body_fn, carried, ...,
+        # (i before,)): after a loop that did not run, i keeps the value it had
         iters = ast.Tuple([self.calls(a) for a in node.iter.args], ast.Load())
-        return self._for_call(node, live, "for_range", iters)
+        return self._for_call(node, live, "for_range", iters, (_loads([node.target.id]),))
 
     def _for_call(self, node: ast.For, live: set, helper: str, iters, extra=()) -> list:
         """The body of ``for <name> in ...`` as a function of the index and the carried
