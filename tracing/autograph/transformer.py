@@ -151,14 +151,27 @@ class _Transformer:
         assigned = [n for n in self._stored(node.body) if n in inner_live and n != target]
         effects = rolling.python_effects(node.body)  # before the body is transformed
         body = self.block(node.body, inner_live)
+        inits, shown = _loads(assigned), list(assigned)
+        rebound = target in self._stored(node.body)
+        if rebound:  # the body assigns the target: after the loop it holds what the last
+            # iteration left in it (the loop's value before it), carried as a variable of its own
+            last = self.fresh("last")
+            body = body + [ast.copy_location(ast.Assign(targets=[ast.Name(last, ast.Store())],
+                                                        value=ast.Name(target, ast.Load())), node)]
+            assigned, shown = assigned + [last], shown + [target]
+            inits = ast.Tuple(inits.elts + _loads([target]).elts, ast.Load())
         bname = self.fresh("for_body")
         bdef = self._func(bname, [target] + assigned, body, assigned, node)
         call = ast.Call(func=_attr(helper),
-                        args=[iters, ast.Name(bname, ast.Load()), _loads(assigned), _strs(assigned),
+                        args=[iters, ast.Name(bname, ast.Load()), inits, _strs(shown),
                               ast.Constant(self.where(node)), ast.Constant(target), ast.Constant(effects),
-                              ast.Tuple([ast.Constant(n in live) for n in assigned], ast.Load()), *extra],
+                              ast.Tuple([ast.Constant(n in live) for n in shown], ast.Load()), *extra],
                         keywords=[])
-        return [bdef, _assign(assigned + [target], call, node)]
+        out = [bdef, _assign(assigned + [target], call, node)]
+        if rebound:
+            out.append(ast.copy_location(ast.Assign(targets=[ast.Name(target, ast.Store())],
+                                                    value=ast.Name(last, ast.Load())), node))
+        return out
 
     def for_iter(self, node: ast.For, live: set) -> list:
         """``for x in items`` (a name target, no break/continue/return/else) ->
