@@ -47,27 +47,49 @@ def _trace_entry():
 
 def is_reactant(path: str) -> bool:
     """Whether a source file belongs to reactant itself (not to the user's code)."""
-    mod = sys.modules.get("reactant")
-    if mod is None:
-        return False
-    roots = {os.path.dirname(os.path.abspath(mod.__file__))}
-    for name in ("reactant.tracing", "reactant.optimize", "reactant.sharding"):
-        m = sys.modules.get(name)
-        if m is not None:
-            roots.add(os.path.dirname(os.path.abspath(m.__file__)))
-    return any(path.startswith(r + os.sep) for r in roots)
+    roots = _roots()
+    return roots is not None and any(path.startswith(r) for r in roots)
+
+
+_ROOT_MODULES = ("reactant", "reactant.tracing", "reactant.optimize", "reactant.sharding")
+_roots_final: list = []  # (the package's folders, once all of its layers are imported)
+
+
+def _roots() -> tuple[str, ...] | None:
+    if _roots_final:
+        return _roots_final[0]
+    if sys.modules.get("reactant") is None:
+        return None
+    mods = [sys.modules.get(name) for name in _ROOT_MODULES]
+    roots = tuple({os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in mods if m is not None})
+    if all(m is not None for m in mods):
+        _roots_final.append(roots)
+    return roots
 
 
 _STDLIB = os.path.dirname(os.path.abspath(os.__file__)) + os.sep
+_user_code: dict = {}  # code object -> whether its frames are the traced code's own (bounded)
+
+
+def _is_user_code(code) -> bool:
+    r = _user_code.get(code)
+    if r is None:
+        path = os.path.abspath(code.co_filename)
+        r = not is_reactant(path) and not path.startswith(_STDLIB)
+        if _roots_final:  # (final once the package's folders are)
+            if len(_user_code) >= 4096:  # (converted functions make code objects at run time)
+                _user_code.clear()
+            _user_code[code] = r
+    return r
 
 
 def user_frames() -> list[tuple[str, dict, dict]]:
     """(function name, locals, globals) of the traced code's own frames, innermost first (not
     reactant's, nor the standard library's, between them)."""
     frames, f = [], sys._getframe(1)
-    while f is not None and f.f_code is not _trace_entry():
-        path = os.path.abspath(f.f_code.co_filename)
-        if not is_reactant(path) and not path.startswith(_STDLIB):
+    entry = _trace_entry()
+    while f is not None and f.f_code is not entry:
+        if _is_user_code(f.f_code):
             frames.append((f.f_code.co_name, f.f_locals, f.f_globals))
         f = f.f_back
     return frames
