@@ -86,6 +86,34 @@ def test_speculation_object():
     assert s.take(b"abc") is None  # the caller compiles itself and reports the error
 
 
+def test_background_compiles_reuse_an_idle_worker_thread():
+    """A compile runs on a kept worker thread (starting a thread per compile costs as much as a
+    small program's saturation); compiles at the same time get a worker each, and a failed
+    compile leaves its worker usable."""
+    import threading
+
+    where = []
+    s = S.Speculation(b"a", lambda bc: where.append(threading.current_thread()) or bc)
+    assert s.take(b"a") == b"a"
+    s = S.Speculation(b"b", lambda bc: where.append(threading.current_thread()) or bc)
+    assert s.take(b"b") == b"b"
+    assert where[0] is where[1] and where[0] is not threading.current_thread()
+
+    def boom(bc):
+        where.append(threading.current_thread())
+        raise RuntimeError("compile failed")
+    assert S.Speculation(b"c", boom).take(b"c") is None
+    assert S.Speculation(b"d", lambda bc: where.append(threading.current_thread()) or bc).take(b"d") == b"d"
+    assert where[2] is where[0] and where[3] is where[0]
+
+    gate = threading.Event()  # (the first compile holds its worker until released)
+    slow = S.Speculation(b"e", lambda bc: where.append(threading.current_thread()) or gate.wait() and bc)
+    other = S.Speculation(b"f", lambda bc: where.append(threading.current_thread()) or bc)
+    assert other.take(b"f") == b"f" and where[5] is not where[4]
+    gate.set()
+    assert slow.take(b"e") == b"e"
+
+
 def test_error_of_the_program_is_reported_once_not_from_the_thread():
     # an out_shardings on an unsharded program: the program's own finalization raises
     x = np.arange(4.0)
