@@ -753,9 +753,9 @@ def test_the_probe_does_not_ask_the_optimizer_about_an_ordered_float_sum(monkeyp
         assert callable(kept_loop_raises(w, PassOptions(fast_math=True))) and runs == []
 
 
-def test_the_probe_runs_every_pattern_only_for_a_loop_the_raising_patterns_leave(monkeypatch):
+def test_the_probe_answers_no_for_a_loop_the_raising_patterns_leave(monkeypatch):
     """A recurrence (each row reads the row written before it) does not raise: the probe tries
-    the raising patterns, then every pattern, then answers no."""
+    the raising patterns and answers no, without running a pipeline."""
     import numpy as np
     from jaxlib.mlir import ir
 
@@ -773,4 +773,4 @@ def test_the_probe_runs_every_pattern_only_for_a_loop_the_raising_patterns_leave
     with m.context, ir.Location.unknown(m.context):
         runs, w = _probed_loop(monkeypatch, m)
         assert kept_loop_raises(w, PassOptions()) is False
-    assert runs == [["patterns"]]
+    assert runs == []
