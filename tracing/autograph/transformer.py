@@ -150,9 +150,9 @@ class _Transformer:
         inner_live = live | _exposed(node.body)
         assigned = [n for n in self._stored(node.body) if n in inner_live and n != target]
         effects = rolling.python_effects(node.body)  # before the body is transformed
+        rebound = target in self._stored(node.body)
         body = self.block(node.body, inner_live)
         inits, shown = _loads(assigned), list(assigned)
-        rebound = target in self._stored(node.body)
         if rebound:  # the body assigns the target: after the loop it holds what the last
             # iteration left in it (the loop's value before it), carried as a variable of its own
             last = self.fresh("last")
