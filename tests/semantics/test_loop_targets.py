@@ -41,6 +41,23 @@ def body_rebinds_the_row(A, out):  # after the loop r is twice the last row
     out[1:] = r
 
 
+def inner_loop_rebinds_the_outer_index(x, out):  # after both loops i is 1 + 10
+    i = 0
+    for i in range(3):
+        for j in range(2):
+            out[i] += x[j]
+            i = j + 10
+    out[0] = i
+
+
+def branch_rebinds_the_index(x, out):  # i is 7 where x[i] > 0, the index elsewhere
+    for i in range(4):
+        if x[i] > 0:
+            i = 7
+        out[i % 4] += 1.0
+    out[0] += i
+
+
 def traced_bound(x, n, out):  # n == 0 at run time: i keeps 7
     i = 7
     for i in range(n):
@@ -55,6 +72,9 @@ def test_loop_variable_after_the_loop_matches_python(loops, optimize):
     check(empty_range_keeps_the_target, rng.standard_normal(6), np.zeros(6), loops=loops, optimize=optimize)
     check(body_rebinds_the_index, rng.standard_normal(5), np.zeros(9), loops=loops, optimize=optimize)
     check(body_rebinds_the_row, rng.standard_normal((4, 3)), np.zeros(4), loops=loops, optimize=optimize)
+    check(inner_loop_rebinds_the_outer_index, rng.standard_normal(4), np.zeros(12), loops=loops, optimize=optimize)
+    if loops != "keep":  # (kept: 'i' is first assigned in the loop, see below)
+        check(branch_rebinds_the_index, np.array([0.5, -1.0, 2.0, 3.0]), np.zeros(4), loops=loops, optimize=optimize)
     for n in (0, 3):
         check(traced_bound, rng.standard_normal(5), np.array(n), np.zeros(5), loops=loops, optimize=optimize)
 
