@@ -15,24 +15,42 @@ from types import FrameType
 
 import numpy as np
 
+_LAYERS = ("reactant", "reactant.tracing", "reactant.optimize", "reactant.sharding", "reactant.ir",
+           "reactant.tracing.numpy_api")
+_package_dirs: list = []  # (reactant's folders, once every layer is imported)
 _own_dirs: tuple[str, ...] | None = None
+
+
+def package_dirs() -> tuple[str, ...]:
+    """The folders of reactant's own layers (each ending in the path separator); final, and
+    remembered, once every layer is imported."""
+    if _package_dirs:
+        return _package_dirs[0]
+    dirs = {os.path.dirname(os.path.abspath(__file__))}
+    mods = [sys.modules.get(name) for name in _LAYERS]
+    for mod in mods:
+        if mod is not None and getattr(mod, "__file__", None):
+            dirs.add(os.path.dirname(os.path.abspath(mod.__file__)))
+    out = tuple(d + os.sep for d in sorted(dirs))
+    if all(m is not None for m in mods):
+        _package_dirs.append(out)
+    return out
+
+
+def package_complete() -> bool:
+    """Whether every layer is imported (``package_dirs`` is final)."""
+    package_dirs()
+    return bool(_package_dirs)
 
 
 def _own() -> tuple[str, ...]:
     """Folders whose frames are ours (or NumPy's dispatch wrappers), never the user's."""
     global _own_dirs
     if _own_dirs is None:
-        dirs = {os.path.dirname(os.path.abspath(np.__file__))}
-        for name in ("reactant", "reactant.tracing", "reactant.optimize", "reactant.sharding", "reactant.ir",
-                     "reactant.tracing.numpy_api"):
-            mod = sys.modules.get(name)
-            if mod is not None and getattr(mod, "__file__", None):
-                dirs.add(os.path.dirname(os.path.abspath(mod.__file__)))
-        dirs.add(os.path.dirname(os.path.abspath(__file__)))
-        names = ("reactant", "reactant.tracing", "reactant.optimize")
-        if not all(n in sys.modules for n in names):  # not final until the package is imported
-            return tuple(d + os.sep for d in dirs)
-        _own_dirs = tuple(d + os.sep for d in dirs)
+        dirs = package_dirs() + (os.path.dirname(os.path.abspath(np.__file__)) + os.sep,)
+        if not package_complete():  # not final until the package is imported
+            return dirs
+        _own_dirs = dirs
     return _own_dirs
 
 

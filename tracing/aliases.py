@@ -27,6 +27,7 @@ import types
 
 import numpy as np
 
+from ..ir.errors import package_complete, package_dirs
 from .errors import ConcretizationError
 
 _DEPTH = 4  # container levels searched below a variable
@@ -47,24 +48,7 @@ def _trace_entry():
 
 def is_reactant(path: str) -> bool:
     """Whether a source file belongs to reactant itself (not to the user's code)."""
-    roots = _roots()
-    return roots is not None and any(path.startswith(r) for r in roots)
-
-
-_ROOT_MODULES = ("reactant", "reactant.tracing", "reactant.optimize", "reactant.sharding")
-_roots_final: list = []  # (the package's folders, once all of its layers are imported)
-
-
-def _roots() -> tuple[str, ...] | None:
-    if _roots_final:
-        return _roots_final[0]
-    if sys.modules.get("reactant") is None:
-        return None
-    mods = [sys.modules.get(name) for name in _ROOT_MODULES]
-    roots = tuple({os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in mods if m is not None})
-    if all(m is not None for m in mods):
-        _roots_final.append(roots)
-    return roots
+    return path.startswith(package_dirs())
 
 
 _STDLIB = os.path.dirname(os.path.abspath(os.__file__)) + os.sep
@@ -76,7 +60,7 @@ def _is_user_code(code) -> bool:
     if r is None:
         path = os.path.abspath(code.co_filename)
         r = not is_reactant(path) and not path.startswith(_STDLIB)
-        if _roots_final:  # (final once the package's folders are)
+        if package_complete():  # (final once the package's folders are)
             if len(_user_code) >= 4096:  # (converted functions make code objects at run time)
                 _user_code.clear()
             _user_code[code] = r
