@@ -103,7 +103,7 @@ def _accumulator(info, k: int, fast: bool) -> tuple | None:
     et = element_type_of(arg)
     if not has_one_use(arg) or reduce_identity(kind, et) is None:
         return None
-    if _in_order(kind, et, fast):
+    if _in_order(d.operation.name, et, fast):
         return None
     if kind == _ADD:
         terms = _sum_terms(y, arg, info.body)
@@ -114,11 +114,12 @@ def _accumulator(info, k: int, fast: bool) -> tuple | None:
     return (kind, [(t, 1)]) if a == arg and t != arg else None
 
 
-def _in_order(kind: str, et, fast: bool) -> bool:
-    """Whether accumulating with ``kind`` over elements of type ``et`` must keep the loop's
-    order: a float sum or product (its rounding depends on it), unless ``fast``."""
+def _in_order(name: str, et, fast: bool) -> bool:
+    """Whether accumulating with the op ``name`` (an ``_ACCUMULATE`` key) over elements of type
+    ``et`` must keep the loop's order: a float sum or product (its rounding depends on it),
+    unless ``fast``."""
     dt = np_dtype(et)
-    return not fast and _ACCUMULATE[kind] not in _ORDER_FREE and (dt is None or dt.kind not in "biu")
+    return not fast and _ACCUMULATE[name] not in _ORDER_FREE and (dt is None or dt.kind not in "biu")
 
 
 def _sum_terms(y, acc, body) -> list | None:

@@ -86,8 +86,7 @@ def for_range(args: tuple, body_fn, init: tuple, names: tuple, where: str, targe
             if rolled is not None:
                 return rolled
         if mode != "keep":
-            vals = tuple(init)
-            i = _undefined(target, "the loop did not run")
+            vals = tuple(init)  # (the range is not empty: i is bound below)
             for i in range(int(start), int(stop), int(step)):
                 vals = tuple(body_fn(i, *vals))
             return vals + (i,)
