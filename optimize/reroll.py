@@ -316,8 +316,9 @@ def _enough(t: _Table, k: int, p: int, a: int) -> bool:
 
 
 class _Plan:
-    def __init__(self, s, p, k, rolled, carries, invariants, stacked, tables, slices, collected=()):
+    def __init__(self, s, p, k, rolled, carries, invariants, stacked, tables, slices, collected=(), inits=None):
         self.s, self.p, self.k, self.rolled = s, p, k, rolled
+        self.inits = inits  # {carry: the value block 0 reads for it}; None: block -1's (the same place)
         self.collected = list(collected)  # [(relative position, result number)]: a row per block
         self.carries = carries  # [(relative position, result number)]
         self.invariants = invariants  # [slot index of block 1 holding the value]
@@ -326,9 +327,8 @@ class _Plan:
         self.slices = slices  # {op index in block 1: (block 0's start indices, step per block)}
 
 
-def _phase(t: _Table, a: int, end: int, p: int) -> int:
-    """The block start in [a, a + p) that the fewest values cross."""
-    lo, hi = a, end
+def _crossings(t: _Table, lo: int, hi: int) -> np.ndarray:
+    """``cross[b - lo]``: the values defined in [lo, b) used in [b, hi), for b in [lo, hi)."""
     sel = (t.owner >= lo) & (t.owner < hi) & (t.dj >= lo)
     j, u = t.dj[sel], t.owner[sel]
     last = np.full(hi - lo, -1, np.int64)
@@ -338,9 +338,30 @@ def _phase(t: _Table, a: int, end: int, p: int) -> int:
     diff = np.zeros(hi - lo + 2, np.int64)
     np.add.at(diff, jj + 1, 1)
     np.add.at(diff, last[has] + 1, -1)
-    cross = np.cumsum(diff)[: hi - lo]  # cross[b]: values defined before b, used at or after b
-    window = cross[p: 2 * p]
+    return np.cumsum(diff)[: hi - lo]
+
+
+def _phase(t: _Table, a: int, end: int, p: int) -> int:
+    """The block start in [a, a + p) that the fewest values cross."""
+    window = _crossings(t, a, end)[p: 2 * p]
     return a + int(np.argmin(window))
+
+
+def _first_block_start(t: _Table, a: int, end: int, p: int) -> int | None:
+    """For a run matched from op ``a`` on: the start, in [a - p, a), of a block of the same ops
+    as the next one (a step that differs from the run in what it reads, not in its ops) that
+    the fewest values cross, or None."""
+    lo = max(a - p, 0)
+    if lo >= a:
+        return None
+    same = (t.base[lo:a + p] == t.base[lo + p:a + 2 * p]) & (t.base[lo:a + p] >= 0)
+    bad = np.concatenate([[0], np.cumsum(~same)])
+    starts = np.arange(a - lo)
+    ok = starts[bad[starts + p] == bad[starts]]
+    if not len(ok):
+        return None
+    cross = _crossings(t, lo, end)
+    return lo + int(ok[np.argmin(cross[ok])])
 
 
 def _plan(t: _Table, p: int) -> _Plan | None:
@@ -353,9 +374,44 @@ def _plan(t: _Table, p: int) -> _Plan | None:
         s = _phase(t, a, end, p)
         k = (end - s) // p
         plan = _check(t, s, p, k, codes)
+        # the step before the run may differ from it only in what it reads for the carried
+        # values (the first step of a state that starts as a constant): the loop's block 0
+        b = _first_block_start(t, a, end, p)
+        if b is not None:
+            wider = _check(t, b, p, (end - b) // p, codes, first_block=True)
+            if wider is not None and (plan is None or wider.rolled > plan.rolled):
+                plan = wider
         if plan is not None and (best is None or plan.rolled > best.rolled):
             best = plan
     return best
+
+
+def _first_block_inits(t: _Table, s: int, p: int, codes: np.ndarray, carries: list) -> dict | None:
+    """Block 0 = ops [s, s + p) checked against block 1 (the run found from block 1 on): the same
+    ops, and every operand read as block 1 reads it (``codes``), except where block 1 reads a
+    carried value: there block 0 reads a value defined before it, the carry's initial value (one
+    per carry). Returns {carry: initial value}, or None when block 0 is not such a block."""
+    b0, b1 = t.base[s:s + p], t.base[s + p:s + 2 * p]
+    if np.any(b0 != b1) or np.any(b0 < 0):
+        return None
+    carried = set(carries)
+    inits: dict = {}
+    for i in range(s, s + p):
+        x0, x1 = int(t.opstart[i]), int(t.opstart[i + p])
+        for n in range(int(t.opstart[i + 1]) - x0):
+            a, b = x0 + n, x1 + n
+            j1 = int(t.dj[b])
+            c = (j1 - s, int(t.res[b])) if s <= j1 < s + p else None
+            if c is None:
+                if codes[a] != codes[b]:
+                    return None
+                continue
+            if c not in carried or not (int(t.dj[a]) < s and (t.dj[a] >= 0 or t.argn[a] >= 0)):
+                return None
+            v = t.operand(a)
+            if inits.setdefault(c, v) != v:
+                return None
+    return inits
 
 
 def _nbytes(ty: ir.Type) -> int:
@@ -376,7 +432,9 @@ def _per_block(t: _Table, p: int, k: int, x: np.ndarray) -> np.ndarray:
     return t.opstart[_same_place(p, k, o)] + (x - t.opstart[o])[None, :]
 
 
-def _check(t: _Table, s: int, p: int, k: int, codes: np.ndarray) -> _Plan | None:
+def _check(t: _Table, s: int, p: int, k: int, codes: np.ndarray, first_block: bool = False) -> _Plan | None:
+    """The plan for blocks [s + b p, s + (b+1) p), b < k, that the matching found alike from
+    block 0 on (``first_block``: from block 1 on, block 0 checked here), or None."""
     if k < 2 or not _enough(t, k - 1, p, s):
         return None
     o, j = t.owner, t.dj
@@ -387,6 +445,11 @@ def _check(t: _Table, s: int, p: int, k: int, codes: np.ndarray) -> _Plan | None
         return None
     slots1 = np.nonzero(b1)[0]
     carries = sorted({(int(j[x] - s), int(t.res[x])) for x in slots1 if s <= j[x] < s + p})
+    inits = None
+    if first_block:
+        inits = _first_block_inits(t, s, p, codes, carries)
+        if inits is None:
+            return None
     far1 = slots1[~near[slots1]]
     if np.any((j[far1] < 0) & (t.argn[far1] < 0)):
         return None
@@ -473,7 +536,7 @@ def _check(t: _Table, s: int, p: int, k: int, codes: np.ndarray) -> _Plan | None
     rolled = k if escapes <= set(carries) | set(collected) else k - 1
     if not _enough(t, rolled, p, s):
         return None
-    return _Plan(s, p, k, rolled, carries, list(inv.values()), stacked, tables, slices, collected)
+    return _Plan(s, p, k, rolled, carries, list(inv.values()), stacked, tables, slices, collected, inits)
 
 
 def _stacks(op) -> bool:
@@ -495,7 +558,7 @@ def _roll(t: _Table, plan: _Plan, fn_name: str) -> None:
     def value(i, r):
         return ops[i].results[r]
 
-    inits = [value(s - p + q, r) for q, r in plan.carries]
+    inits = [value(s - p + q, r) if plan.inits is None else plan.inits[(q, r)] for q, r in plan.carries]
     invs = [t.operand(x) for x in plan.invariants]
     ip = ir.InsertionPoint(first)
     with loc:
@@ -627,6 +690,37 @@ def _roll(t: _Table, plan: _Plan, fn_name: str) -> None:
          f"{len(plan.tables)} constant tables, {len(plan.slices)} moving slices, {len(plan.collected)} collected)")
 
 
+def _hoist_lone_constants(t: _Table) -> bool:
+    """Move to the top of the body the constants that cannot be one per block of a run. A
+    run of ``MIN_REPEATS_LARGE`` or more blocks has its constant in each block: repeated (one
+    value each time) or varying (one value per block, ``MIN_REPEATS_LARGE`` or more values of a
+    type). What is neither, fewer than that many constants of a type with values of their own,
+    sits in the one block that uses it first (a state's initial ``np.zeros``, a value the
+    tracer made once for every step) and is an op the other blocks lack: that block would
+    break the run and stay unrolled before the loop. At the top it is read from before the run
+    like an argument (block 0's value of a carried state, or an invariant). Returns whether
+    any moved."""
+    by_value: dict = {}
+    for i, op in enumerate(t.ops):
+        if op.name == "stablehlo.constant":  # (the table's code of the op: type and value)
+            by_value.setdefault((op.results[0].type, int(t.exact[i])), []).append(op)
+    lone: dict = {}
+    for (ty, _), ops in by_value.items():
+        if len(ops) < MIN_REPEATS_LARGE:
+            lone.setdefault(ty, []).extend(ops)
+    moving = sorted((op for ops in lone.values() if len(ops) < MIN_REPEATS_LARGE for op in ops),
+                    key=t.index.__getitem__)
+    first = t.ops[0]
+    moved = False
+    for op in moving:
+        if op is not first:
+            op.move_before(first)
+            moved = True
+        else:
+            first = op  # (already on top: the next ones go after it)
+    return moved
+
+
 def reroll_function(fn, stack_args: bool = True) -> int:
     """Roll the runs of ``fn``'s body; returns the number of rolls. ``stack_args=False``: blocks
     reading one function argument each are left unrolled."""
@@ -637,10 +731,12 @@ def reroll_function(fn, stack_args: bool = True) -> int:
     block = blocks[0]
     name = fn.attributes["sym_name"].value if "sym_name" in fn.attributes else "?"
     done = 0
-    for _ in range(MAX_ROUNDS):
+    for r in range(MAX_ROUNDS):
         t = _Table(block, stack_args)
         if t.wcum[-1] < MIN_OPS:
             break
+        if r == 0 and _hoist_lone_constants(t):
+            t = _Table(block, stack_args)
         best = None
         for p in _candidates(t):
             if p * MIN_REPEATS_LARGE > t.n:

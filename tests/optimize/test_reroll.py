@@ -256,7 +256,9 @@ def test_blocks_differing_in_a_small_constant_read_it_from_a_table():
     text = _program(40, _chain_block(12, const=lambda k: 0.5 + 0.01 * k))
     out = _same_results(text, [(4,), (4,)], rtol=1e-6)
     assert out.count("stablehlo.while") == 1
-    assert "tensor<39x4xf32>" in out  # the 39 rolled blocks' constants, one row each
+    # the 40 blocks' constants, one row each (the first block reads the arguments where the
+    # others read the values carried from the block before: it is the loop's first step too)
+    assert "tensor<40x4xf32>" in out
     assert "stablehlo.dynamic_slice" in out
 
 
@@ -432,6 +434,64 @@ def test_a_list_appended_in_an_unrolled_loop_rolls_with_its_rows_collected(level
     got, want = cf(*dev), _rnn(*args)
     for g, w in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-12)
+
+
+def _two_states(xs, W, U):
+    # an LSTM-like pair of states, both starting as np.zeros (two constants of one type and
+    # value; each first read by an op on traced values, as in the later steps)
+    h, c = np.zeros(W.shape[1]), np.zeros(W.shape[1])
+    hist = []
+    for x in xs:
+        c = c + np.tanh(x @ W + h @ U)
+        h = np.tanh(c) * 0.9
+        hist.append(h)
+    return np.stack(hist), h, c
+
+
+@pytest.mark.parametrize("prog", ["rnn", "two_states"])
+def test_states_starting_as_constants_roll_every_step(prog):
+    # the initial state is a constant op inside the first step only: moved above the run, the
+    # first step is block 0 of the loop like the others (no peeled step before the loop, no
+    # dot left outside it)
+    rng = np.random.default_rng(7)
+    if prog == "rnn":
+        fn, args = _rnn, _rnn_args()
+    else:
+        fn, args = _two_states, [rng.standard_normal((16, 6)), 0.4 * rng.standard_normal((6, 8)),
+                                 0.3 * rng.standard_normal((8, 8))]
+    cf = reactant.compile(fn, loops="unroll", optimize="O2")
+    dev = [reactant.to_rarray(a) for a in args]
+    hlo = reactant.code_hlo(cf, *dev)
+    assert hlo.count("stablehlo.while") == 1
+    body = hlo[hlo.index("stablehlo.while"):]
+    assert hlo.count("stablehlo.dot_general") == body.count("stablehlo.dot_general") == 2, hlo
+    for g, w in zip(cf(*dev), fn(*args)):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-12)
+
+
+def _reset_midway(xs, Wx, Wh, b):
+    # the state starts as zeros and is reset to zeros halfway: the steps reading the constant
+    # are not the steps reading the carried state (two runs of 20 steps, each rolled)
+    h = np.zeros(Wh.shape[0])
+    hist = []
+    for t, x in enumerate(xs):
+        if t == len(xs) // 2:
+            h = np.zeros(Wh.shape[0])
+        h = np.tanh(x @ Wx + h @ Wh + b)
+        hist.append(h)
+    return np.stack(hist), h
+
+
+@pytest.mark.parametrize("loops,level", [(lp, o) for lp in ("auto", "unroll") for o in ("O0", "O1", "O2")])
+def test_a_state_reset_midway_keeps_numpys_values(loops, level):
+    args = _rnn_args()
+    args[0] = np.random.default_rng(8).standard_normal((40, 8))
+    cf = reactant.compile(_reset_midway, loops=loops, optimize=level)
+    dev = [reactant.to_rarray(a) for a in args]
+    for g, w in zip(cf(*dev), _reset_midway(*args)):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-12)
+    if loops == "unroll" and level == "O2":
+        assert reactant.code_hlo(cf, *dev).count("stablehlo.while") == 2
 
 
 def test_list_rows_read_one_by_one_give_numpys_values():
