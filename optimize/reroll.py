@@ -12,6 +12,11 @@ and every operand is
 - one and the same value for every block (an invariant: a function argument or a value
   defined well before the run).
 
+Block 0 may differ from the others in what it reads where they read a carried value: the
+initial value, defined before the run (a state that starts as ``np.zeros``, the arguments).
+Constants that cannot be one per block (fewer than ``MIN_REPEATS_LARGE`` of a type with values
+of their own) are first moved to the top of the body, out of the step that made them.
+
 It replaces blocks ``0 .. R-1`` by a ``stablehlo.while`` (``R = K``, or ``K - 1`` when a value
 of the last block that is not carried is used after the run: that block then stays as it is)
 whose slots are an i64 counter, the carried values and the invariants (passed through). A value
