@@ -9,6 +9,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from .autograph.converter import unconverted
+from .autograph.undefined import _is_undef
 from .context import TraceContext, tracing
 from . import state_rebinds, state_writes
 from .escape import kill_escaped
@@ -209,6 +210,8 @@ def _collect_outputs(result, inputs: list[TracedRArray]):
     outputs: list[TracedRArray] = []
     desc: list[Any] = []
     for leaf in leaves:
+        if _is_undef(leaf):  # (a variable a traced loop or branch left unbound: its error)
+            leaf._fail()
         if isinstance(leaf, MaskedSelection):
             leaf._shape_error("returning it from the compiled function", at_selection=True)
         if isinstance(leaf, np.ndarray) and leaf.dtype == object and any(isinstance(e, TracedRArray) for e in leaf.flat):

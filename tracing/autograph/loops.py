@@ -93,6 +93,13 @@ def for_range(args: tuple, body_fn, init: tuple, names: tuple, where: str, targe
     if isinstance(step, TracedRArray):
         raise ReactantError(f"a traced step in range() at {where} is not supported",
                             hint="use a constant step")
+    if not traced and any(_is_undef(v) and live for v, live in zip(init, live_after)):
+        # (kept: a variable first assigned in the body and read after it is bound by the
+        # first iteration, as in Python; run as it is, the rest of the range stays a loop)
+        init = tuple(body_fn(int(start), *init))
+        start = int(start) + int(step)
+        if len(range(start, int(stop), int(step))) == 0:
+            return tuple(init) + (start - int(step),)
     objects = PythonState.of_functions((body_fn,))
     try:
         out, _ = _stage_range(start, stop, int(step), body_fn, init, names, where, before[0])
