@@ -334,24 +334,33 @@ def _same_static(a, b) -> bool:
 
 # -- loops ----------------------------------------------------------------------------------------
 def while_loop(cond_fn: Callable, body_fn: Callable, init: Any, *, names: Sequence[str] | None = None,
-               counter: bool = False) -> Any:
+               counter: bool = False, runs_once: bool = False) -> Any:
     """``while cond_fn(x): x = body_fn(x)``; a ``stablehlo.while`` when anything is traced.
     ``init`` is a pytree (the loop-carried values); Python numbers in it are carried as
     weakly typed scalars. ``counter``: the first leaf is a traced counter the body replaces
-    by a new array each iteration (saves an attempt at tracing the body)."""
+    by a new array each iteration (saves an attempt at tracing the body). ``runs_once``: the
+    loop is known to run at least one iteration, and a leaf that is an unbound variable
+    (``autograph.undefined``) the body binds on every path is carried from then on (its value
+    before the first iteration, zeros, is never read: the body that read it would have failed)."""
     if not _any_traced(init):
         x = init
         while True:
             c = cond_fn(x)
             if isinstance(c, TracedRArray):  # the condition became traced: stage from here
-                return _while(cond_fn, body_fn, x, names, counter)
+                return _while(cond_fn, body_fn, x, names, counter, runs_once)
             if not bool(c):
                 return x
             x = body_fn(x)
-    return _while(cond_fn, body_fn, init, names, counter)
+    return _while(cond_fn, body_fn, init, names, counter, runs_once)
 
 
-def _while(cond_fn, body_fn, init, names, counter: bool = False):
+def _unbound(v) -> bool:
+    """``v`` is an unbound variable's placeholder (``autograph.undefined.Undefined``: any other
+    use of it raises)."""
+    return getattr(type(v), "__reactant_undefined__", False) is True
+
+
+def _while(cond_fn, body_fn, init, names, counter: bool = False, runs_once: bool = False):
     """``counter``: the first leaf is a loop counter the body always rebinds (carried as a value
     from the first attempt: no retry to learn it)."""
     tc = current()
@@ -369,9 +378,11 @@ def _while(cond_fn, body_fn, init, names, counter: bool = False):
     fresh: set[int] = {0} if counter else set()  # traced leaves the body rebinds: carried as values
     mark = tc.reads.mark()
     arrays = numpy_contents(user_frames())  # (NumPy arrays the body may change in place)
-    for _attempt in range(8 + len(carried)):
+    bound: set[int] = set()  # unbound leaves the body binds (``runs_once``): carried from zeros
+    for _attempt in range(8 + len(carried) + len(leaves)):
         start = len(tc.handles)
-        result = _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh, names)
+        result = _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh, names,
+                            bound if runs_once else None)
         changed = tc.reads.changed_since(mark) + [f"the NumPy array {a}" for a in changed_numpy(arrays)]
         if changed:  # Python state changed while tracing the body: the loop would run it many times
             restore_numpy(arrays)  # (arrays changed in place by the traced body: as they were)
@@ -398,6 +409,10 @@ def _while(cond_fn, body_fn, init, names, counter: bool = False):
             specs.update(payload)
         elif kind == "fresh":
             fresh.update(payload)
+        elif kind == "bind":
+            specs.update(payload)
+            bound.update(payload)
+            carried = sorted(set(carried) | set(payload))
         elif kind == "result":  # (the carry's structure changes: start over)
             return _while(cond_fn, body_fn, payload, names, counter)
     raise RuntimeError("internal error: loop carry types did not settle")
@@ -409,10 +424,11 @@ def _name(names, tree, i) -> str:
     return f"carry leaf {i}"
 
 
-def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh, names):
+def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh, names, bound=None):
     """One attempt at tracing the loop. A traced leaf is carried as itself (the same Python
     object, its root's value carried: in-place updates of it, and of views of it, reach the
     caller's array) unless the body rebinds it (``fresh``: then a new array per iteration).
+    ``bound`` (None: the loop may run no iteration): the unbound leaves carried from zeros.
     Returns ("done", result, end of the body's handles) or what to change for the next
     attempt."""
     # the leaves carried as themselves, and the roots whose values the loop carries for them
@@ -426,7 +442,10 @@ def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh,
     for i in vslots:
         shape, dt, weak = specs[i]
         v = leaves[i]
-        t = ops.convert(as_traced(v), dt) if not (isinstance(v, TracedRArray) and v.dtype == dt) else v
+        if bound is not None and i in bound:
+            t = ops.full(shape, 0, dt)
+        else:
+            t = ops.convert(as_traced(v), dt) if not (isinstance(v, TracedRArray) and v.dtype == dt) else v
         init_vals.append(t)
     init_vals += [wrap(c.value, c.shape, c.dtype) for c in cells]
     types = [(t.shape, t.dtype) for t in init_vals]
@@ -494,11 +513,20 @@ def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh,
                         "(x = ...), or make a copy before the loop (x = x.copy())")
             if new_extra:
                 raise _Retry("extra", new_extra)
-            promote = {}
+            promote, bind = {}, {}
             vals = []
             seen_roots: dict[int, int] = {}
             for i, (old, nv) in enumerate(zip(leaves, new_leaves)):
                 if i not in specs:
+                    if bound is not None and _unbound(old):
+                        if isinstance(nv, TracedRArray) or type(nv) in PY_SCALARS \
+                                or isinstance(nv, (np.ndarray, np.generic)):
+                            t = nv if isinstance(nv, TracedRArray) else as_traced(nv)
+                            bind[i] = (t.shape, t.dtype, type(nv) in PY_SCALARS
+                                       or (isinstance(nv, TracedRNumber) and nv.weak))
+                        # (else: not bound on every path, or not to an array or number (a
+                        # function defined in the body): unbound after the loop)
+                        continue
                     if not _same_static(old, nv):
                         raise ShapeError(f"loop carry {_name(names, tree, i)} is not an array and changes in the "
                                          f"body ({old!r} -> {nv!r})")
@@ -530,6 +558,8 @@ def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh,
                             hint=f"give it its final dtype/shape before the loop (body at {_where_defined(body_fn)})",
                         )
                 vals.append(t)
+            if bind:
+                raise _Retry("bind", bind)
             if promote:
                 raise _Retry("promote", promote)
             vals += [wrap(c.value, c.shape, c.dtype) for c in cells]
@@ -570,7 +600,7 @@ def _no_unroll(e: Exception) -> Exception:
 
 class _Retry(Exception):
     """What the next attempt at a loop must carry differently (``kind``: "fresh", "extra",
-    "promote" or "result")."""
+    "promote", "bind" or "result")."""
 
     def __init__(self, kind: str, payload):
         self.kind = kind

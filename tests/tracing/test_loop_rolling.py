@@ -247,7 +247,9 @@ def test_loop_variable_after_the_loop_is_a_python_int():
     np.testing.assert_allclose(got, f(x.copy()), rtol=1e-12)
 
 
-def test_variable_first_assigned_in_the_body_and_read_after_peels(capsys):
+def test_variable_first_assigned_in_the_body_and_read_after_is_carried(capsys):
+    # a constant range runs at least once and the body binds 'last' on every path: it is carried
+    # from the first iteration on (no iteration peeled, one copy of the body)
     def f(x):
         acc = np.zeros_like(x[0])
         for i in range(x.shape[0]):
@@ -257,7 +259,43 @@ def test_variable_first_assigned_in_the_body_and_read_after_peels(capsys):
 
     x = RNG.standard_normal((300, 4))
     np.testing.assert_allclose(np.asarray(_run(f, x, verbose=True)), f(x), rtol=1e-12)
-    assert "first iteration peeled" in _decisions(capsys)[0]
+    dec = _decisions(capsys)[0]
+    assert "kept as stablehlo.while (300 iterations" in dec and "peeled" not in dec, dec
+    assert _hlo(f, x).count("stablehlo.tanh") == 1
+
+
+def test_variable_bound_on_some_paths_only_is_a_clear_error():
+    # bound only where a traced condition holds: after a kept loop it could be unbound, so the
+    # loop is unrolled, and unrolled the traced branch leaves it unbound: the clear error
+    def f(x):
+        for i in range(x.shape[0]):
+            if np.sum(x[i]) > -100.0:
+                last = x[i] * 2.0
+        return last  # noqa: F821 - defined by the loop
+
+    x = RNG.standard_normal((300, 4))
+    with pytest.raises(reactant.ReactantError, match="'last' is assigned only in the true branch"):
+        _run(f, x)
+
+
+def test_small_loop_of_reductions_stays_a_loop(capsys):
+    # k-means' steps: each a few reductions (kernels of their own for XLA); unrolled, 5 x 2 of
+    # them to trace, optimize and compile one by one: kept (the labels, first assigned in the
+    # body, carried out of it)
+    def f(X, C):
+        C = C.copy()
+        for _ in range(5):
+            d = ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=2)
+            labels = d.argmin(axis=1)
+            C = 0.5 * C + 0.25 * d[:3].sum(axis=1)[:, None]
+        return C, labels
+
+    X, C = RNG.standard_normal((12, 2)), RNG.standard_normal((3, 2))
+    got = _run(f, X, C, verbose=True)
+    for g, w in zip(got, f(X, C)):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12)
+    dec = _decisions(capsys)[0]
+    assert "kept as stablehlo.while (5 iterations" in dec and "reductions and products" in dec, dec
 
 
 def test_forcing_either_way():

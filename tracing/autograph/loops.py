@@ -38,7 +38,18 @@ def while_stmt(cond_fn, body_fn, init: tuple, names: tuple, where: str):
     return out
 
 
-def _staged_loop(cond, body, vals, names, where, counter: bool = False):
+def _staged_loop(cond, body, vals, names, where, counter: bool = False, runs_once: bool = False):
+    """The loop as one ``stablehlo.while``. Variables unbound before it stay unbound after it
+    (an error on use), unless ``runs_once`` (a constant range: at least one iteration) and the
+    body binds them on every path: then they are carried (``control_flow.while_loop``)."""
+    if runs_once:
+        out = list(cf.while_loop(cond, lambda v: tuple(body(v)), tuple(vals), names=list(names),
+                                 counter=counter, runs_once=True))
+        for k, v in enumerate(out):
+            if _is_undef(v):
+                out[k] = _undefined(names[k], f"it is assigned only inside the loop at {where}, kept as a loop "
+                                    "(only arrays and numbers its body assigns on every path are carried out of it)")
+        return tuple(out)
     undef = [k for k, v in enumerate(vals) if _is_undef(v)]
     kept = [k for k in range(len(vals)) if k not in undef]
     names_kept = [names[k] for k in kept]
@@ -93,13 +104,6 @@ def for_range(args: tuple, body_fn, init: tuple, names: tuple, where: str, targe
     if isinstance(step, TracedRArray):
         raise ReactantError(f"a traced step in range() at {where} is not supported",
                             hint="use a constant step")
-    if not traced and any(_is_undef(v) and live for v, live in zip(init, live_after)):
-        # (kept: a variable first assigned in the body and read after it is bound by the
-        # first iteration, as in Python; run as it is, the rest of the range stays a loop)
-        init = tuple(body_fn(int(start), *init))
-        start = int(start) + int(step)
-        if len(range(start, int(stop), int(step))) == 0:
-            return tuple(init) + (start - int(step),)
     objects = PythonState.of_functions((body_fn,))
     try:
         out, _ = _stage_range(start, stop, int(step), body_fn, init, names, where, before[0])
@@ -183,7 +187,8 @@ def _stage_range(start, stop, step: int, body_fn, init, names, where, before=Non
                 del ranges[i.value]
         return (ops.add(k, ops.constant(np.asarray(1, dt))),) + res
 
-    out = _staged_loop(cond, body, state0, names0, where, counter=True)
+    runs = static and len(range(int(start), int(stop), step)) > 0
+    out = _staged_loop(cond, body, state0, names0, where, counter=True, runs_once=runs)
     last = _python_int(index(ops.subtract(out[0], ops.constant(np.asarray(1, dt)))))
     if not static and _is_int(before):  # (a zero-trip loop leaves the target as it was)
         ran = ops.compare(n, ops.constant(np.asarray(0, dt)), "GT")
@@ -233,7 +238,7 @@ def _roll_attempt(tc, start, stop, step, trip, body_fn, init, names, where, live
     state = None
     with rolling.attempt(tc) as att:
         try:
-            if undef_live or first:  # first assigned in the body and read afterwards: peel one iteration
+            if first:  # (the iteration that sets a plain flag runs as it is)
                 vals = tuple(body_fn(start, *vals))
                 peeled = 1
             # (what the loop changes: after the iteration run first, which changes as Python does)
@@ -250,7 +255,10 @@ def _roll_attempt(tc, start, stop, step, trip, body_fn, init, names, where, live
             escapes = tc.loop_escapes
             out, loop = _stage_range(start + peeled * step, stop, step, fn, vals, vnames, where)
             moved = state.changed(places={(id(o), a) for o, a in carry})
-            if tc.loop_escapes != escapes or moved is not None:
+            unbound = [nm for nm, v in zip(vnames, out) if nm in undef_live and _is_undef(v)]
+            if unbound:  # (first assigned in the body, read after it, not bound on every path)
+                why = f"unrolled: {unbound[0]!r} is read after the loop and not assigned on every path of its body"
+            elif tc.loop_escapes != escapes or moved is not None:
                 why = ("unrolled: the body keeps arrays it makes in a list or an attribute" if moved is None
                        else f"unrolled: the body changes Python state ({moved})")
         except (ReactantError, TypeError) as e:
@@ -273,7 +281,8 @@ def _roll_attempt(tc, start, stop, step, trip, body_fn, init, names, where, live
             # op beats trip copies of the body, which XLA compiles one by one)
             raises = small and _raises(tc, loop, where, trip, body_ops)
             updates = trip * rolling.in_place_updates(loop, tc.raised_loops) if small and not raises else 0
-            if small and not raises and updates < rolling.ROLL_MAX_UPDATES:
+            kernels = trip * rolling.own_kernels(loop) if small and not raises else 0
+            if small and not raises and updates < rolling.ROLL_MAX_UPDATES and kernels < rolling.ROLL_MAX_KERNELS:
                 why = f"unrolled: {trip} x {body_ops} ops is below {rolling.ROLL_MIN_OPS} unrolled ops"
             elif host and rolling.host_carries_stay_static(loop, host, 0):
                 why = "unrolled: a carried variable would stay a Python/NumPy value when unrolled (e.g. a counter)"
@@ -287,6 +296,8 @@ def _roll_attempt(tc, start, stop, step, trip, body_fn, init, names, where, live
                 att.commit()
                 note = ("small, but its iterations become tensor operations" if raises else
                         f"small, but unrolled its {updates} in-place updates and inner loops would each be compiled on their own"
+                        if updates >= rolling.ROLL_MAX_UPDATES else
+                        f"small, but unrolled its {kernels} reductions and products would each be compiled on their own"
                         if small else "")
                 return ("kept", tuple(out[:n_vars]) + (out[-1],), body_ops, peeled, note)
     return ("unroll", why)
