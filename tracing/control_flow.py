@@ -519,13 +519,13 @@ def _try_while(tc, cond_fn, body_fn, leaves, tree, carried, specs, extra, fresh,
             for i, (old, nv) in enumerate(zip(leaves, new_leaves)):
                 if i not in specs:
                     if bound is not None and _unbound(old):
-                        if isinstance(nv, TracedRArray) or type(nv) in PY_SCALARS \
-                                or isinstance(nv, (np.ndarray, np.generic)):
+                        if not old.read and (isinstance(nv, TracedRArray) or type(nv) in PY_SCALARS \
+                                or isinstance(nv, (np.ndarray, np.generic))):
                             t = nv if isinstance(nv, TracedRArray) else as_traced(nv)
                             bind[i] = (t.shape, t.dtype, type(nv) in PY_SCALARS
                                        or (isinstance(nv, TracedRNumber) and nv.weak))
-                        # (else: not bound on every path, or not to an array or number (a
-                        # function defined in the body): unbound after the loop)
+                        # (else: read before it was bound (an error the body caught), not bound
+                        # on every path, or not to an array or number: unbound after the loop)
                         continue
                     if not _same_static(old, nv):
                         raise ShapeError(f"loop carry {_name(names, tree, i)} is not an array and changes in the "

@@ -81,3 +81,23 @@ def test_unknown_whether_the_body_runs_is_a_clear_error(loops):
         # the loop's line is named (the while's or the for's)
         src = fn.__code__.co_firstlineno + 1
         assert f"test_loop_bound_variables.py:{src}" in msg, msg
+
+
+def read_before_bound_caught(x):  # Python's NameError caught: the first iteration binds it
+    for i in range(3):
+        try:
+            y = y + 1.0  # noqa: F821
+        except Exception:
+            y = x * 2.0
+    return y
+
+
+@pytest.mark.parametrize("loops,level", MODES)
+def test_a_read_of_the_unbound_variable_is_never_a_zero(loops, level):
+    # a kept loop carries a first-assigned variable from zeros only when its body never read
+    # it unbound (here the read's error is caught by the body): NumPy's value or the error
+    x = np.ones(3)
+    try:
+        check(read_before_bound_caught, x, loops=loops, optimize=level)
+    except reactant.ReactantError as e:
+        assert loops == "keep" and "variable 'y' is undefined" in str(e), e

@@ -10,14 +10,16 @@ class Undefined:
     """The value of a variable that a traced statement could not define (e.g. assigned in only
     one branch); any use raises an error naming it."""
 
-    __slots__ = ("name", "why")
+    __slots__ = ("name", "why", "read")
     __reactant_undefined__ = True
 
     def __init__(self, name: str, why: str):
         self.name = name
         self.why = why
+        self.read = False  # (used, even where the error was caught: a loop must not bind it)
 
     def _fail(self, *a, **k):
+        object.__setattr__(self, "read", True)
         raise ReactantError(f"variable {self.name!r} is undefined here: {self.why}",
                             hint="assign it before the if/loop (or in every branch)")
 
