@@ -41,3 +41,26 @@ def test_nested_def_defaults_are_the_definition_time_values(loops):
                                   _def_with_loop_default(x))
     np.testing.assert_array_equal(np.asarray(reactant.compile(_def_with_annotation, loops=loops)(x)),
                                   _def_with_annotation(x))
+
+
+def test_a_called_function_is_converted_once(monkeypatch):
+    # a user function called from the compiled one is converted, and the converted function is
+    # what the trace of the call runs: it is not converted (its source read and rewritten) again
+    from reactant.tracing.autograph import converter
+
+    calls = []
+    real = converter._convert
+    monkeypatch.setattr(converter, "_convert", lambda fn: calls.append(fn.__qualname__) or real(fn))
+
+    def helper_once(x):
+        for i in range(3):
+            x = x * 2.0 if i else x + 1.0
+        return x
+
+    def outer_once(x):
+        return helper_once(x) + helper_once(x * 3.0)
+
+    x = np.arange(4.0)
+    np.testing.assert_allclose(np.asarray(reactant.compile(outer_once)(reactant.to_rarray(x))), outer_once(x))
+    assert sorted(calls) == sorted(["test_a_called_function_is_converted_once.<locals>.outer_once",
+                                    "test_a_called_function_is_converted_once.<locals>.helper_once"]), calls

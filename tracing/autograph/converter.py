@@ -37,8 +37,8 @@ def convert(fn: Any, *, strict: bool = True) -> Any:
     if isinstance(fn, functools.partial):
         conv = convert(fn.func, strict=strict)
         return fn if conv is fn.func else functools.partial(conv, *fn.args, **fn.keywords)
-    if not _convertible(fn):
-        return fn
+    if not _convertible(fn) or getattr(fn, "__reactant_converted__", False):
+        return fn  # (a converted function: converting it again would read its source again)
     got = _cache.get(fn)
     if got is None:
         try:
@@ -126,6 +126,7 @@ def _convert(fn: types.FunctionType) -> types.FunctionType:
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__wrapped__ = fn
     functools.update_wrapper(new, fn, updated=())
+    new.__reactant_converted__ = True
     return new
 
 
