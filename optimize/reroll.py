@@ -400,22 +400,21 @@ def _first_block_inits(t: _Table, s: int, p: int, codes: np.ndarray, carries: li
     if np.any(b0 != b1) or np.any(b0 < 0):
         return None
     carried = set(carries)
+    # (same ops, so op i + p's operand slots are op i's shifted by one constant)
+    slots = np.arange(int(t.opstart[s]), int(t.opstart[s + p]))
+    partner = slots + (int(t.opstart[s + p]) - int(t.opstart[s]))
+    j1 = t.dj[partner]
+    reads_carry = (j1 >= s) & (j1 < s + p)
+    if np.any((codes[slots] != codes[partner]) & ~reads_carry):
+        return None
     inits: dict = {}
-    for i in range(s, s + p):
-        x0, x1 = int(t.opstart[i]), int(t.opstart[i + p])
-        for n in range(int(t.opstart[i + 1]) - x0):
-            a, b = x0 + n, x1 + n
-            j1 = int(t.dj[b])
-            c = (j1 - s, int(t.res[b])) if s <= j1 < s + p else None
-            if c is None:
-                if codes[a] != codes[b]:
-                    return None
-                continue
-            if c not in carried or not (int(t.dj[a]) < s and (t.dj[a] >= 0 or t.argn[a] >= 0)):
-                return None
-            v = t.operand(a)
-            if inits.setdefault(c, v) != v:
-                return None
+    for a, b in zip(slots[reads_carry].tolist(), partner[reads_carry].tolist()):
+        c = (int(t.dj[b]) - s, int(t.res[b]))
+        if c not in carried or not (int(t.dj[a]) < s and (t.dj[a] >= 0 or t.argn[a] >= 0)):
+            return None
+        v = t.operand(a)
+        if inits.setdefault(c, v) != v:
+            return None
     return inits
 
 
