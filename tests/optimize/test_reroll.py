@@ -469,6 +469,29 @@ def test_states_starting_as_constants_roll_every_step(prog):
         np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-12)
 
 
+def _zeros_state_in_place(xs, Wh, out):
+    """As NumPy users write it: a state made with np.zeros, updated in place, each step written
+    into a row of an argument (the steps roll from the first: it reads the zeros)."""
+    h = np.zeros(Wh.shape[0])
+    for t in range(xs.shape[0]):
+        h[:] = np.tanh(xs[t] + h @ Wh)
+        out[t] = h
+
+
+@pytest.mark.parametrize("loops,level", [(lp, o) for lp in ("auto", "keep", "unroll") for o in ("O0", "O1", "O2")])
+def test_a_zeros_state_updated_in_place_in_every_mode(loops, level):
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "semantics"))
+    from inplace_check import check
+
+    rng = np.random.default_rng(9)
+    args = [rng.standard_normal((24, 8)), 0.3 * rng.standard_normal((8, 8)), np.zeros((24, 8))]
+    check(_zeros_state_in_place, *args, loops=loops, optimize=level)
+    if loops == "unroll" and level != "O0":  # all 24 steps in the loop: one product in the module
+        hlo = reactant.code_hlo(reactant.compile(_zeros_state_in_place, loops=loops, optimize=level),
+                                *[reactant.to_rarray(a) for a in args])
+        assert hlo.count("stablehlo.while") == 1 and hlo.count("stablehlo.dot_general") == 1, hlo
+
+
 def _reset_midway(xs, Wx, Wh, b):
     # the state starts as zeros and is reset to zeros halfway: the steps reading the constant
     # are not the steps reading the carried state (two runs of 20 steps, each rolled)
