@@ -101,3 +101,20 @@ def test_a_read_of_the_unbound_variable_is_never_a_zero(loops, level):
         check(read_before_bound_caught, x, loops=loops, optimize=level)
     except reactant.ReactantError as e:
         assert loops == "keep" and "variable 'y' is undefined" in str(e), e
+
+
+def test_a_kept_loop_changing_python_state_names_the_users_loop():
+    # (the error names the loop of the user's source, not reactant's own code)
+    seen = []
+
+    def f(x, out):
+        for i in range(reactant.keep(4)):
+            seen.append(i)
+            y = x[i] * 2.0
+            out[i] = y
+        return y
+
+    with pytest.raises(reactant.ReactantError) as e:
+        reactant.compile(f)(reactant.to_rarray(np.ones(4)), reactant.to_rarray(np.zeros(4)))
+    msg = str(e.value)
+    assert "test_loop_bound_variables.py" in msg.splitlines()[0] and "autograph" not in msg, msg

@@ -38,19 +38,16 @@ def while_stmt(cond_fn, body_fn, init: tuple, names: tuple, where: str):
     return out
 
 
-def _staged_loop(cond, body, vals, names, where, counter: bool = False, runs_once: bool = False):
+def _staged_loop(cond, body, vals, names, where, counter: bool = False, runs_once: bool = False,
+                 live: tuple = ()):
     """The loop as one ``stablehlo.while``. Variables unbound before it stay unbound after it
-    (an error on use), unless ``runs_once`` (a constant range: at least one iteration) and the
-    body binds them on every path: then they are carried (``control_flow.while_loop``)."""
-    if runs_once:
-        out = list(cf.while_loop(cond, lambda v: tuple(body(v)), tuple(vals), names=list(names),
-                                 counter=counter, runs_once=True))
-        for k, v in enumerate(out):
-            if _is_undef(v):
-                out[k] = _undefined(names[k], f"it is assigned only inside the loop at {where}, kept as a loop "
-                                    "(only arrays and numbers its body assigns on every path are carried out of it)")
-        return tuple(out)
+    (an error on use), unless ``runs_once`` (a constant range: at least one iteration), they
+    are read after the loop (``live``, per name; empty: all may be) and the body binds them on
+    every path: then they are carried (``control_flow.while_loop``). The others (a temporary of
+    the body) are not carried: no second attempt at the body to learn their types."""
     undef = [k for k, v in enumerate(vals) if _is_undef(v)]
+    bind = [k for k in undef if not live or (k < len(live) and live[k])] if runs_once else []
+    undef = [k for k in undef if k not in bind]
     kept = [k for k in range(len(vals)) if k not in undef]
     names_kept = [names[k] for k in kept]
 
@@ -67,10 +64,16 @@ def _staged_loop(cond, body, vals, names, where, counter: bool = False, runs_onc
     body_kept.__reactant_where__ = where
 
     res = cf.while_loop(lambda v: cond(full(v)), body_kept, tuple(vals[k] for k in kept), names=names_kept,
-                        counter=counter)
+                        counter=counter, runs_once=bool(bind))
     out = list(full(res))
+    kept_why = (f"it is assigned only inside the loop at {where}, kept as a loop (only arrays and numbers "
+                "its body assigns on every path are carried out of it)")
     for k in undef:
-        out[k] = _undefined(names[k], f"it is assigned only inside the loop at {where}, whose condition is traced")
+        out[k] = _undefined(names[k], kept_why if runs_once else
+                            f"it is assigned only inside the loop at {where}, whose condition is traced")
+    for k in bind:
+        if _is_undef(out[k]):
+            out[k] = _undefined(names[k], kept_why)
     return tuple(out)
 
 
@@ -106,7 +109,7 @@ def for_range(args: tuple, body_fn, init: tuple, names: tuple, where: str, targe
                             hint="use a constant step")
     objects = PythonState.of_functions((body_fn,))
     try:
-        out, _ = _stage_range(start, stop, int(step), body_fn, init, names, where, before[0])
+        out, _ = _stage_range(start, stop, int(step), body_fn, init, names, where, before[0], live_after)
     except ReactantError:
         objects.restore()  # (an error leaves the objects as they were)
         raise
@@ -135,7 +138,7 @@ def for_iter(items, body_fn, init: tuple, names: tuple, where: str, target: str,
     return vals + (x,)
 
 
-def _stage_range(start, stop, step: int, body_fn, init, names, where, before=None):
+def _stage_range(start, stop, step: int, body_fn, init, names, where, before=None, live: tuple = ()):
     """The loop as a ``stablehlo.while`` over a counter; returns (carried values + the last
     index, the while op). With traced bounds the last index is ``before`` (an integer: the
     target's value before the loop) where the loop runs no iteration."""
@@ -188,7 +191,8 @@ def _stage_range(start, stop, step: int, body_fn, init, names, where, before=Non
         return (ops.add(k, ops.constant(np.asarray(1, dt))),) + res
 
     runs = static and len(range(int(start), int(stop), step)) > 0
-    out = _staged_loop(cond, body, state0, names0, where, counter=True, runs_once=runs)
+    out = _staged_loop(cond, body, state0, names0, where, counter=True, runs_once=runs,
+                       live=(False,) + tuple(live) if live else ())
     last = _python_int(index(ops.subtract(out[0], ops.constant(np.asarray(1, dt)))))
     if not static and _is_int(before):  # (a zero-trip loop leaves the target as it was)
         ran = ops.compare(n, ops.constant(np.asarray(0, dt)), "GT")
@@ -253,7 +257,7 @@ def _roll_attempt(tc, start, stop, step, trip, body_fn, init, names, where, live
                 vnames = tuple(names) + tuple(f"{type(o).__name__}.{a}" for o, a in carry)
                 live = tuple(live_after or (True,) * n_vars) + (True,) * len(carry)
             escapes = tc.loop_escapes
-            out, loop = _stage_range(start + peeled * step, stop, step, fn, vals, vnames, where)
+            out, loop = _stage_range(start + peeled * step, stop, step, fn, vals, vnames, where, live=live)
             moved = state.changed(places={(id(o), a) for o, a in carry})
             unbound = [nm for nm, v in zip(vnames, out) if nm in undef_live and _is_undef(v)]
             if unbound:  # (first assigned in the body, read after it, not bound on every path)
