@@ -15,7 +15,10 @@ index, inside a scratch op so that the attempt can be thrown away; it is kept wh
   unrolled (a counter ``k += 1`` stays a Python int: ``host_carries_stay_static``),
 - and the unrolled program would be large: trip count × body ops ≥ ``ROLL_MIN_OPS``, or the
   body rewrites a large window of an array in place (``ROLL_MIN_WINDOW`` elements: a stencil
-  time loop, which XLA runs faster as a loop than fused across unrolled steps).
+  time loop, which XLA runs faster as a loop than fused across unrolled steps), or unrolled it
+  would make ``ROLL_MAX_UPDATES`` in-place updates and inner loops or ``ROLL_MAX_KERNELS``
+  reductions and products, each compiled by XLA on its own (a small loop the optimizer turns
+  into tensor operations stays a loop too).
 
 Otherwise the loop is unrolled. ``loops="keep"`` / ``reactant.keep(n)`` force a while (an
 error if the body cannot be traced with a traced index), ``loops="unroll"`` /
