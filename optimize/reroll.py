@@ -733,11 +733,11 @@ def reroll_function(fn, stack_args: bool = True) -> int:
     if len(blocks) != 1:
         return 0
     block = blocks[0]
-    if sum(compile_weight(op.operation.name) for op in block.operations) < MIN_OPS:
-        return 0  # (no run can be long enough: the table's codes are not worth computing)
     name = fn.attributes["sym_name"].value if "sym_name" in fn.attributes else "?"
     done = 0
     for r in range(MAX_ROUNDS):
+        if sum(compile_weight(op.operation.name) for op in block.operations) < MIN_OPS:
+            break  # (no run can be long enough: the table's codes are not worth computing)
         t = _Table(block, stack_args)
         if t.wcum[-1] < MIN_OPS:
             break
