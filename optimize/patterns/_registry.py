@@ -99,8 +99,22 @@ def replace(rewriter, op, values) -> bool:
     return True
 
 
+_ENABLED: dict = {}  # (registry size, what selects) -> the patterns (asked at every pass and probe)
+
+
 def enabled(options: PassOptions, *, families: set[str] | None = None,
             only: set[str] | None = None) -> list[Pattern]:
+    key = (len(PATTERNS), options.disabled, options.fast_math,
+           None if families is None else frozenset(families), None if only is None else frozenset(only))
+    got = _ENABLED.get(key)
+    if got is None:
+        if len(_ENABLED) >= 64:  # (bounded: options sets a program makes up)
+            _ENABLED.clear()
+        got = _ENABLED[key] = tuple(_select(options, families, only))
+    return list(got)
+
+
+def _select(options: PassOptions, families, only) -> list[Pattern]:
     out = []
     for p in PATTERNS.values():
         if p.name in options.disabled or p.family in options.disabled:
