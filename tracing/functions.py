@@ -250,13 +250,13 @@ def _impurity(fn, args, kwargs, leaves) -> str | None:
 
 def _source_impurity(fn) -> str | None:
     import ast
-    import inspect
     import textwrap
 
+    from .autograph.user_code import function_source
     from .loop_rolling import python_effects
 
     try:
-        fdef = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+        fdef = ast.parse(textwrap.dedent(function_source(fn))).body[0]
     except (OSError, TypeError, SyntaxError, IndentationError, IndexError):
         return "no source"
     if not isinstance(fdef, ast.FunctionDef):

@@ -3,6 +3,8 @@ own columns, and defaults/annotations are the ones evaluated where the function 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -64,3 +66,38 @@ def test_a_called_function_is_converted_once(monkeypatch):
     np.testing.assert_allclose(np.asarray(reactant.compile(outer_once)(reactant.to_rarray(x))), outer_once(x))
     assert sorted(calls) == sorted(["test_a_called_function_is_converted_once.<locals>.outer_once",
                                     "test_a_called_function_is_converted_once.<locals>.helper_once"]), calls
+
+
+def _twice(f):
+    @functools.wraps(f)
+    def wrapper(*a):
+        out = f(*a)
+        if a[0].shape[0] > 2:  # (Python control flow in the wrapper: it is converted too)
+            out = out * 2.0
+        return out
+    return wrapper
+
+
+@_twice
+def _decorated(x):
+    return np.sin(x) + 1.0
+
+
+def _closing_bracket_last(x):
+    return np.stack([
+        x * 2.0,
+        x + 1.0,
+    ]
+    )
+
+
+def test_functools_wraps_wrappers_keep_their_own_code():
+    # the wrapper is converted from its own source, not from the function it wraps (which
+    # ``inspect.getsource`` gives it through ``__wrapped__``: the doubling was dropped)
+    def main(x):
+        return _decorated(x) + _closing_bracket_last(x).sum(axis=0)
+
+    x = np.arange(4.0)
+    for loops in ("auto", "keep", "unroll"):
+        np.testing.assert_allclose(np.asarray(reactant.compile(main, loops=loops)(reactant.to_rarray(x))), main(x),
+                                   rtol=1e-14)

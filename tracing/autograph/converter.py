@@ -20,7 +20,7 @@ from .nodes import _TYPE_PARAMS, RUNTIME_NAME
 from .runtime import _Runtime
 from .transformer import _Transformer
 from .undefined import _undefined
-from .user_code import _convertible
+from .user_code import _convertible, function_source
 
 _cache: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
 
@@ -87,7 +87,7 @@ def _convert(fn: types.FunctionType) -> types.FunctionType:
         if fdef is None:
             return fn
     else:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        tree = ast.parse(textwrap.dedent(function_source(fn)))
         fdef = tree.body[0]
         if not isinstance(fdef, ast.FunctionDef):
             return fn
