@@ -101,3 +101,29 @@ def test_functools_wraps_wrappers_keep_their_own_code():
     for loops in ("auto", "keep", "unroll"):
         np.testing.assert_allclose(np.asarray(reactant.compile(main, loops=loops)(reactant.to_rarray(x))), main(x),
                                    rtol=1e-14)
+
+
+def test_a_reloaded_module_is_converted_from_its_new_source(tmp_path, monkeypatch):
+    import importlib
+    import os
+    import sys
+    import time
+
+    path = tmp_path / "reloaded_kernel_mod.py"
+
+    def write(text, stamp):
+        path.write_text(text)
+        os.utime(path, (stamp, stamp))  # (a different modification time: the file changed)
+
+    write("import numpy as np\ndef f(x):\n    if x.shape[0] > 1:\n        x = np.sin(x)\n    return x * 2.0\n", time.time())
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("reloaded_kernel_mod")
+    x = np.arange(3.0)
+    np.testing.assert_allclose(np.asarray(reactant.compile(mod.f)(reactant.to_rarray(x))), mod.f(x), rtol=1e-14)
+    write("import numpy as np\ndef f(x):\n    if x.shape[0] > 1:\n        x = np.cos(x)\n    return x * 3.0\n",
+          time.time() + 10)
+    mod = importlib.reload(mod)
+    try:
+        np.testing.assert_allclose(np.asarray(reactant.compile(mod.f)(reactant.to_rarray(x))), mod.f(x), rtol=1e-14)
+    finally:
+        sys.modules.pop("reloaded_kernel_mod", None)

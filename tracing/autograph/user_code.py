@@ -59,6 +59,7 @@ def _covered_lines(fn) -> str | None:
     import textwrap
 
     code = fn.__code__
+    linecache.checkcache(code.co_filename)  # (a file changed since it was read: read again, as inspect does)
     lines = linecache.getlines(code.co_filename, fn.__globals__)
     first = code.co_firstlineno
     if not lines or not 0 < first <= len(lines):
