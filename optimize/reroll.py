@@ -391,15 +391,12 @@ def _plan(t: _Table, p: int) -> _Plan | None:
     return best
 
 
-def _first_block_inits(t: _Table, s: int, p: int, codes: np.ndarray, carries: list) -> dict | None:
-    """Block 0 = ops [s, s + p) checked against block 1 (the run found from block 1 on): the same
-    ops, and every operand read as block 1 reads it (``codes``), except where block 1 reads a
-    carried value: there block 0 reads a value defined before it, the carry's initial value (one
-    per carry). Returns {carry: initial value}, or None when block 0 is not such a block."""
-    b0, b1 = t.base[s:s + p], t.base[s + p:s + 2 * p]
-    if np.any(b0 != b1) or np.any(b0 < 0):
-        return None
-    carried = set(carries)
+def _first_block_inits(t: _Table, s: int, p: int, codes: np.ndarray) -> dict | None:
+    """Block 0 = ops [s, s + p), the same ops as block 1 (``_first_block_start``; the run found
+    from block 1 on), checked slot by slot: every operand read as block 1 reads it (``codes``),
+    except where block 1 reads a value of block 0 (a carry): there block 0 reads a value defined
+    before it, the carry's initial value (one per carry). Returns {carry: initial value}, or
+    None when block 0 is not such a block."""
     # (same ops, so op i + p's operand slots are op i's shifted by one constant)
     slots = np.arange(int(t.opstart[s]), int(t.opstart[s + p]))
     partner = slots + (int(t.opstart[s + p]) - int(t.opstart[s]))
@@ -410,7 +407,7 @@ def _first_block_inits(t: _Table, s: int, p: int, codes: np.ndarray, carries: li
     inits: dict = {}
     for a, b in zip(slots[reads_carry].tolist(), partner[reads_carry].tolist()):
         c = (int(t.dj[b]) - s, int(t.res[b]))
-        if c not in carried or not (int(t.dj[a]) < s and (t.dj[a] >= 0 or t.argn[a] >= 0)):
+        if not (int(t.dj[a]) < s and (t.dj[a] >= 0 or t.argn[a] >= 0)):
             return None
         v = t.operand(a)
         if inits.setdefault(c, v) != v:
@@ -451,7 +448,7 @@ def _check(t: _Table, s: int, p: int, k: int, codes: np.ndarray, first_block: bo
     carries = sorted({(int(j[x] - s), int(t.res[x])) for x in slots1 if s <= j[x] < s + p})
     inits = None
     if first_block:
-        inits = _first_block_inits(t, s, p, codes, carries)
+        inits = _first_block_inits(t, s, p, codes)
         if inits is None:
             return None
     far1 = slots1[~near[slots1]]
@@ -739,8 +736,6 @@ def reroll_function(fn, stack_args: bool = True) -> int:
         if sum(compile_weight(op.operation.name) for op in block.operations) < MIN_OPS:
             break  # (no run can be long enough: the table's codes are not worth computing)
         t = _Table(block, stack_args)
-        if t.wcum[-1] < MIN_OPS:
-            break
         if r == 0 and _hoist_lone_constants(t):
             t = _Table(block, stack_args)
         best = None

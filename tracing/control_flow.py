@@ -291,7 +291,7 @@ def _unify(col: list, fns: list, p: int):
     real = [(c, f) for c, f in zip(col, fns) if c is not NO_RESULT]
     if len(real) < len(col):  # paths that have not returned take the type of those that have
         return ("static", NO_RESULT) if not real else _unify([c for c, _ in real], [f for _, f in real], p)
-    undefined = [c for c in col if getattr(c, "__reactant_undefined__", False)]
+    undefined = [c for c in col if _unbound(c)]
     if undefined:  # a variable some branch does not define: the caller reports it
         return ("static", undefined[0])
     traced = [(x, f) for x, f in zip(col, fns) if isinstance(x, TracedRArray)]

@@ -1,12 +1,14 @@
 """Which functions are the user's own code, converted (where their source is): not library
-code, nor generators or coroutines."""
+code, nor generators or coroutines; and a function's own source text (``function_source``)."""
 
 from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import os
 import sys
+import textwrap
 import types
 
 import numpy as np
@@ -37,8 +39,8 @@ _SOURCES_MAX = 4096  # (converted functions make code objects at run time: bound
 
 def function_source(fn) -> str:
     """The source of the function ``fn`` itself (a ``def``, from its first decorator line; a
-    ``functools.wraps`` wrapper's own); raises as ``inspect.getsource`` does when there is none. Read once per code
-    object, from the lines of the file that its code and nested code cover (``inspect`` tokenizes
+    ``functools.wraps`` wrapper's own); raises as ``inspect.getsource`` does when there is none.
+    Read once per code object, from the lines of the file that its code and nested code cover (``inspect`` tokenizes
     the file from the ``def`` on to find the block's end: 0.7-1 ms a function); when those
     lines do not parse on their own (a statement without code on its last lines, such as a
     closing bracket), from ``inspect``."""
@@ -55,9 +57,6 @@ def function_source(fn) -> str:
 
 
 def _covered_lines(fn) -> str | None:
-    import linecache
-    import textwrap
-
     code = fn.__code__
     linecache.checkcache(code.co_filename)  # (a file changed since it was read: read again, as inspect does)
     lines = linecache.getlines(code.co_filename, fn.__globals__)
